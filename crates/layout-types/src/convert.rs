@@ -1,0 +1,386 @@
+//! CPU conversions between layouts of one family.
+//!
+//! A conversion copies every element of a [`Source`] to the same logical index of a
+//! [`Destination`]. Both are reduced to a [`Geometry`]: for each logical dimension, the affine
+//! map from its coordinate to a storage offset (NC/xHWx's C maps through a group and a lane
+//! stride). The plan then
+//!
+//! 1. refines the index space so each side is affine in every axis (C is split into groups and
+//!    lanes when either side vectorizes it),
+//! 2. orders the axes as the destination stores them and fuses neighbours contiguous in both,
+//! 3. copies contiguous runs directly, and otherwise walks the destination's innermost axis and
+//!    the source's innermost axis in square tiles, so both sides stay in cache.
+//!
+//! The loop nest is generic over the element type and both sides, so each (source, destination,
+//! type) is its own monomorphized function with no per-element dispatch. Vector widths that do
+//! not divide each other (NC/3HW3 to NC/4HW4) take a per-element path.
+
+use crate::dtype::Element;
+use crate::error::{DimList, LayoutError};
+use crate::family::{Family, MAX_RANK};
+use crate::plan::{DimMap, Packing};
+
+pub(crate) mod sealed {
+    use super::Geometry;
+
+    /// Read access for conversions; not for use outside typed-layout.
+    pub trait Readable<T> {
+        fn geometry(&self) -> Geometry;
+        fn data(&self) -> &[T];
+    }
+    /// Write access for conversions; not for use outside typed-layout.
+    pub trait Writable<T> {
+        fn geometry(&self) -> Geometry;
+        fn data_mut(&mut self) -> &mut [T];
+    }
+}
+
+/// Something a conversion can read: [`Tensor`](crate::Tensor), [`TensorView`](crate::TensorView),
+/// [`StridedView`](crate::StridedView).
+pub trait Source<T: Element>: sealed::Readable<T> {
+    /// The family of the logical dims.
+    type Family: Family;
+}
+
+/// Something a conversion can write, never overlapping: [`Tensor`](crate::Tensor),
+/// [`TensorViewMut`](crate::TensorViewMut), [`StridedViewMut`](crate::StridedViewMut).
+pub trait Destination<T: Element>: sealed::Writable<T> {
+    /// The family of the logical dims.
+    type Family: Family;
+}
+
+/// How a tensor's logical index reaches storage: dims, a map per dimension, a base offset.
+#[derive(Debug, Clone, Copy)]
+pub struct Geometry {
+    rank: usize,
+    dims: [usize; MAX_RANK],
+    maps: [DimMap; MAX_RANK],
+    base: isize,
+}
+
+impl Geometry {
+    pub(crate) fn packed(p: &Packing) -> Self {
+        let mut dims = [1; MAX_RANK];
+        dims[..p.rank()].copy_from_slice(p.dims());
+        Geometry { rank: p.rank(), dims, maps: p.dim_maps(), base: 0 }
+    }
+
+    pub(crate) fn strided(d: &[usize], strides: &[isize], base: usize) -> Self {
+        let mut dims = [1; MAX_RANK];
+        dims[..d.len()].copy_from_slice(d);
+        let mut maps = [DimMap::Whole { stride: 0 }; MAX_RANK];
+        for (m, &s) in maps.iter_mut().zip(strides) {
+            *m = DimMap::Whole { stride: s };
+        }
+        Geometry { rank: d.len(), dims, maps, base: base as isize }
+    }
+
+    fn dims(&self) -> &[usize] {
+        &self.dims[..self.rank]
+    }
+
+    fn offset(&self, index: &[usize]) -> isize {
+        let mut o = self.base;
+        for (m, &i) in self.maps.iter().zip(index) {
+            o += match *m {
+                DimMap::Whole { stride } => i as isize * stride,
+                DimMap::Split { width, outer, inner } => (i / width) as isize * outer + (i % width) as isize * inner,
+            };
+        }
+        o
+    }
+}
+
+/// Copies `src` into `dst` at the same logical indices.
+///
+/// ```
+/// use typed_layout::{convert, Ncdhw, Ndhwc, Tensor};
+/// let a = Tensor::<half::f16, Ncdhw>::from_fn([2, 3, 4, 5, 6], |i| half::f16::from_f32(i[1] as f32))?;
+/// let mut b = Tensor::<half::f16, Ndhwc>::zeros([2, 3, 4, 5, 6])?;
+/// convert(&a, &mut b)?;
+/// assert_eq!(&b.as_slice()[..3], &[0.0, 1.0, 2.0].map(half::f16::from_f32));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+///
+/// Source and destination must be of one family; dims must be equal
+/// ([`LayoutError::ShapeMismatch`] otherwise).
+pub fn convert<T, S, D>(src: &S, dst: &mut D) -> Result<(), LayoutError>
+where
+    T: Element,
+    S: Source<T> + ?Sized,
+    D: Destination<T, Family = S::Family> + ?Sized,
+{
+    let (sg, dg) = (src.geometry(), dst.geometry());
+    if sg.dims() != dg.dims() {
+        return Err(LayoutError::ShapeMismatch { source: DimList::new(sg.dims()), destination: DimList::new(dg.dims()) });
+    }
+    let (src, dst) = (src.data(), dst.data_mut());
+    match Plan::new(&sg, &dg) {
+        Some(plan) => plan.run(src, dst),
+        None => per_element(&sg, src, &dg, dst),
+    }
+    Ok(())
+}
+
+/// Most refined axes: each dimension splits into at most three (group, sub-group, lane).
+const MAX_REFINED: usize = 3 * MAX_RANK;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Axis {
+    extent: usize,
+    src: isize,
+    dst: isize,
+}
+
+/// The affine loop nest of one conversion: axes ordered as the destination stores them.
+#[derive(Debug, Clone, Copy)]
+struct Plan {
+    axes: [Axis; MAX_REFINED],
+    n: usize,
+    src_base: isize,
+    dst_base: isize,
+}
+
+/// Strides of the pieces `(outer, middle, lane)` of a dimension cut at `big` and `small`
+/// (`i = o*big + m*small + l`), as seen by one side's map.
+fn pieces(map: DimMap, big: usize, small: usize) -> Option<[isize; 3]> {
+    Some(match map {
+        DimMap::Whole { stride } => [big as isize * stride, small as isize * stride, stride],
+        DimMap::Split { width, outer, inner } if width == big => [outer, small as isize * inner, inner],
+        DimMap::Split { width, outer, inner } if width == small => [(big / small) as isize * outer, outer, inner],
+        DimMap::Split { .. } => return None,
+    })
+}
+
+fn width(map: DimMap) -> usize {
+    match map {
+        DimMap::Whole { .. } => 1,
+        DimMap::Split { width, .. } => width,
+    }
+}
+
+impl Plan {
+    /// The refined, ordered, fused loop nest, or `None` when vector widths do not nest.
+    fn new(src: &Geometry, dst: &Geometry) -> Option<Plan> {
+        let mut plan = Plan { axes: [Axis::default(); MAX_REFINED], n: 0, src_base: src.base, dst_base: dst.base };
+        for d in 0..src.rank {
+            let (ws, wd) = (width(src.maps[d]), width(dst.maps[d]));
+            let (big, small) = (ws.max(wd), ws.min(wd));
+            if big % small != 0 {
+                return None;
+            }
+            let extents = [src.dims[d] / big, big / small, small];
+            let s = pieces(src.maps[d], big, small)?;
+            let t = pieces(dst.maps[d], big, small)?;
+            for k in 0..3 {
+                if extents[k] > 1 {
+                    plan.axes[plan.n] = Axis { extent: extents[k], src: s[k], dst: t[k] };
+                    plan.n += 1;
+                }
+            }
+        }
+        let axes = &mut plan.axes[..plan.n];
+        axes.sort_by_key(|a| core::cmp::Reverse(a.dst.unsigned_abs()));
+        // Fuse neighbours that are contiguous on both sides.
+        let mut n = 0;
+        for k in 0..plan.n {
+            let a = plan.axes[k];
+            if n > 0 {
+                let outer = &mut plan.axes[n - 1];
+                if outer.src == a.src * a.extent as isize && outer.dst == a.dst * a.extent as isize {
+                    *outer = Axis { extent: outer.extent * a.extent, src: a.src, dst: a.dst };
+                    continue;
+                }
+            }
+            plan.axes[n] = a;
+            n += 1;
+        }
+        plan.n = n;
+        Some(plan)
+    }
+
+    fn run<T: Copy>(&self, src: &[T], dst: &mut [T]) {
+        let axes = &self.axes[..self.n];
+        let Some((&inner, outer)) = axes.split_last() else {
+            dst[self.dst_base as usize] = src[self.src_base as usize];
+            return;
+        };
+        // The axis the source walks fastest; if it is not the destination's innermost, tile the two.
+        let (src_inner_pos, src_inner) = axes
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, a)| a.src.unsigned_abs())
+            .map(|(i, a)| (i, *a))
+            .unwrap_or((axes.len() - 1, inner));
+        if src_inner_pos == axes.len() - 1 || inner.src.unsigned_abs() <= 1 {
+            for_each_offset(outer, self.src_base, self.dst_base, |s, d| copy_run(src, s, dst, d, inner));
+        } else {
+            let mut rest = [Axis::default(); MAX_REFINED];
+            let mut m = 0;
+            for (i, a) in outer.iter().enumerate() {
+                if i != src_inner_pos {
+                    rest[m] = *a;
+                    m += 1;
+                }
+            }
+            for_each_offset(&rest[..m], self.src_base, self.dst_base, |s, d| {
+                transpose_tiles(src, s, dst, d, src_inner, inner)
+            });
+        }
+    }
+}
+
+/// Calls `f(src_offset, dst_offset)` for every position of `axes` (outermost first).
+#[inline]
+fn for_each_offset(axes: &[Axis], src_base: isize, dst_base: isize, mut f: impl FnMut(isize, isize)) {
+    let mut counters = [0usize; MAX_REFINED];
+    let (mut s, mut d) = (src_base, dst_base);
+    loop {
+        f(s, d);
+        let mut k = axes.len();
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            counters[k] += 1;
+            s += axes[k].src;
+            d += axes[k].dst;
+            if counters[k] < axes[k].extent {
+                break;
+            }
+            s -= axes[k].src * axes[k].extent as isize;
+            d -= axes[k].dst * axes[k].extent as isize;
+            counters[k] = 0;
+        }
+    }
+}
+
+/// Copies one run along `axis`.
+#[inline]
+fn copy_run<T: Copy>(src: &[T], s: isize, dst: &mut [T], d: isize, axis: Axis) {
+    let n = axis.extent;
+    if axis.src == 1 && axis.dst == 1 {
+        let (s, d) = (s as usize, d as usize);
+        dst[d..d + n].copy_from_slice(&src[s..s + n]);
+    } else if axis.dst == 1 {
+        let out = &mut dst[d as usize..d as usize + n];
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = src[(s + i as isize * axis.src) as usize];
+        }
+    } else {
+        for i in 0..n as isize {
+            dst[(d + i * axis.dst) as usize] = src[(s + i * axis.src) as usize];
+        }
+    }
+}
+
+/// Tile edge for the 2-D transpose: 64 bytes of the wider side, at least 16 elements.
+const fn tile<T>() -> usize {
+    let t = 64 / core::mem::size_of::<T>();
+    if t < 16 {
+        16
+    } else {
+        t
+    }
+}
+
+/// Transposes the plane spanned by `rows` (the source's innermost axis) and `cols` (the
+/// destination's innermost axis) in square tiles: each tile reads source rows and writes
+/// destination rows that stay in cache.
+#[inline]
+fn transpose_tiles<T: Copy>(src: &[T], s: isize, dst: &mut [T], d: isize, rows: Axis, cols: Axis) {
+    let t = tile::<T>();
+    for r0 in (0..rows.extent).step_by(t) {
+        let r1 = (r0 + t).min(rows.extent);
+        for c0 in (0..cols.extent).step_by(t) {
+            let c1 = (c0 + t).min(cols.extent);
+            for c in c0..c1 {
+                let sc = s + c as isize * cols.src;
+                let dc = d + c as isize * cols.dst;
+                for r in r0..r1 {
+                    dst[(dc + r as isize * rows.dst) as usize] = src[(sc + r as isize * rows.src) as usize];
+                }
+            }
+        }
+    }
+}
+
+/// The general path: every logical index, offsets from each side's maps.
+fn per_element<T: Copy>(sg: &Geometry, src: &[T], dg: &Geometry, dst: &mut [T]) {
+    let dims = dg.dims();
+    let mut index = [0usize; MAX_RANK];
+    loop {
+        dst[dg.offset(&index[..dims.len()]) as usize] = src[sg.offset(&index[..dims.len()]) as usize];
+        let mut k = dims.len();
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            index[k] += 1;
+            if index[k] < dims[k] {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Chwn, Image, NcxHwx, Nchw, Nhwc, StridedView, Tensor};
+
+    fn guide() -> Tensor<i32, Nchw> {
+        Tensor::from_vec([1, 64, 5, 4], (0..1280).collect()).unwrap()
+    }
+
+    #[test]
+    fn plan_fuses_nchw_to_nhwc_into_a_2d_transpose() {
+        let src = Geometry::packed(guide().shape().packing());
+        let dst = Geometry::packed(crate::Shape::<Nhwc>::new([1, 64, 5, 4]).unwrap().packing());
+        let plan = Plan::new(&src, &dst).unwrap();
+        // N is 1 (dropped); H and W fuse into one axis of 20: a 20×64 transpose.
+        assert_eq!(plan.n, 2);
+        assert_eq!(plan.axes[0], Axis { extent: 20, src: 1, dst: 64 });
+        assert_eq!(plan.axes[1], Axis { extent: 64, src: 20, dst: 1 });
+    }
+
+    #[test]
+    fn identity_is_one_contiguous_run() {
+        let src = Geometry::packed(guide().shape().packing());
+        let plan = Plan::new(&src, &src).unwrap();
+        assert_eq!(plan.n, 1);
+        assert_eq!(plan.axes[0], Axis { extent: 1280, src: 1, dst: 1 });
+    }
+
+    #[test]
+    fn widths_that_do_not_nest_take_the_per_element_path() {
+        let a = Tensor::<i32, NcxHwx<3>>::from_fn([2, 12, 3, 2], |[n, c, h, w]| (n * 1000 + c * 100 + h * 10 + w) as i32).unwrap();
+        let b: Tensor<i32, NcxHwx<4>> = a.to_layout().unwrap();
+        let c: Tensor<i32, Chwn> = b.to_layout().unwrap();
+        for n in 0..2 { for ch in 0..12 { for h in 0..3 { for w in 0..2 {
+            let v = (n * 1000 + ch * 100 + h * 10 + w) as i32;
+            assert_eq!(b.get([n, ch, h, w]), Some(&v));
+            assert_eq!(c.get([n, ch, h, w]), Some(&v));
+        }}}}
+    }
+
+    #[test]
+    fn mismatched_dims_are_an_error_and_leave_the_output_alone() {
+        let a = Tensor::<u8, Nchw>::filled([1, 2, 3, 4], 7).unwrap();
+        let mut b = Tensor::<u8, Nhwc>::filled([1, 2, 4, 3], 9).unwrap();
+        assert!(matches!(convert(&a, &mut b), Err(LayoutError::ShapeMismatch { .. })));
+        assert!(b.as_slice().iter().all(|&v| v == 9));
+    }
+
+    #[test]
+    fn negative_strides_mirror() {
+        let data: Vec<i8> = (0..6).collect();
+        // W mirrored: read each row backwards.
+        let v = StridedView::<i8, Image>::new(&data, [1, 1, 2, 3], [6, 6, 3, -1], 2).unwrap();
+        let t: Tensor<i8, Nchw> = v.to_layout().unwrap();
+        assert_eq!(t.as_slice(), &[2, 1, 0, 5, 4, 3]);
+    }
+}

@@ -1,0 +1,261 @@
+//! The one error type for rejected shapes, strides, buffers and formats.
+
+use core::fmt;
+
+use crate::overlap::Overlap;
+
+/// Which dimension an error is about: its position in logical order and, where the family names
+/// it, its letter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DimName {
+    /// Position in the family's logical order (`[n, c, h, w]` → `c` is 1).
+    pub index: usize,
+    /// The guide's letter for the dimension (`'C'`), if the tensor has letters.
+    pub letter: Option<char>,
+}
+
+impl DimName {
+    pub(crate) const fn new(index: usize, letters: &[u8]) -> Self {
+        let letter = if index < letters.len() {
+            Some(letters[index] as char)
+        } else {
+            None
+        };
+        DimName { index, letter }
+    }
+}
+
+impl fmt::Display for DimName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.letter {
+            Some(l) => write!(f, "dimension {l} (logical index {})", self.index),
+            None => write!(f, "dimension {}", self.index),
+        }
+    }
+}
+
+/// A shape, stride set, buffer or format that breaks one of the guide's rules.
+///
+/// Every variant names the rule it enforces; [`fmt::Display`] words it for a user.
+///
+/// ```
+/// use typed_layout::{Nhwc, Shape, LayoutError};
+/// let err = Shape::<Nhwc>::new([1, 0, 5, 4]).unwrap_err();
+/// assert!(matches!(err, LayoutError::ZeroDim { .. }));
+/// assert_eq!(
+///     err.to_string(),
+///     "dimension C (logical index 1) is 0: every dimension of a tensor must be at least 1"
+/// );
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LayoutError {
+    /// The guide's tensor descriptor has "a number of dimensions from 3 to 8".
+    RankOutOfRange {
+        /// The rank that was given.
+        rank: usize,
+    },
+    /// Two arrays that must have one entry per dimension have different lengths.
+    StrideCount {
+        /// Number of dimensions.
+        dims: usize,
+        /// Number of strides.
+        strides: usize,
+    },
+    /// A dimension of size 0.
+    ZeroDim {
+        /// The offending dimension.
+        dim: DimName,
+    },
+    /// The element count or a stride product does not fit in the address space (`isize`).
+    SizeOverflow {
+        /// The dimension at which the product overflowed.
+        dim: DimName,
+    },
+    /// A vectorized dimension (NC/xHWx's C) whose size is not a multiple of the vector width.
+    NotMultipleOfVector {
+        /// The vectorized dimension.
+        dim: DimName,
+        /// Its size.
+        size: usize,
+        /// The vector width x.
+        width: usize,
+    },
+    /// A buffer whose length differs from what the shape needs.
+    BufferLength {
+        /// Elements the shape needs.
+        expected: usize,
+        /// Elements the buffer has.
+        found: usize,
+    },
+    /// A strided view that reaches outside its buffer.
+    OutOfBounds {
+        /// The lowest element offset the view addresses, relative to the buffer start.
+        lowest: i128,
+        /// The highest element offset the view addresses, relative to the buffer start.
+        highest: i128,
+        /// Buffer length.
+        len: usize,
+    },
+    /// An output whose dimensions overlap (or may overlap): cuDNN's "dimensions of the output
+    /// tensors cannot overlap".
+    OverlappingOutput {
+        /// What the overlap analysis found: [`Overlap::Overlapping`] or [`Overlap::CannotTell`].
+        verdict: Overlap,
+    },
+    /// Source and destination of a conversion have different logical dims.
+    ShapeMismatch {
+        /// Source dims, in logical order.
+        source: DimList,
+        /// Destination dims, in logical order.
+        destination: DimList,
+    },
+    /// A logical index outside the tensor.
+    IndexOutOfBounds {
+        /// The offending dimension.
+        dim: DimName,
+        /// The index given.
+        index: usize,
+        /// The size of that dimension.
+        size: usize,
+    },
+    /// A format string that does not name the tensor's dimensions.
+    Format(crate::notation::NotationError),
+    /// The host could not allocate the tensor's storage.
+    AllocationFailed {
+        /// Bytes requested.
+        bytes: usize,
+        /// The tensor's dims.
+        dims: DimList,
+    },
+    /// A question that the guide only defines for some tensors (spatial packing without spatial
+    /// dimensions, letters asked of a descriptor that has none).
+    NotApplicable {
+        /// Why the question has no answer for this tensor.
+        reason: &'static str,
+    },
+}
+
+impl fmt::Display for LayoutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LayoutError::RankOutOfRange { rank } => write!(
+                f,
+                "rank {rank} is out of range: a tensor descriptor has from 3 to 8 dimensions"
+            ),
+            LayoutError::StrideCount { dims, strides } => write!(
+                f,
+                "{strides} strides given for {dims} dimensions: a descriptor has one stride per dimension"
+            ),
+            LayoutError::ZeroDim { dim } => write!(
+                f,
+                "{dim} is 0: every dimension of a tensor must be at least 1"
+            ),
+            LayoutError::SizeOverflow { dim } => write!(
+                f,
+                "the size or stride product overflows at {dim}: element offsets must fit in isize"
+            ),
+            LayoutError::NotMultipleOfVector { dim, size, width } => write!(
+                f,
+                "{dim} is {size}, not a multiple of the vector width {width}: NC/xHWx groups C into vectors of x channels, so C must be a multiple of x"
+            ),
+            LayoutError::BufferLength { expected, found } => write!(
+                f,
+                "buffer has {found} elements but the shape needs {expected}"
+            ),
+            LayoutError::OutOfBounds { lowest, highest, len } => write!(
+                f,
+                "the view addresses element offsets {lowest}..={highest}, outside the buffer of {len} elements"
+            ),
+            LayoutError::OverlappingOutput { verdict } => match verdict {
+                Overlap::CannotTell => write!(
+                    f,
+                    "cannot prove the output's dimensions do not overlap, so it is refused: dimensions of an output tensor cannot overlap"
+                ),
+                _ => write!(
+                    f,
+                    "the output's dimensions overlap (an address is reached twice): dimensions of an output tensor cannot overlap"
+                ),
+            },
+            LayoutError::ShapeMismatch { source, destination } => write!(
+                f,
+                "source dims {source} differ from destination dims {destination}: a conversion keeps the logical shape"
+            ),
+            LayoutError::IndexOutOfBounds { dim, index, size } => write!(
+                f,
+                "index {index} is out of bounds for {dim} of size {size}"
+            ),
+            LayoutError::AllocationFailed { bytes, dims } => write!(
+                f,
+                "could not allocate {bytes} bytes for a tensor of dims {dims}"
+            ),
+            LayoutError::Format(e) => write!(f, "{e}"),
+            LayoutError::NotApplicable { reason } => write!(f, "{reason}"),
+        }
+    }
+}
+
+impl std::error::Error for LayoutError {}
+
+impl LayoutError {
+    /// The rule this error enforces, as a `'static` string (what `const` evaluation prints when a
+    /// static shape breaks it).
+    pub const fn rule(&self) -> &'static str {
+        match self {
+            LayoutError::RankOutOfRange { .. } => "a tensor descriptor has from 3 to 8 dimensions",
+            LayoutError::StrideCount { .. } => "a descriptor has one stride per dimension",
+            LayoutError::ZeroDim { .. } => "every dimension of a tensor must be at least 1",
+            LayoutError::SizeOverflow { .. } => "element offsets must fit in isize",
+            LayoutError::NotMultipleOfVector { .. } => {
+                "NC/xHWx groups C into vectors of x channels, so C must be a multiple of x"
+            }
+            LayoutError::BufferLength { .. } => "a buffer holds exactly the elements its shape needs",
+            LayoutError::OutOfBounds { .. } => "a view addresses only elements inside its buffer",
+            LayoutError::OverlappingOutput { .. } => "dimensions of an output tensor cannot overlap",
+            LayoutError::ShapeMismatch { .. } => "a conversion keeps the logical shape",
+            LayoutError::IndexOutOfBounds { .. } => "a logical index is below its dimension's size",
+            LayoutError::AllocationFailed { .. } => "a tensor's storage must be allocatable",
+            LayoutError::Format(e) => e.message(),
+            LayoutError::NotApplicable { reason } => reason,
+        }
+    }
+}
+
+/// A short list of dims (at most 8), printed like a slice; carried by [`LayoutError`] so the
+/// error stays `Copy`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DimList {
+    dims: [usize; crate::family::MAX_RANK],
+    len: usize,
+}
+
+impl DimList {
+    /// The list of the first (up to 8) entries of `dims`.
+    pub fn new(dims: &[usize]) -> Self {
+        let mut out = DimList { dims: [0; crate::family::MAX_RANK], len: dims.len().min(crate::family::MAX_RANK) };
+        out.dims[..out.len].copy_from_slice(&dims[..out.len]);
+        out
+    }
+    /// The dims as a slice.
+    pub fn as_slice(&self) -> &[usize] {
+        &self.dims[..self.len]
+    }
+}
+
+impl fmt::Debug for DimList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_slice(), f)
+    }
+}
+
+impl fmt::Display for DimList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_slice(), f)
+    }
+}
+
+impl From<crate::notation::NotationError> for LayoutError {
+    fn from(e: crate::notation::NotationError) -> Self {
+        LayoutError::Format(e)
+    }
+}

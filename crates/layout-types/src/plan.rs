@@ -1,0 +1,274 @@
+//! Stride derivation: from a [`Format`] and logical dims to physical axes, strides and length.
+//!
+//! This is the single source of truth for where an element lives. It is a `const fn`, so
+//! [`StaticShape`](crate::StaticShape) evaluates it at compile time and [`Shape`](crate::Shape)
+//! calls the same function at run time.
+//!
+//! A packed layout stores its physical axes outermost first; each axis is a whole logical
+//! dimension, or for NC/xHWx the group part (`c / x`) or the lane part (`c % x`) of C. The
+//! innermost axis has stride 1 and each outer stride is the product of the extents inside it.
+
+use crate::error::{DimName, LayoutError};
+use crate::family::{MAX_RANK, MIN_RANK};
+use crate::notation::Format;
+
+/// Most physical axes a layout can have: every dimension plus one vector lane axis.
+pub const MAX_AXES: usize = MAX_RANK + 1;
+
+/// Which part of a logical dimension a physical axis walks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Part {
+    /// The whole dimension: coordinate `i`.
+    Whole,
+    /// The group index of a vectorized dimension: coordinate `i / width`.
+    Group {
+        /// Vector width x.
+        width: usize,
+    },
+    /// The lane within a vector: coordinate `i % width`.
+    Lane {
+        /// Vector width x.
+        width: usize,
+    },
+}
+
+impl Part {
+    /// This part's coordinate for logical index `i` of its dimension.
+    pub const fn coordinate(self, i: usize) -> usize {
+        match self {
+            Part::Whole => i,
+            Part::Group { width } => i / width,
+            Part::Lane { width } => i % width,
+        }
+    }
+}
+
+/// One physical axis of a packed layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Axis {
+    /// Logical index of the dimension this axis walks.
+    pub dim: usize,
+    /// Which part of that dimension.
+    pub part: Part,
+    /// Number of positions along the axis.
+    pub extent: usize,
+    /// Elements between neighbouring positions.
+    pub stride: usize,
+}
+
+const EMPTY_AXIS: Axis = Axis { dim: 0, part: Part::Whole, extent: 1, stride: 1 };
+
+/// The derived storage of one packed shape: dims, physical axes, logical strides and length.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Packing {
+    rank: usize,
+    dims: [usize; MAX_RANK],
+    strides: [usize; MAX_RANK],
+    axes: [Axis; MAX_AXES],
+    n_axes: usize,
+    len: usize,
+}
+
+/// Derives the packed storage of `dims` (logical order) in `format`.
+///
+/// `letters` names the dimensions in errors. Fails on a rank outside 3..=8 or different from the
+/// format's, a zero dim, a vectorized dim that is not a multiple of its width, or an element
+/// count above `isize::MAX`.
+pub const fn derive(format: &Format, dims: &[usize], letters: &[u8]) -> Result<Packing, LayoutError> {
+    let rank = dims.len();
+    if rank < MIN_RANK || rank > MAX_RANK {
+        return Err(LayoutError::RankOutOfRange { rank });
+    }
+    if rank != format.rank() {
+        return Err(LayoutError::StrideCount { dims: format.rank(), strides: rank });
+    }
+    let mut out = Packing {
+        rank,
+        dims: [1; MAX_RANK],
+        strides: [0; MAX_RANK],
+        axes: [EMPTY_AXIS; MAX_AXES],
+        n_axes: 0,
+        len: 0,
+    };
+    let mut d = 0;
+    while d < rank {
+        if dims[d] == 0 {
+            return Err(LayoutError::ZeroDim { dim: DimName::new(d, letters) });
+        }
+        out.dims[d] = dims[d];
+        d += 1;
+    }
+    let order = format.order();
+    let vector = format.vector();
+    let mut k = 0;
+    while k < rank {
+        let dim = order[k];
+        let (part, extent) = match vector {
+            Some(v) if v.dim == dim => {
+                if dims[dim] % v.width != 0 {
+                    return Err(LayoutError::NotMultipleOfVector {
+                        dim: DimName::new(dim, letters),
+                        size: dims[dim],
+                        width: v.width,
+                    });
+                }
+                (Part::Group { width: v.width }, dims[dim] / v.width)
+            }
+            _ => (Part::Whole, dims[dim]),
+        };
+        out.axes[k] = Axis { dim, part, extent, stride: 0 };
+        k += 1;
+    }
+    out.n_axes = rank;
+    if let Some(v) = vector {
+        out.axes[rank] = Axis { dim: v.dim, part: Part::Lane { width: v.width }, extent: v.width, stride: 0 };
+        out.n_axes = rank + 1;
+    }
+    let mut stride: usize = 1;
+    let mut k = out.n_axes;
+    while k > 0 {
+        k -= 1;
+        out.axes[k].stride = stride;
+        stride = match stride.checked_mul(out.axes[k].extent) {
+            Some(s) if s <= isize::MAX as usize => s,
+            _ => return Err(LayoutError::SizeOverflow { dim: DimName::new(out.axes[k].dim, letters) }),
+        };
+        if !matches!(out.axes[k].part, Part::Lane { .. }) {
+            out.strides[out.axes[k].dim] = out.axes[k].stride;
+        }
+    }
+    out.len = stride;
+    Ok(out)
+}
+
+impl Packing {
+    /// Number of logical dimensions.
+    pub const fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Logical dims.
+    pub const fn dims(&self) -> &[usize] {
+        self.dims.split_at(self.rank).0
+    }
+
+    /// Logical strides: the distance between neighbours along each logical dimension; for a
+    /// vectorized dimension, the distance between neighbouring vector groups.
+    pub const fn strides(&self) -> &[usize] {
+        self.strides.split_at(self.rank).0
+    }
+
+    /// Physical axes, outermost first.
+    pub const fn axes(&self) -> &[Axis] {
+        self.axes.split_at(self.n_axes).0
+    }
+
+    /// Number of elements of storage.
+    pub const fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false: every dimension is at least 1.
+    pub const fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Storage offset of the logical `index`, or the first dimension it is out of bounds in.
+    pub const fn offset(&self, index: &[usize]) -> Result<usize, usize> {
+        if index.len() != self.rank {
+            return Err(index.len());
+        }
+        let mut d = 0;
+        while d < self.rank {
+            if index[d] >= self.dims[d] {
+                return Err(d);
+            }
+            d += 1;
+        }
+        let mut offset = 0;
+        let mut k = 0;
+        while k < self.n_axes {
+            let a = self.axes[k];
+            offset += a.part.coordinate(index[a.dim]) * a.stride;
+            k += 1;
+        }
+        Ok(offset)
+    }
+
+    /// The affine map of each logical dimension: how its coordinate reaches storage.
+    pub(crate) fn dim_maps(&self) -> [DimMap; MAX_RANK] {
+        let mut maps = [DimMap::Whole { stride: 0 }; MAX_RANK];
+        for a in self.axes() {
+            maps[a.dim] = match (a.part, maps[a.dim]) {
+                (Part::Whole, _) => DimMap::Whole { stride: a.stride as isize },
+                (Part::Group { width }, DimMap::Split { inner, .. }) => {
+                    DimMap::Split { width, outer: a.stride as isize, inner }
+                }
+                (Part::Group { width }, _) => DimMap::Split { width, outer: a.stride as isize, inner: 0 },
+                (Part::Lane { width }, DimMap::Split { outer, .. }) => {
+                    DimMap::Split { width, outer, inner: a.stride as isize }
+                }
+                (Part::Lane { width }, _) => DimMap::Split { width, outer: 0, inner: a.stride as isize },
+            };
+        }
+        maps
+    }
+}
+
+/// How one logical dimension's coordinate `i` contributes to a storage offset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DimMap {
+    /// `i * stride`.
+    Whole { stride: isize },
+    /// `(i / width) * outer + (i % width) * inner`.
+    Split { width: usize, outer: isize, inner: isize },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nchw(spec: &str, dims: [usize; 4]) -> Result<Packing, LayoutError> {
+        derive(&Format::parse(spec, "NCHW").unwrap(), &dims, b"NCHW")
+    }
+
+    #[test]
+    fn guide_strides() {
+        let p = nchw("NHWC", [1, 64, 5, 4]).unwrap();
+        assert_eq!(p.strides(), &[1280, 1, 256, 64]);
+        assert_eq!(nchw("NCHW", [1, 64, 5, 4]).unwrap().strides(), &[1280, 20, 4, 1]);
+        // N, H, W, C = 1, 2, 3, 4 in NHWC: C = 1, W = 4, H = 12, N = 24.
+        assert_eq!(nchw("NHWC", [1, 4, 2, 3]).unwrap().strides(), &[24, 1, 12, 4]);
+    }
+
+    #[test]
+    fn vectorized_axes() {
+        let p = nchw("NC/32HW32", [1, 64, 5, 4]).unwrap();
+        let extents: Vec<usize> = p.axes().iter().map(|a| a.extent).collect();
+        let strides: Vec<usize> = p.axes().iter().map(|a| a.stride).collect();
+        assert_eq!(extents, [1, 2, 5, 4, 32]);
+        assert_eq!(strides, [1280, 640, 128, 32, 1]);
+        assert_eq!(p.offset(&[0, 32, 0, 0]), Ok(640));
+        assert_eq!(p.offset(&[0, 33, 1, 2]), Ok(640 + 128 + 64 + 1));
+    }
+
+    #[test]
+    fn errors_name_the_dimension() {
+        assert_eq!(
+            nchw("NC/32HW32", [1, 48, 5, 4]),
+            Err(LayoutError::NotMultipleOfVector { dim: DimName::new(1, b"NCHW"), size: 48, width: 32 })
+        );
+        assert_eq!(nchw("NCHW", [1, 1, 0, 1]), Err(LayoutError::ZeroDim { dim: DimName::new(2, b"NCHW") }));
+        assert!(matches!(
+            nchw("NCHW", [usize::MAX / 2, 4, 1, 1]),
+            Err(LayoutError::SizeOverflow { dim: DimName { index: 0, .. } })
+        ));
+    }
+
+    #[test]
+    fn offset_rejects_out_of_bounds() {
+        let p = nchw("NCHW", [2, 3, 4, 5]).unwrap();
+        assert_eq!(p.offset(&[1, 2, 3, 4]), Ok(119));
+        assert_eq!(p.offset(&[0, 3, 0, 0]), Err(1));
+    }
+}

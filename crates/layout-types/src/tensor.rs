@@ -1,0 +1,420 @@
+//! Typed host tensors: an owning [`Tensor`], packed views [`TensorView`] / [`TensorViewMut`],
+//! and strided views for arbitrary strides ([`StridedView`] for inputs, which may overlap;
+//! [`StridedViewMut`] for outputs, which may not).
+//!
+//! Packed tensors are indexed by logical index (`[n, c, h, w]` whatever the layout) and expose
+//! their storage in physical memory order through `as_slice()`.
+
+use core::fmt;
+
+
+use crate::convert::{self, Geometry};
+use crate::dtype::Element;
+use crate::error::{DimName, LayoutError};
+use crate::family::{DimArray, Family};
+use crate::layout::{DimsOf, Layout, Shape};
+use crate::overlap::{overlap, Overlap};
+
+/// An owning tensor of `T` in layout `L`.
+///
+/// ```
+/// use typed_layout::{Nchw, Nhwc, Tensor};
+/// // The guide's example tensor: values 0, 1, 2, … in NCHW order.
+/// let nchw = Tensor::<f32, Nchw>::from_vec([1, 64, 5, 4], (0..1280).map(|v| v as f32).collect())?;
+/// let nhwc: Tensor<f32, Nhwc> = nchw.to_layout()?;
+/// assert_eq!(&nhwc.as_slice()[..3], &[0.0, 20.0, 40.0]);
+/// assert_eq!(nhwc.get([0, 1, 0, 0]), Some(&20.0));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct Tensor<T: Element, L: Layout> {
+    shape: Shape<L>,
+    data: Vec<T>,
+}
+
+impl<T: Element, L: Layout> fmt::Debug for Tensor<T, L> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tensor")
+            .field("layout", &L::NOTATION)
+            .field("dims", &self.shape.dims())
+            .field("data_type", &T::DATA_TYPE)
+            .finish()
+    }
+}
+
+/// Allocates `len` copies of `value`, failing (instead of aborting) when the bytes do not fit.
+fn allocate<T: Element>(len: usize, value: T, dims: &[usize], letters: &str) -> Result<Vec<T>, LayoutError> {
+    let bytes_fit = len.checked_mul(T::SIZE).is_some_and(|b| b <= isize::MAX as usize);
+    if !bytes_fit {
+        return Err(LayoutError::SizeOverflow { dim: DimName::new(0, letters.as_bytes()) });
+    }
+    let mut data = Vec::new();
+    data.try_reserve_exact(len).map_err(|_| LayoutError::AllocationFailed { bytes: len * T::SIZE, dims: crate::DimList::new(dims) })?;
+    data.resize(len, value);
+    Ok(data)
+}
+
+impl<T: Element, L: Layout> Tensor<T, L> {
+    /// A tensor of `T::default()` (zero).
+    pub fn zeros(dims: DimsOf<L>) -> Result<Self, LayoutError> {
+        Self::filled(dims, T::default())
+    }
+
+    /// A tensor with every element `value`.
+    pub fn filled(dims: DimsOf<L>, value: T) -> Result<Self, LayoutError> {
+        let shape = Shape::new(dims)?;
+        let data = allocate(shape.len(), value, dims.as_ref(), <L::Family as Family>::LETTERS)?;
+        Ok(Tensor { shape, data })
+    }
+
+    /// A tensor over `data`, which is in physical memory order and must have exactly the
+    /// shape's length.
+    pub fn from_vec(dims: DimsOf<L>, data: Vec<T>) -> Result<Self, LayoutError> {
+        let shape = Shape::new(dims)?;
+        if data.len() != shape.len() {
+            return Err(LayoutError::BufferLength { expected: shape.len(), found: data.len() });
+        }
+        Ok(Tensor { shape, data })
+    }
+
+    /// A tensor whose element at each logical index is `f(index)`.
+    ///
+    /// ```
+    /// use typed_layout::{NcxHwx, Tensor};
+    /// let t = Tensor::<i32, NcxHwx<4>>::from_fn([1, 8, 1, 2], |[_, c, _, w]| (10 * c + w) as i32)?;
+    /// // Group 0 holds channels 0..4 of pixel w = 0, then of w = 1.
+    /// assert_eq!(&t.as_slice()[..8], &[0, 10, 20, 30, 1, 11, 21, 31]);
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn from_fn(dims: DimsOf<L>, mut f: impl FnMut(DimsOf<L>) -> T) -> Result<Self, LayoutError> {
+        let mut t = Self::zeros(dims)?;
+        let axes = t.shape.packing().axes();
+        let mut index = DimsOf::<L>::from_fn(|_| 0);
+        for (offset, slot) in t.data.iter_mut().enumerate() {
+            let idx = index.as_mut();
+            idx.iter_mut().for_each(|i| *i = 0);
+            for a in axes {
+                let coordinate = (offset / a.stride) % a.extent;
+                idx[a.dim] += match a.part {
+                    crate::plan::Part::Group { width } => coordinate * width,
+                    _ => coordinate,
+                };
+            }
+            *slot = f(index);
+        }
+        Ok(t)
+    }
+
+    /// The validated shape.
+    pub fn shape(&self) -> &Shape<L> {
+        &self.shape
+    }
+    /// Logical dims.
+    pub fn dims(&self) -> DimsOf<L> {
+        self.shape.dims()
+    }
+    /// Storage in physical memory order.
+    pub fn as_slice(&self) -> &[T] {
+        &self.data
+    }
+    /// Mutable storage in physical memory order.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        &mut self.data
+    }
+    /// The storage, in physical memory order.
+    pub fn into_vec(self) -> Vec<T> {
+        self.data
+    }
+    /// The element at a logical index, or `None` outside the tensor.
+    pub fn get(&self, index: DimsOf<L>) -> Option<&T> {
+        self.data.get(self.shape.offset(index).ok()?)
+    }
+    /// The element at a logical index, mutably.
+    pub fn get_mut(&mut self, index: DimsOf<L>) -> Option<&mut T> {
+        let offset = self.shape.offset(index).ok()?;
+        self.data.get_mut(offset)
+    }
+    /// A shared view.
+    pub fn view(&self) -> TensorView<'_, T, L> {
+        TensorView { shape: self.shape, data: &self.data }
+    }
+    /// A mutable view.
+    pub fn view_mut(&mut self) -> TensorViewMut<'_, T, L> {
+        TensorViewMut { shape: self.shape, data: &mut self.data }
+    }
+
+    /// The same logical tensor in layout `D` (same family), converted on the CPU.
+    ///
+    /// Fails when `D` rejects the dims (C not a multiple of NC/xHWx's x).
+    pub fn to_layout<D: Layout<Family = L::Family>>(&self) -> Result<Tensor<T, D>, LayoutError> {
+        let mut out = Tensor::<T, D>::zeros(self.dims())?;
+        convert::convert(&self.view(), &mut out.view_mut())?;
+        Ok(out)
+    }
+}
+
+/// A shared view of packed storage in layout `L`.
+#[derive(Debug, Clone, Copy)]
+pub struct TensorView<'a, T: Element, L: Layout> {
+    shape: Shape<L>,
+    data: &'a [T],
+}
+
+impl<'a, T: Element, L: Layout> TensorView<'a, T, L> {
+    /// A view of `data` (physical order), which must have exactly the shape's length.
+    pub fn new(dims: DimsOf<L>, data: &'a [T]) -> Result<Self, LayoutError> {
+        let shape = Shape::new(dims)?;
+        if data.len() != shape.len() {
+            return Err(LayoutError::BufferLength { expected: shape.len(), found: data.len() });
+        }
+        Ok(TensorView { shape, data })
+    }
+    /// The validated shape.
+    pub fn shape(&self) -> &Shape<L> {
+        &self.shape
+    }
+    /// Storage in physical memory order.
+    pub fn as_slice(&self) -> &'a [T] {
+        self.data
+    }
+    /// The element at a logical index.
+    pub fn get(&self, index: DimsOf<L>) -> Option<&'a T> {
+        self.data.get(self.shape.offset(index).ok()?)
+    }
+}
+
+/// A mutable view of packed storage in layout `L`: a possible conversion output (a packed
+/// layout never overlaps).
+#[derive(Debug)]
+pub struct TensorViewMut<'a, T: Element, L: Layout> {
+    shape: Shape<L>,
+    data: &'a mut [T],
+}
+
+impl<'a, T: Element, L: Layout> TensorViewMut<'a, T, L> {
+    /// A view of `data` (physical order), which must have exactly the shape's length.
+    pub fn new(dims: DimsOf<L>, data: &'a mut [T]) -> Result<Self, LayoutError> {
+        let shape = Shape::new(dims)?;
+        if data.len() != shape.len() {
+            return Err(LayoutError::BufferLength { expected: shape.len(), found: data.len() });
+        }
+        Ok(TensorViewMut { shape, data })
+    }
+    /// The validated shape.
+    pub fn shape(&self) -> &Shape<L> {
+        &self.shape
+    }
+    /// Storage in physical memory order.
+    pub fn as_slice(&self) -> &[T] {
+        self.data
+    }
+    /// Mutable storage in physical memory order.
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        self.data
+    }
+    /// The element at a logical index.
+    pub fn get_mut(&mut self, index: DimsOf<L>) -> Option<&mut T> {
+        let offset = self.shape.offset(index).ok()?;
+        self.data.get_mut(offset)
+    }
+}
+
+/// Checks a strided view: valid dims and strides, and every address inside `len` elements from
+/// `base`. Returns the lowest and highest addresses.
+fn check_strided(dims: &[usize], strides: &[isize], base: usize, len: usize, letters: &str) -> Result<(), LayoutError> {
+    let (low, high) = crate::desc::validate(dims, strides, letters.as_bytes())?;
+    let lowest = base as i128 + low as i128;
+    let highest = base as i128 + high as i128;
+    if lowest < 0 || highest >= len as i128 {
+        return Err(LayoutError::OutOfBounds { lowest, highest, len });
+    }
+    Ok(())
+}
+
+/// A read-only view with arbitrary signed strides (in elements, logical order) from element
+/// `base` of a slice: the guide's general tensor, overlapping dimensions allowed. It can only be
+/// a conversion *input*.
+///
+/// ```
+/// use typed_layout::{Image, Nchw, StridedView, Tensor};
+/// // A 2×2 window at (h, w) = (1, 1) of a 1×1×4×4 image, read with NCHW strides.
+/// let data: Vec<u8> = (0..16).collect();
+/// let window = StridedView::<u8, Image>::new(&data, [1, 1, 2, 2], [16, 16, 4, 1], 5)?;
+/// let packed: Tensor<u8, Nchw> = window.to_layout()?;
+/// assert_eq!(packed.as_slice(), &[5, 6, 9, 10]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct StridedView<'a, T: Element, F: Family> {
+    dims: F::Dims,
+    strides: F::Strides,
+    base: usize,
+    data: &'a [T],
+}
+
+impl<'a, T: Element, F: Family> StridedView<'a, T, F> {
+    /// A view of `data` with `dims` and `strides` from element `base`; every address must lie
+    /// inside `data`.
+    pub fn new(data: &'a [T], dims: F::Dims, strides: F::Strides, base: usize) -> Result<Self, LayoutError> {
+        check_strided(dims.as_ref(), strides.as_ref(), base, data.len(), F::LETTERS)?;
+        Ok(StridedView { dims, strides, base, data })
+    }
+    /// Logical dims.
+    pub fn dims(&self) -> F::Dims {
+        self.dims
+    }
+    /// Strides in logical order.
+    pub fn strides(&self) -> F::Strides {
+        self.strides
+    }
+    /// Whether two indices share an address (allowed for inputs).
+    pub fn overlap(&self) -> Overlap {
+        overlap(self.dims.as_ref(), self.strides.as_ref())
+    }
+    /// The element at a logical index.
+    pub fn get(&self, index: F::Dims) -> Option<&'a T> {
+        self.data.get(strided_offset(self.dims.as_ref(), self.strides.as_ref(), self.base, index.as_ref())?)
+    }
+    /// The same logical tensor packed in layout `D`.
+    pub fn to_layout<D: Layout<Family = F>>(&self) -> Result<crate::Tensor<T, D>, LayoutError> {
+        let mut out = crate::Tensor::<T, D>::zeros(self.dims)?;
+        convert::convert(self, &mut out.view_mut())?;
+        Ok(out)
+    }
+}
+
+fn strided_offset(dims: &[usize], strides: &[isize], base: usize, index: &[usize]) -> Option<usize> {
+    let mut offset = base as isize;
+    for ((&i, &d), &s) in index.iter().zip(dims).zip(strides) {
+        if i >= d {
+            return None;
+        }
+        offset += i as isize * s;
+    }
+    usize::try_from(offset).ok()
+}
+
+/// A mutable view with arbitrary signed strides: a conversion output into a padded or otherwise
+/// strided buffer. Refused when its dimensions overlap or may overlap (cuDNN: "dimensions of
+/// the output tensors cannot overlap").
+///
+/// ```
+/// use typed_layout::{Image, Nhwc, StridedViewMut, Tensor, LayoutError};
+/// let mut buf = vec![0u8; 64];
+/// // Overlapping strides are refused for outputs.
+/// let e = StridedViewMut::<u8, Image>::new(&mut buf, [1, 2, 2, 2], [8, 1, 1, 2], 0).unwrap_err();
+/// assert!(matches!(e, LayoutError::OverlappingOutput { .. }));
+/// // NHWC rows padded to 8 elements: W·C = 4 of every 8 used.
+/// let mut out = StridedViewMut::<u8, Image>::new(&mut buf, [1, 2, 2, 2], [16, 1, 8, 2], 0)?;
+/// let t = Tensor::<u8, Nhwc>::from_fn([1, 2, 2, 2], |[_, c, h, w]| (100 * h + 10 * w + c) as u8)?;
+/// out.copy_from(&t.view())?;
+/// assert_eq!(&buf[8..12], &[100, 101, 110, 111]);
+/// # Ok::<(), LayoutError>(())
+/// ```
+#[derive(Debug)]
+pub struct StridedViewMut<'a, T: Element, F: Family> {
+    dims: F::Dims,
+    strides: F::Strides,
+    base: usize,
+    data: &'a mut [T],
+}
+
+impl<'a, T: Element, F: Family> StridedViewMut<'a, T, F> {
+    /// A mutable view of `data` with `dims` and `strides` from element `base`; every address
+    /// must lie inside `data`, and no two indices may share one.
+    pub fn new(data: &'a mut [T], dims: F::Dims, strides: F::Strides, base: usize) -> Result<Self, LayoutError> {
+        check_strided(dims.as_ref(), strides.as_ref(), base, data.len(), F::LETTERS)?;
+        match overlap(dims.as_ref(), strides.as_ref()) {
+            Overlap::Disjoint => Ok(StridedViewMut { dims, strides, base, data }),
+            verdict => Err(LayoutError::OverlappingOutput { verdict }),
+        }
+    }
+    /// Logical dims.
+    pub fn dims(&self) -> F::Dims {
+        self.dims
+    }
+    /// The element at a logical index, mutably.
+    pub fn get_mut(&mut self, index: F::Dims) -> Option<&mut T> {
+        let offset = strided_offset(self.dims.as_ref(), self.strides.as_ref(), self.base, index.as_ref())?;
+        self.data.get_mut(offset)
+    }
+    /// Writes the logical tensor `src` into this view.
+    pub fn copy_from<S: convert::Source<T, Family = F>>(&mut self, src: &S) -> Result<(), LayoutError> {
+        convert::convert(src, self)
+    }
+}
+
+mod access {
+    use super::*;
+
+    impl<T: Element, L: Layout> convert::Source<T> for TensorView<'_, T, L> {
+        type Family = L::Family;
+    }
+    impl<T: Element, L: Layout> convert::sealed::Readable<T> for TensorView<'_, T, L> {
+        fn geometry(&self) -> Geometry {
+            Geometry::packed(self.shape.packing())
+        }
+        fn data(&self) -> &[T] {
+            self.data
+        }
+    }
+    impl<T: Element, L: Layout> convert::Source<T> for Tensor<T, L> {
+        type Family = L::Family;
+    }
+    impl<T: Element, L: Layout> convert::sealed::Readable<T> for Tensor<T, L> {
+        fn geometry(&self) -> Geometry {
+            Geometry::packed(self.shape.packing())
+        }
+        fn data(&self) -> &[T] {
+            &self.data
+        }
+    }
+    impl<T: Element, F: Family> convert::Source<T> for StridedView<'_, T, F> {
+        type Family = F;
+    }
+    impl<T: Element, F: Family> convert::sealed::Readable<T> for StridedView<'_, T, F> {
+        fn geometry(&self) -> Geometry {
+            Geometry::strided(self.dims.as_ref(), self.strides.as_ref(), self.base)
+        }
+        fn data(&self) -> &[T] {
+            self.data
+        }
+    }
+    impl<T: Element, L: Layout> convert::Destination<T> for TensorViewMut<'_, T, L> {
+        type Family = L::Family;
+    }
+    impl<T: Element, L: Layout> convert::sealed::Writable<T> for TensorViewMut<'_, T, L> {
+        fn geometry(&self) -> Geometry {
+            Geometry::packed(self.shape.packing())
+        }
+        fn data_mut(&mut self) -> &mut [T] {
+            self.data
+        }
+    }
+    impl<T: Element, L: Layout> convert::Destination<T> for Tensor<T, L> {
+        type Family = L::Family;
+    }
+    impl<T: Element, L: Layout> convert::sealed::Writable<T> for Tensor<T, L> {
+        fn geometry(&self) -> Geometry {
+            Geometry::packed(self.shape.packing())
+        }
+        fn data_mut(&mut self) -> &mut [T] {
+            &mut self.data
+        }
+    }
+    impl<T: Element, F: Family> convert::Destination<T> for StridedViewMut<'_, T, F> {
+        type Family = F;
+    }
+    impl<T: Element, F: Family> convert::sealed::Writable<T> for StridedViewMut<'_, T, F> {
+        fn geometry(&self) -> Geometry {
+            Geometry::strided(self.dims.as_ref(), self.strides.as_ref(), self.base)
+        }
+        fn data_mut(&mut self) -> &mut [T] {
+            self.data
+        }
+    }
+}
+
+
+
+

@@ -1,0 +1,3 @@
+//! typed-layout: facade
+#![forbid(unsafe_code)]
+pub use layout_types::*;

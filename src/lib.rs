@@ -1,3 +1,70 @@
-//! typed-layout: facade
+//! # typed-layout
+//!
+//! NVIDIA cuDNN's tensor-layout concepts as Rust types. Layouts are zero-sized types whose
+//! strides are derived at compile time for static shapes and by the same code at run time;
+//! descriptors answer the guide's packing and overlap questions; typed tensors convert between
+//! layouts on the CPU.
+//!
+//! | The guide says | typed-layout has |
+//! |---|---|
+//! | WXYZ format, letters in decreasing-stride order (`"NHWC"`) | [`Format`], parsed by a `const fn` ([`notation`]) |
+//! | 3-D BMN, 4-D NCHW, 5-D NCDHW tensors | the families [`Matmul`], [`Image`], [`Volume`]; dims always in their logical order |
+//! | NCHW, NHWC, CHWN, NCDHW, NDHWC, CDHWN | zero-sized [`Nchw`], [`Nhwc`], [`Chwn`], [`Ncdhw`], [`Ndhwc`], [`Cdhwn`] |
+//! | NC/xHWx (`CUDNN_TENSOR_NCHW_VECT_C`) | [`NcxHwx<X>`](NcxHwx) |
+//! | packed row-major / column-major matmul | [`Bmn<RowMajor>`](Bmn), [`Bmn<ColMajor>`](Bmn) |
+//! | strides of a fully packed tensor | [`Shape`] at run time, [`StaticShape`] at compile time, one derivation ([`plan`]) |
+//! | generic n-D tensor descriptor | [`TensorDesc`] |
+//! | fully, partially, spatially packed | [`TensorDesc::fully_packed`], [`TensorDesc::partially_packed`], [`TensorDesc::spatially_packed`] ([`packing`]) |
+//! | overlapping tensors | [`TensorDesc::overlap`] ([`overlap`](mod@overlap)) |
+//! | `cudnnDataType_t` | [`DataType`], and the sealed [`Element`] for f32, f64, f16, bf16, i8, u8, i32, i64 |
+//! | "outputs cannot overlap" | [`TensorViewMut`] (packed) and [`StridedViewMut`] (checked); [`StridedView`] is input-only |
+//! | a transform between layouts | [`convert()`], [`Tensor::to_layout`] |
+//!
+//! # The guide's example tensor
+//!
+//! N = 1, C = 64, H = 5, W = 4, values 0, 1, 2, … in NCHW order:
+//!
+//! ```
+//! use typed_layout::{Nchw, Nhwc, NcxHwx, Tensor};
+//! let nchw = Tensor::<f32, Nchw>::from_vec([1, 64, 5, 4], (0..1280).map(|v| v as f32).collect())?;
+//!
+//! // NHWC: the 64 channels of pixel 0 first: 0, 20, 40, …, 1260, then 1, 21, …
+//! let nhwc: Tensor<f32, Nhwc> = nchw.to_layout()?;
+//! assert_eq!(&nhwc.as_slice()[..3], &[0.0, 20.0, 40.0]);
+//! assert_eq!(nhwc.as_slice()[63], 1260.0);
+//! assert_eq!(nhwc.as_slice()[64], 1.0);
+//!
+//! // NC/32HW32: channels 0–31 of each pixel, then the second group at position 640.
+//! let vect: Tensor<f32, NcxHwx<32>> = nchw.to_layout()?;
+//! assert_eq!(vect.as_slice()[31], 620.0);
+//! assert_eq!(vect.as_slice()[32], 1.0);
+//! assert_eq!(vect.as_slice()[640], 640.0);
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
+//!
+//! # Errors, not panics
+//!
+//! Every constructor validates and returns [`LayoutError`], which names the broken rule and the
+//! offending dimension: a rank outside 3..=8, a zero dim, a size that overflows, a buffer of the
+//! wrong length, an overlapping output, C not a multiple of x, a shape mismatch in a conversion.
+//! Rules that types can carry are compile errors instead (see [`layout`]'s
+//! "Compile-time errors").
+
+//!
+//! # Crates
+//!
+//! This facade re-exports the workspace: the core [`layout_types`] at the top level, the
+//! `layout!` proc macro crate as [`macros`], and the GPU backend crate as [`gpu`].
+
 #![forbid(unsafe_code)]
+
 pub use layout_types::*;
+
+/// The `layout!` proc macro crate.
+pub use layout_macros as macros;
+
+/// The GPU backend crate.
+pub use layout_gpu as gpu;
+
+/// The core crate, for paths that name it.
+pub use layout_types;

@@ -11,6 +11,11 @@
 //! partially packed with every letter in the suffix and as many letters as dimensions; spatially
 //! packed is partially packed in the spatial letters, in format `NC<spatial>` or `CN<spatial>`.
 //!
+//! The rules are applied literally, to size-1 dimensions too: NCHW with N = 1 and an arbitrary
+//! N stride is not NCHW-fully-packed, although it addresses the same elements. Asking which
+//! layout a descriptor's elements are stored in, ignoring size-1 strides, is
+//! [`TensorDesc::matches`](crate::TensorDesc::matches).
+//!
 //! These functions work on plain `(dims, strides, letters)`; [`TensorDesc`](crate::TensorDesc)
 //! offers them as methods.
 

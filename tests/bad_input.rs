@@ -1,0 +1,113 @@
+//! Each class of bad input gets an error value that names its rule; nothing panics and no
+//! output is touched.
+
+use typed_layout::{
+    convert, DataType, Format, Image, LayoutError, Matmul, NcxHwx, Nchw, Nhwc, NotationErrorKind, Overlap, Shape,
+    StridedView, StridedViewMut, Tensor, TensorDesc, TensorView, TensorViewMut,
+};
+
+#[test]
+fn rank_outside_3_to_8() {
+    for dims in [&[4usize, 4][..], &[1; 9][..], &[][..]] {
+        let strides = vec![1isize; dims.len()];
+        let e = TensorDesc::new(DataType::Float, dims, &strides).unwrap_err();
+        assert_eq!(e, LayoutError::RankOutOfRange { rank: dims.len() });
+        assert!(e.to_string().contains("from 3 to 8 dimensions"));
+    }
+}
+
+#[test]
+fn zero_dim_names_the_letter() {
+    let e = Tensor::<f32, Nhwc>::zeros([2, 3, 0, 4]).unwrap_err();
+    assert_eq!(e.to_string(), "dimension H (logical index 2) is 0: every dimension of a tensor must be at least 1");
+    let e = TensorDesc::new(DataType::Float, &[2, 3, 4, 0, 1], &[1, 1, 1, 1, 1]).unwrap_err();
+    assert!(e.to_string().starts_with("dimension H (logical index 3) is 0"));
+}
+
+#[test]
+fn overflowing_sizes() {
+    let e = Shape::<Nchw>::new([usize::MAX, 2, 1, 1]).unwrap_err();
+    assert!(matches!(e, LayoutError::SizeOverflow { .. }), "{e}");
+    let e = Tensor::<f64, Nchw>::zeros([1 << 20, 1 << 20, 1 << 20, 1]).unwrap_err();
+    assert!(matches!(e, LayoutError::SizeOverflow { .. }), "{e}");
+    // Element count fits in isize, bytes do not.
+    let e = Tensor::<f64, Nchw>::zeros([1 << 31, 1 << 30, 1, 1]).unwrap_err();
+    assert!(matches!(e, LayoutError::SizeOverflow { .. }), "{e}");
+    let e = TensorDesc::new(DataType::Float, &[2, 2, 2], &[isize::MAX, 1, 1]).unwrap_err();
+    assert!(matches!(e, LayoutError::SizeOverflow { .. }), "{e}");
+}
+
+#[test]
+fn wrong_buffer_length() {
+    let e = Tensor::<u8, Nchw>::from_vec([1, 2, 3, 4], vec![0; 23]).unwrap_err();
+    assert_eq!(e, LayoutError::BufferLength { expected: 24, found: 23 });
+    assert!(TensorView::<u8, Nchw>::new([1, 2, 3, 4], &[0; 25]).is_err());
+    assert!(TensorViewMut::<u8, Nchw>::new([1, 2, 3, 4], &mut [0; 25]).is_err());
+    let e = StridedView::<u8, Matmul>::new(&[0; 10], [2, 2, 2], [4, 2, 1], 4).unwrap_err();
+    assert!(matches!(e, LayoutError::OutOfBounds { lowest: 4, highest: 11, len: 10 }), "{e}");
+    let e = StridedView::<u8, Matmul>::new(&[0; 10], [2, 2, 2], [-4, 2, 1], 0).unwrap_err();
+    assert!(matches!(e, LayoutError::OutOfBounds { lowest: -4, .. }), "{e}");
+}
+
+#[test]
+fn overlapping_output_is_refused() {
+    let mut buf = vec![0i32; 32];
+    let e = StridedViewMut::<i32, Image>::new(&mut buf, [1, 4, 2, 2], [16, 1, 2, 1], 0).unwrap_err();
+    assert_eq!(e, LayoutError::OverlappingOutput { verdict: Overlap::Overlapping });
+    // Broadcast (stride 0) output.
+    let e = StridedViewMut::<i32, Image>::new(&mut buf, [2, 4, 2, 2], [0, 4, 2, 1], 0).unwrap_err();
+    assert!(matches!(e, LayoutError::OverlappingOutput { .. }));
+    assert!(buf.iter().all(|&v| v == 0));
+}
+
+#[test]
+fn cannot_tell_output_is_refused_too() {
+    // Three interleaved axes over the enumeration budget: no proof of disjointness.
+    let mut buf = vec![0u8; 128 * 10003 * 3];
+    let e = StridedViewMut::<u8, Matmul>::new(&mut buf, [128, 128, 128], [10000, 10001, 10003], 0).unwrap_err();
+    assert_eq!(e, LayoutError::OverlappingOutput { verdict: Overlap::CannotTell });
+    assert!(e.to_string().contains("cannot prove"));
+}
+
+#[test]
+fn c_not_a_multiple_of_x() {
+    let e = Tensor::<i8, NcxHwx<32>>::zeros([1, 48, 5, 4]).unwrap_err();
+    assert!(matches!(e, LayoutError::NotMultipleOfVector { size: 48, width: 32, .. }));
+    assert!(e.to_string().contains("C must be a multiple of x"));
+    // Converting into it fails before anything is written.
+    let src = Tensor::<i8, Nchw>::zeros([1, 48, 5, 4]).unwrap();
+    assert!(src.to_layout::<NcxHwx<32>>().is_err());
+}
+
+#[test]
+fn mismatched_shapes_in_a_conversion() {
+    let src = Tensor::<f32, Nchw>::filled([1, 2, 3, 4], 1.0).unwrap();
+    let mut dst = Tensor::<f32, Nhwc>::filled([1, 2, 4, 3], 5.0).unwrap();
+    let e = convert(&src, &mut dst).unwrap_err();
+    assert_eq!(e.to_string(), "source dims [1, 2, 3, 4] differ from destination dims [1, 2, 4, 3]: a conversion keeps the logical shape");
+    assert!(dst.as_slice().iter().all(|&v| v == 5.0));
+}
+
+#[test]
+fn unknown_notation() {
+    let cases = [
+        ("NCHX", NotationErrorKind::UnknownLetter),
+        ("nchw", NotationErrorKind::LowercaseLetter),
+        ("NC/32HW4", NotationErrorKind::VectorSuffixMismatch),
+        ("NC/0HW0", NotationErrorKind::VectorWidthZero),
+        ("NCH/4W4", NotationErrorKind::GroupedNotChannel),
+    ];
+    for (spec, kind) in cases {
+        assert_eq!(Format::parse(spec, "NCHW").unwrap_err().kind(), kind, "{spec}");
+    }
+    let d = TensorDesc::new(DataType::Float, &[1, 2, 3, 4], &[24, 12, 4, 1]).unwrap();
+    assert!(matches!(d.fully_packed("NCHQ"), Err(LayoutError::Format(_))));
+}
+
+#[test]
+fn out_of_bounds_index_is_none() {
+    let t = Tensor::<u8, Nhwc>::zeros([1, 2, 3, 4]).unwrap();
+    assert_eq!(t.get([0, 2, 0, 0]), None);
+    let e = t.shape().offset([0, 0, 3, 0]).unwrap_err();
+    assert_eq!(e.to_string(), "index 3 is out of bounds for dimension H (logical index 2) of size 3");
+}

@@ -2,8 +2,8 @@
 //! output is touched.
 
 use typed_layout::{
-    convert, DataType, Format, Image, LayoutError, Matmul, NcxHwx, Nchw, Nhwc, NotationErrorKind, Overlap, Shape,
-    StridedView, StridedViewMut, Tensor, TensorDesc, TensorView, TensorViewMut,
+    convert, DataType, Format, Image, LayoutError, Matmul, Nchw, NcxHwx, Nhwc, NotationErrorKind, Overlap,
+    Shape, StridedView, StridedViewMut, Tensor, TensorDesc, TensorView, TensorViewMut,
 };
 
 #[test]
@@ -19,7 +19,10 @@ fn rank_outside_3_to_8() {
 #[test]
 fn zero_dim_names_the_letter() {
     let e = Tensor::<f32, Nhwc>::zeros([2, 3, 0, 4]).unwrap_err();
-    assert_eq!(e.to_string(), "dimension H (logical index 2) is 0: every dimension of a tensor must be at least 1");
+    assert_eq!(
+        e.to_string(),
+        "dimension H (logical index 2) is 0: every dimension of a tensor must be at least 1"
+    );
     let e = TensorDesc::new(DataType::Float, &[2, 3, 4, 0, 1], &[1, 1, 1, 1, 1]).unwrap_err();
     assert!(e.to_string().starts_with("dimension H (logical index 3) is 0"));
 }
@@ -64,7 +67,8 @@ fn overlapping_output_is_refused() {
 fn cannot_tell_output_is_refused_too() {
     // Three interleaved axes over the enumeration budget: no proof of disjointness.
     let mut buf = vec![0u8; 128 * 10003 * 3];
-    let e = StridedViewMut::<u8, Matmul>::new(&mut buf, [128, 128, 128], [10000, 10001, 10003], 0).unwrap_err();
+    let e =
+        StridedViewMut::<u8, Matmul>::new(&mut buf, [128, 128, 128], [10000, 10001, 10003], 0).unwrap_err();
     assert_eq!(e, LayoutError::OverlappingOutput { verdict: Overlap::CannotTell });
     assert!(e.to_string().contains("cannot prove"));
 }
@@ -84,7 +88,7 @@ fn mismatched_shapes_in_a_conversion() {
     let src = Tensor::<f32, Nchw>::filled([1, 2, 3, 4], 1.0).unwrap();
     let mut dst = Tensor::<f32, Nhwc>::filled([1, 2, 4, 3], 5.0).unwrap();
     let e = convert(&src, &mut dst).unwrap_err();
-    assert_eq!(e.to_string(), "source dims [1, 2, 3, 4] differ from destination dims [1, 2, 4, 3]: a conversion keeps the logical shape");
+    assert_eq!(e.to_string(), "dimension H (logical index 2) is 3 in the source but 4 in the destination: a conversion keeps the logical shape");
     assert!(dst.as_slice().iter().all(|&v| v == 5.0));
 }
 

@@ -34,7 +34,13 @@ fn brute_fully_packed(dims: &[usize], strides: &[isize], letters: &str, format: 
 }
 
 /// The three partially-packed rules, letter by letter, as the guide states them.
-fn brute_partially_packed(dims: &[usize], strides: &[isize], letters: &str, format: &str, packed: &str) -> bool {
+fn brute_partially_packed(
+    dims: &[usize],
+    strides: &[isize],
+    letters: &str,
+    format: &str,
+    packed: &str,
+) -> bool {
     if strides.iter().any(|&s| s <= 0) {
         return false;
     }

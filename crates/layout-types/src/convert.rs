@@ -16,7 +16,7 @@
 //! not divide each other (NC/3HW3 to NC/4HW4) take a per-element path.
 
 use crate::dtype::Element;
-use crate::error::{DimList, LayoutError};
+use crate::error::{DimName, LayoutError};
 use crate::family::{Family, MAX_RANK};
 use crate::plan::{DimMap, Packing};
 
@@ -84,7 +84,9 @@ impl Geometry {
         for (m, &i) in self.maps.iter().zip(index) {
             o += match *m {
                 DimMap::Whole { stride } => i as isize * stride,
-                DimMap::Split { width, outer, inner } => (i / width) as isize * outer + (i % width) as isize * inner,
+                DimMap::Split { width, outer, inner } => {
+                    (i / width) as isize * outer + (i % width) as isize * inner
+                }
             };
         }
         o
@@ -111,8 +113,12 @@ where
     D: Destination<T, Family = S::Family> + ?Sized,
 {
     let (sg, dg) = (src.geometry(), dst.geometry());
-    if sg.dims() != dg.dims() {
-        return Err(LayoutError::ShapeMismatch { source: DimList::new(sg.dims()), destination: DimList::new(dg.dims()) });
+    if let Some(d) = (0..sg.rank.max(dg.rank)).find(|&d| sg.dims().get(d) != dg.dims().get(d)) {
+        return Err(LayoutError::ShapeMismatch {
+            dim: DimName::new(d, S::Family::LETTERS.as_bytes()),
+            source: sg.dims().get(d).copied().unwrap_or(0),
+            destination: dg.dims().get(d).copied().unwrap_or(0),
+        });
     }
     let (src, dst) = (src.data(), dst.data_mut());
     match Plan::new(&sg, &dg) {
@@ -147,7 +153,9 @@ fn pieces(map: DimMap, big: usize, small: usize) -> Option<[isize; 3]> {
     Some(match map {
         DimMap::Whole { stride } => [big as isize * stride, small as isize * stride, stride],
         DimMap::Split { width, outer, inner } if width == big => [outer, small as isize * inner, inner],
-        DimMap::Split { width, outer, inner } if width == small => [(big / small) as isize * outer, outer, inner],
+        DimMap::Split { width, outer, inner } if width == small => {
+            [(big / small) as isize * outer, outer, inner]
+        }
         DimMap::Split { .. } => return None,
     })
 }
@@ -162,7 +170,8 @@ fn width(map: DimMap) -> usize {
 impl Plan {
     /// The refined, ordered, fused loop nest, or `None` when vector widths do not nest.
     fn new(src: &Geometry, dst: &Geometry) -> Option<Plan> {
-        let mut plan = Plan { axes: [Axis::default(); MAX_REFINED], n: 0, src_base: src.base, dst_base: dst.base };
+        let mut plan =
+            Plan { axes: [Axis::default(); MAX_REFINED], n: 0, src_base: src.base, dst_base: dst.base };
         for d in 0..src.rank {
             let (ws, wd) = (width(src.maps[d]), width(dst.maps[d]));
             let (big, small) = (ws.max(wd), ws.min(wd));
@@ -330,7 +339,7 @@ fn per_element<T: Copy>(sg: &Geometry, src: &[T], dg: &Geometry, dst: &mut [T]) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Chwn, Image, NcxHwx, Nchw, Nhwc, StridedView, Tensor};
+    use crate::{Chwn, Image, Nchw, NcxHwx, Nhwc, StridedView, Tensor};
 
     fn guide() -> Tensor<i32, Nchw> {
         Tensor::from_vec([1, 64, 5, 4], (0..1280).collect()).unwrap()
@@ -357,14 +366,23 @@ mod tests {
 
     #[test]
     fn widths_that_do_not_nest_take_the_per_element_path() {
-        let a = Tensor::<i32, NcxHwx<3>>::from_fn([2, 12, 3, 2], |[n, c, h, w]| (n * 1000 + c * 100 + h * 10 + w) as i32).unwrap();
+        let a = Tensor::<i32, NcxHwx<3>>::from_fn([2, 12, 3, 2], |[n, c, h, w]| {
+            (n * 1000 + c * 100 + h * 10 + w) as i32
+        })
+        .unwrap();
         let b: Tensor<i32, NcxHwx<4>> = a.to_layout().unwrap();
         let c: Tensor<i32, Chwn> = b.to_layout().unwrap();
-        for n in 0..2 { for ch in 0..12 { for h in 0..3 { for w in 0..2 {
-            let v = (n * 1000 + ch * 100 + h * 10 + w) as i32;
-            assert_eq!(b.get([n, ch, h, w]), Some(&v));
-            assert_eq!(c.get([n, ch, h, w]), Some(&v));
-        }}}}
+        for n in 0..2 {
+            for ch in 0..12 {
+                for h in 0..3 {
+                    for w in 0..2 {
+                        let v = (n * 1000 + ch * 100 + h * 10 + w) as i32;
+                        assert_eq!(b.get([n, ch, h, w]), Some(&v));
+                        assert_eq!(c.get([n, ch, h, w]), Some(&v));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

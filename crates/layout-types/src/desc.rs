@@ -36,7 +36,11 @@ pub struct TensorDesc {
 
 /// Checks dims and strides: rank 3..=8, one stride per dim, no zero dim, and every offset and
 /// the element count within `isize`. Returns the offset range `(lowest, highest)` reached.
-pub(crate) fn validate(dims: &[usize], strides: &[isize], letters: &[u8]) -> Result<(isize, isize), LayoutError> {
+pub(crate) fn validate(
+    dims: &[usize],
+    strides: &[isize],
+    letters: &[u8],
+) -> Result<(isize, isize), LayoutError> {
     let rank = dims.len();
     if !(MIN_RANK..=MAX_RANK).contains(&rank) {
         return Err(LayoutError::RankOutOfRange { rank });
@@ -163,23 +167,23 @@ impl TensorDesc {
         })
     }
 
-    /// Is the tensor `format`-fully-packed (`"NCHW"`)? See [`packing`](crate::packing).
+    /// Is the tensor `format`-fully-packed (`"NCHW"`)? See [`crate::packing`].
     pub fn fully_packed(&self, format: &str) -> Result<bool, LayoutError> {
         packing::fully_packed(self.dims(), self.strides(), self.require_letters()?, format)
     }
 
     /// Is the tensor, in `format`, partially packed in the letters of `packed`
-    /// (`("NHWC", "WC")`)? See [`packing`](crate::packing).
+    /// (`("NHWC", "WC")`)? See [`crate::packing`].
     pub fn partially_packed(&self, format: &str, packed: &str) -> Result<bool, LayoutError> {
         packing::partially_packed(self.dims(), self.strides(), self.require_letters()?, format, packed)
     }
 
-    /// Is the tensor spatially packed? See [`packing`](crate::packing).
+    /// Is the tensor spatially packed? See [`crate::packing`].
     pub fn spatially_packed(&self) -> Result<bool, LayoutError> {
         packing::spatially_packed(self.dims(), self.strides(), self.require_letters()?)
     }
 
-    /// Does iterating over all indices reach an address twice? See [`overlap`](crate::overlap).
+    /// Does iterating over all indices reach an address twice? See [`mod@crate::overlap`].
     pub fn overlap(&self) -> Overlap {
         overlap::overlap(self.dims(), self.strides())
     }

@@ -109,9 +109,7 @@ mod sealed {
 /// assert_eq!(describe::<half::f16>(), (DataType::Half, 2));
 /// assert_eq!(describe::<i64>(), (DataType::Int64, 8));
 /// ```
-pub trait Element:
-    sealed::Sealed + Copy + Default + PartialEq + fmt::Debug + Send + Sync + 'static
-{
+pub trait Element: sealed::Sealed + Copy + Default + PartialEq + fmt::Debug + Send + Sync + 'static {
     /// The cuDNN data type of this scalar.
     const DATA_TYPE: DataType;
     /// `size_of::<Self>()`, equal to `DATA_TYPE.size()`.

@@ -16,11 +16,7 @@ pub struct DimName {
 
 impl DimName {
     pub(crate) const fn new(index: usize, letters: &[u8]) -> Self {
-        let letter = if index < letters.len() {
-            Some(letters[index] as char)
-        } else {
-            None
-        };
+        let letter = if index < letters.len() { Some(letters[index] as char) } else { None };
         DimName { index, letter }
     }
 }
@@ -105,10 +101,12 @@ pub enum LayoutError {
     },
     /// Source and destination of a conversion have different logical dims.
     ShapeMismatch {
-        /// Source dims, in logical order.
-        source: DimList,
-        /// Destination dims, in logical order.
-        destination: DimList,
+        /// The first dimension whose sizes differ (or, for different ranks, the first missing).
+        dim: DimName,
+        /// Its size in the source.
+        source: usize,
+        /// Its size in the destination.
+        destination: usize,
     },
     /// A logical index outside the tensor.
     IndexOutOfBounds {
@@ -125,8 +123,6 @@ pub enum LayoutError {
     AllocationFailed {
         /// Bytes requested.
         bytes: usize,
-        /// The tensor's dims.
-        dims: DimList,
     },
     /// A question that the guide only defines for some tensors (spatial packing without spatial
     /// dimensions, letters asked of a descriptor that has none).
@@ -177,18 +173,17 @@ impl fmt::Display for LayoutError {
                     "the output's dimensions overlap (an address is reached twice): dimensions of an output tensor cannot overlap"
                 ),
             },
-            LayoutError::ShapeMismatch { source, destination } => write!(
+            LayoutError::ShapeMismatch { dim, source, destination } => write!(
                 f,
-                "source dims {source} differ from destination dims {destination}: a conversion keeps the logical shape"
+                "{dim} is {source} in the source but {destination} in the destination: a conversion keeps the logical shape"
             ),
             LayoutError::IndexOutOfBounds { dim, index, size } => write!(
                 f,
                 "index {index} is out of bounds for {dim} of size {size}"
             ),
-            LayoutError::AllocationFailed { bytes, dims } => write!(
-                f,
-                "could not allocate {bytes} bytes for a tensor of dims {dims}"
-            ),
+            LayoutError::AllocationFailed { bytes } => {
+                write!(f, "could not allocate {bytes} bytes for the tensor's storage")
+            }
             LayoutError::Format(e) => write!(f, "{e}"),
             LayoutError::NotApplicable { reason } => write!(f, "{reason}"),
         }
@@ -218,39 +213,6 @@ impl LayoutError {
             LayoutError::Format(e) => e.message(),
             LayoutError::NotApplicable { reason } => reason,
         }
-    }
-}
-
-/// A short list of dims (at most 8), printed like a slice; carried by [`LayoutError`] so the
-/// error stays `Copy`.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DimList {
-    dims: [usize; crate::family::MAX_RANK],
-    len: usize,
-}
-
-impl DimList {
-    /// The list of the first (up to 8) entries of `dims`.
-    pub fn new(dims: &[usize]) -> Self {
-        let mut out = DimList { dims: [0; crate::family::MAX_RANK], len: dims.len().min(crate::family::MAX_RANK) };
-        out.dims[..out.len].copy_from_slice(&dims[..out.len]);
-        out
-    }
-    /// The dims as a slice.
-    pub fn as_slice(&self) -> &[usize] {
-        &self.dims[..self.len]
-    }
-}
-
-impl fmt::Debug for DimList {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_slice(), f)
-    }
-}
-
-impl fmt::Display for DimList {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(self.as_slice(), f)
     }
 }
 

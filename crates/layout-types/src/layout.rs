@@ -42,8 +42,7 @@ pub trait Layout: Copy + Default + Debug + Send + Sync + 'static {
     const FORMAT: Format;
     /// The notation buffer behind [`Layout::NOTATION`]. Derived; do not override.
     #[doc(hidden)]
-    const NOTATION_BUF: &'static NotationBuf =
-        &Self::FORMAT.notation(<Self::Family as Family>::LETTERS);
+    const NOTATION_BUF: &'static NotationBuf = &Self::FORMAT.notation(<Self::Family as Family>::LETTERS);
     /// cuDNN's notation for this layout (`"NHWC"`, `"NC/32HW32"`). Derived; do not override.
     const NOTATION: &'static str = Self::NOTATION_BUF.as_str();
 }
@@ -406,8 +405,7 @@ static_dims! {
 }
 
 /// Static image dims `[n, c, h, w]`.
-pub type ImageDims<const N: usize, const C: usize, const H: usize, const W: usize> =
-    Dims4<Image, N, C, H, W>;
+pub type ImageDims<const N: usize, const C: usize, const H: usize, const W: usize> = Dims4<Image, N, C, H, W>;
 /// Static volume dims `[n, c, d, h, w]`.
 pub type VolumeDims<const N: usize, const C: usize, const D: usize, const H: usize, const W: usize> =
     Dims5<Volume, N, C, D, H, W>;

@@ -34,7 +34,7 @@ pub mod tensor;
 pub use convert::{convert, Destination, Source};
 pub use desc::TensorDesc;
 pub use dtype::{DataType, Element};
-pub use error::{DimList, DimName, LayoutError};
+pub use error::{DimName, LayoutError};
 pub use family::{DimArray, Family, Image, Matmul, Volume, MAX_RANK, MIN_RANK};
 pub use layout::{
     Bmn, Cdhwn, Chwn, ColMajor, Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, DimsOf, ImageDims, Layout,

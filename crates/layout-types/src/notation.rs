@@ -336,10 +336,7 @@ impl Format {
         if dim >= self.rank {
             return Err(NotationError::new(NotationErrorKind::UnknownLetter, 0, 0));
         }
-        Ok(Format {
-            vector: Some(Vector { dim, width }),
-            ..self
-        })
+        Ok(Format { vector: Some(Vector { dim, width }), ..self })
     }
 
     /// Number of logical dimensions.
@@ -442,7 +439,7 @@ mod tests {
 
     #[test]
     fn accepts_and_prints_back() {
-        for spec in ["NCHW", "NHWC", "CHWN", "CNHW", "NC/32HW32", "NC/4HW4", "NC/1HW1", "NHWC/8" ] {
+        for spec in ["NCHW", "NHWC", "CHWN", "CNHW", "NC/32HW32", "NC/4HW4", "NC/1HW1", "NHWC/8"] {
             match Format::parse(spec, NCHW) {
                 Ok(f) => assert_eq!(f.notation(NCHW).as_str(), spec),
                 Err(e) => assert_eq!(spec, "NHWC/8", "{spec}: {e}"),

@@ -62,8 +62,13 @@ fn parse_packed(packed: &str, format: &Format, letters: &str) -> Result<[bool; M
         if b.is_ascii_lowercase() {
             return Err(err(NotationErrorKind::LowercaseLetter));
         }
-        let dim = letters.bytes().position(|l| l == b).ok_or(err(NotationErrorKind::PackedLetterNotInFormat))?;
-        let position = format.order().iter().position(|&d| d == dim).ok_or(err(NotationErrorKind::PackedLetterNotInFormat))?;
+        let dim =
+            letters.bytes().position(|l| l == b).ok_or(err(NotationErrorKind::PackedLetterNotInFormat))?;
+        let position = format
+            .order()
+            .iter()
+            .position(|&d| d == dim)
+            .ok_or(err(NotationErrorKind::PackedLetterNotInFormat))?;
         if last_position.is_some_and(|p| position <= p) {
             return Err(err(NotationErrorKind::PackedOutOfOrder));
         }
@@ -107,7 +112,12 @@ pub fn partially_packed(
 /// assert!(!fully_packed(&[1, 64, 5, 4], &[1280, 1, 256, 64], "NCHW", "NCHW")?);
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
-pub fn fully_packed(dims: &[usize], strides: &[isize], letters: &str, format: &str) -> Result<bool, LayoutError> {
+pub fn fully_packed(
+    dims: &[usize],
+    strides: &[isize],
+    letters: &str,
+    format: &str,
+) -> Result<bool, LayoutError> {
     let f = match parse_format(format, letters) {
         Ok(f) => f,
         Err(LayoutError::Format(e)) if e.kind() == NotationErrorKind::MissingLetter => return Ok(false),
@@ -181,9 +191,15 @@ mod tests {
         };
         let (d, s) = ([2, 3, 4, 5], [60, 1, 15, 3]);
         assert_eq!(err(partially_packed(&d, &s, "NCHW", "NHWC", "CW")), NotationErrorKind::PackedOutOfOrder);
-        assert_eq!(err(partially_packed(&d, &s, "NCHW", "NHWC", "D")), NotationErrorKind::PackedLetterNotInFormat);
+        assert_eq!(
+            err(partially_packed(&d, &s, "NCHW", "NHWC", "D")),
+            NotationErrorKind::PackedLetterNotInFormat
+        );
         assert_eq!(err(partially_packed(&d, &s, "NCHW", "NHC", "C")), NotationErrorKind::MissingLetter);
         assert_eq!(err(fully_packed(&d, &s, "NCHW", "NC/4HW4")), NotationErrorKind::VectorizedFormat);
-        assert!(matches!(spatially_packed(&[2, 3, 4], &[12, 4, 1], "BMN"), Err(LayoutError::NotApplicable { .. })));
+        assert!(matches!(
+            spatially_packed(&[2, 3, 4], &[12, 4, 1], "BMN"),
+            Err(LayoutError::NotApplicable { .. })
+        ));
     }
 }

@@ -7,7 +7,6 @@
 
 use core::fmt;
 
-
 use crate::convert::{self, Geometry};
 use crate::dtype::Element;
 use crate::error::{DimName, LayoutError};
@@ -43,13 +42,13 @@ impl<T: Element, L: Layout> fmt::Debug for Tensor<T, L> {
 }
 
 /// Allocates `len` copies of `value`, failing (instead of aborting) when the bytes do not fit.
-fn allocate<T: Element>(len: usize, value: T, dims: &[usize], letters: &str) -> Result<Vec<T>, LayoutError> {
+fn allocate<T: Element>(len: usize, value: T, letters: &str) -> Result<Vec<T>, LayoutError> {
     let bytes_fit = len.checked_mul(T::SIZE).is_some_and(|b| b <= isize::MAX as usize);
     if !bytes_fit {
         return Err(LayoutError::SizeOverflow { dim: DimName::new(0, letters.as_bytes()) });
     }
     let mut data = Vec::new();
-    data.try_reserve_exact(len).map_err(|_| LayoutError::AllocationFailed { bytes: len * T::SIZE, dims: crate::DimList::new(dims) })?;
+    data.try_reserve_exact(len).map_err(|_| LayoutError::AllocationFailed { bytes: len * T::SIZE })?;
     data.resize(len, value);
     Ok(data)
 }
@@ -63,7 +62,7 @@ impl<T: Element, L: Layout> Tensor<T, L> {
     /// A tensor with every element `value`.
     pub fn filled(dims: DimsOf<L>, value: T) -> Result<Self, LayoutError> {
         let shape = Shape::new(dims)?;
-        let data = allocate(shape.len(), value, dims.as_ref(), <L::Family as Family>::LETTERS)?;
+        let data = allocate(shape.len(), value, <L::Family as Family>::LETTERS)?;
         Ok(Tensor { shape, data })
     }
 
@@ -221,7 +220,13 @@ impl<'a, T: Element, L: Layout> TensorViewMut<'a, T, L> {
 
 /// Checks a strided view: valid dims and strides, and every address inside `len` elements from
 /// `base`. Returns the lowest and highest addresses.
-fn check_strided(dims: &[usize], strides: &[isize], base: usize, len: usize, letters: &str) -> Result<(), LayoutError> {
+fn check_strided(
+    dims: &[usize],
+    strides: &[isize],
+    base: usize,
+    len: usize,
+    letters: &str,
+) -> Result<(), LayoutError> {
     let (low, high) = crate::desc::validate(dims, strides, letters.as_bytes())?;
     let lowest = base as i128 + low as i128;
     let highest = base as i128 + high as i128;
@@ -322,7 +327,12 @@ pub struct StridedViewMut<'a, T: Element, F: Family> {
 impl<'a, T: Element, F: Family> StridedViewMut<'a, T, F> {
     /// A mutable view of `data` with `dims` and `strides` from element `base`; every address
     /// must lie inside `data`, and no two indices may share one.
-    pub fn new(data: &'a mut [T], dims: F::Dims, strides: F::Strides, base: usize) -> Result<Self, LayoutError> {
+    pub fn new(
+        data: &'a mut [T],
+        dims: F::Dims,
+        strides: F::Strides,
+        base: usize,
+    ) -> Result<Self, LayoutError> {
         check_strided(dims.as_ref(), strides.as_ref(), base, data.len(), F::LETTERS)?;
         match overlap(dims.as_ref(), strides.as_ref()) {
             Overlap::Disjoint => Ok(StridedViewMut { dims, strides, base, data }),
@@ -414,7 +424,3 @@ mod access {
         }
     }
 }
-
-
-
-

@@ -1,0 +1,71 @@
+//! A tour of typed-layout: the guide's example tensor (N = 1, C = 64, H = 5, W = 4, values
+//! 0, 1, 2, … in NCHW order) in NCHW, NHWC and NC/32HW32, converted on the CPU, with the strides
+//! derived at compile time and the descriptor's answers to the guide's questions.
+//!
+//! Run with `cargo run --release --example tour`.
+
+use typed_layout::{
+    DataType, ImageDims, Layout, LayoutError, Nchw, NcxHwx, Nhwc, StaticShape, StridedViewMut, Tensor,
+    TensorDesc,
+};
+
+/// Prints the first elements of a tensor's storage, in memory order.
+fn show<L: Layout>(t: &Tensor<f32, L>) {
+    let head: Vec<String> = t.as_slice().iter().take(8).map(|v| format!("{v}")).collect();
+    println!("  {:<10} strides {:?}", L::NOTATION, t.shape().strides());
+    println!("  {:<10} memory   {}, …", "", head.join(", "));
+}
+
+fn main() -> Result<(), LayoutError> {
+    println!("typed-layout tour: the cuDNN guide's example tensor, N=1 C=64 H=5 W=4\n");
+
+    // Strides computed by the compiler: this is a `const`.
+    const NHWC_STRIDES: [usize; 4] = StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::STRIDES;
+    println!("compile-time NHWC strides of [1, 64, 5, 4] (n, c, h, w): {NHWC_STRIDES:?}\n");
+
+    println!("memory order (CPU backend):");
+    let nchw = Tensor::<f32, Nchw>::from_vec([1, 64, 5, 4], (0..1280).map(|v| v as f32).collect())?;
+    show(&nchw);
+    let nhwc: Tensor<f32, Nhwc> = nchw.to_layout()?;
+    show(&nhwc);
+    let vect: Tensor<f32, NcxHwx<32>> = nchw.to_layout()?;
+    show(&vect);
+    println!(
+        "  NC/32HW32: element 31 is {}, and the second group of 32 channels starts at position 640 with {}\n",
+        vect.as_slice()[31],
+        vect.as_slice()[640]
+    );
+
+    println!("descriptor questions:");
+    let desc = TensorDesc::from_shape(DataType::Float, nhwc.shape())?;
+    println!("  dims {:?} strides {:?}", desc.dims(), desc.strides());
+    println!("  fully packed NHWC?          {}", desc.fully_packed("NHWC")?);
+    println!("  NHWC, WC-packed?            {}", desc.partially_packed("NHWC", "WC")?);
+    println!("  spatially packed?           {}", desc.spatially_packed()?);
+    println!("  overlapping?                {:?}", desc.overlap());
+    println!("  named layouts it matches:   {:?}", desc.named_layouts());
+
+    // Padded rows: NHWC, WC-packed, with H's stride rounded up to 320 elements.
+    let padded = TensorDesc::new(DataType::Float, &[1, 64, 5, 4], &[1600, 1, 320, 64])?;
+    println!(
+        "  padded NHWC: WC-packed? {}, fully packed? {}",
+        padded.partially_packed("NHWC", "WC")?,
+        padded.fully_packed("NHWC")?
+    );
+
+    println!("\nbad input gets an error value:");
+    if let Err(e) = Tensor::<i8, NcxHwx<32>>::zeros([1, 48, 5, 4]) {
+        println!("  NC/32HW32 with C = 48: {e}");
+    }
+    let mut buf = vec![0.0f32; 64];
+    if let Err(e) = StridedViewMut::<f32, typed_layout::Image>::new(&mut buf, [1, 4, 2, 2], [16, 1, 2, 1], 0)
+    {
+        println!("  overlapping output:     {e}");
+    }
+    if let Err(e) = TensorDesc::new(DataType::Float, &[4, 4], &[4, 1]) {
+        println!("  2-D descriptor:         {e}");
+    }
+
+    println!("\nbackend: CPU (the GPU backend is not built yet)");
+    Ok(())
+}

@@ -51,6 +51,46 @@
 //! "Compile-time errors").
 
 //!
+//! # Compile-time errors
+//!
+//! What the types carry, `cargo check` reports. Converting between families:
+//!
+//! ```compile_fail,E0271
+//! use typed_layout::{Bmn, Nchw, RowMajor, Tensor};
+//! let t = Tensor::<f32, Nchw>::zeros([1, 2, 3, 4]).unwrap();
+//! let m: Tensor<f32, Bmn<RowMajor>> = t.to_layout().unwrap(); // Image is not Matmul
+//! ```
+//!
+//! Giving an image layout three dims:
+//!
+//! ```compile_fail,E0308
+//! use typed_layout::{Nhwc, Tensor};
+//! let t = Tensor::<f32, Nhwc>::zeros([2, 3, 4]); // expected [usize; 4]
+//! ```
+//!
+//! Writing into an input-only strided view (it may overlap):
+//!
+//! ```compile_fail,E0277
+//! use typed_layout::{convert, Image, Nchw, StridedView, Tensor};
+//! let src = Tensor::<u8, Nchw>::zeros([1, 1, 2, 2]).unwrap();
+//! let data = [0u8; 4];
+//! let mut input = StridedView::<u8, Image>::new(&data, [1, 1, 2, 2], [4, 4, 2, 1], 0).unwrap();
+//! convert(&src, &mut input).unwrap(); // StridedView is not a Destination
+//! ```
+//!
+//! A static shape that breaks a rule fails in `const` evaluation (reported by `cargo check`
+//! for `const` items, by `cargo build` inside function bodies):
+//!
+//! ```compile_fail,E0080
+//! use typed_layout::{ImageDims, NcxHwx, StaticShape};
+//! const LEN: usize = StaticShape::<NcxHwx<32>, ImageDims<1, 48, 5, 4>>::LEN; // 48 % 32 != 0
+//! ```
+//!
+//! ```compile_fail,E0080
+//! use typed_layout::{Layout, NcxHwx};
+//! const N: &str = NcxHwx::<0>::NOTATION; // the vector width x is at least 1
+//! ```
+//!
 //! # Crates
 //!
 //! This facade re-exports the workspace: the core [`layout_types`] at the top level, the

@@ -284,31 +284,42 @@ fn copy_run<T: Copy>(src: &[T], s: isize, dst: &mut [T], d: isize, axis: Axis) {
     }
 }
 
-/// Tile edge for the 2-D transpose: 64 bytes of the wider side, at least 16 elements.
+/// Tile edge for the 2-D transpose, in elements: a tile's source rows stay in L1 while its
+/// destination rows are written.
 const fn tile<T>() -> usize {
-    let t = 64 / core::mem::size_of::<T>();
-    if t < 16 {
-        16
-    } else {
-        t
+    match core::mem::size_of::<T>() {
+        1 => 128,
+        2 => 64,
+        _ => 32,
     }
 }
 
 /// Transposes the plane spanned by `rows` (the source's innermost axis) and `cols` (the
-/// destination's innermost axis) in square tiles: each tile reads source rows and writes
-/// destination rows that stay in cache.
+/// destination's innermost axis) in square tiles. The inner loop writes a contiguous slice of a
+/// destination row; the strided source reads of one tile reuse the same cache lines.
 #[inline]
 fn transpose_tiles<T: Copy>(src: &[T], s: isize, dst: &mut [T], d: isize, rows: Axis, cols: Axis) {
     let t = tile::<T>();
+    if cols.dst != 1 {
+        // A strided (padded or mirrored) destination: no contiguous rows to write.
+        for r in 0..rows.extent as isize {
+            let (sr, dr) = (s + r * rows.src, d + r * rows.dst);
+            for c in 0..cols.extent as isize {
+                dst[(dr + c * cols.dst) as usize] = src[(sr + c * cols.src) as usize];
+            }
+        }
+        return;
+    }
     for r0 in (0..rows.extent).step_by(t) {
         let r1 = (r0 + t).min(rows.extent);
         for c0 in (0..cols.extent).step_by(t) {
-            let c1 = (c0 + t).min(cols.extent);
-            for c in c0..c1 {
-                let sc = s + c as isize * cols.src;
-                let dc = d + c as isize * cols.dst;
-                for r in r0..r1 {
-                    dst[(dc + r as isize * rows.dst) as usize] = src[(sc + r as isize * rows.src) as usize];
+            let width = (c0 + t).min(cols.extent) - c0;
+            for r in r0..r1 {
+                let start = (d + r as isize * rows.dst + c0 as isize * cols.dst) as usize;
+                let out = &mut dst[start..start + width];
+                let base = s + r as isize * rows.src + c0 as isize * cols.src;
+                for (k, o) in out.iter_mut().enumerate() {
+                    *o = src[(base + k as isize * cols.src) as usize];
                 }
             }
         }

@@ -175,7 +175,7 @@ impl Plan {
         for d in 0..src.rank {
             let (ws, wd) = (width(src.maps[d]), width(dst.maps[d]));
             let (big, small) = (ws.max(wd), ws.min(wd));
-            if big % small != 0 {
+            if !big.is_multiple_of(small) {
                 return None;
             }
             let extents = [src.dims[d] / big, big / small, small];

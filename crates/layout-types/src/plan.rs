@@ -105,7 +105,7 @@ pub const fn derive(format: &Format, dims: &[usize], letters: &[u8]) -> Result<P
         let dim = order[k];
         let (part, extent) = match vector {
             Some(v) if v.dim == dim => {
-                if dims[dim] % v.width != 0 {
+                if !dims[dim].is_multiple_of(v.width) {
                     return Err(LayoutError::NotMultipleOfVector {
                         dim: DimName::new(dim, letters),
                         size: dims[dim],

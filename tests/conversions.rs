@@ -124,38 +124,18 @@ fn every_family<T: Sample>() {
     matmul_pairs::<T>();
 }
 
-#[test]
-fn f32_all_pairs() {
-    every_family::<f32>();
+macro_rules! every_type {
+    ($($name:ident: $t:ty),*) => {$(
+        #[test]
+        fn $name() {
+            every_family::<$t>();
+        }
+    )*};
 }
-#[test]
-fn f64_all_pairs() {
-    every_family::<f64>();
-}
-#[test]
-fn f16_all_pairs() {
-    every_family::<f16>();
-}
-#[test]
-fn bf16_all_pairs() {
-    every_family::<bf16>();
-}
-#[test]
-fn i8_all_pairs() {
-    every_family::<i8>();
-}
-#[test]
-fn u8_all_pairs() {
-    every_family::<u8>();
-}
-#[test]
-fn i32_all_pairs() {
-    every_family::<i32>();
-}
-#[test]
-fn i64_all_pairs() {
-    every_family::<i64>();
-}
+every_type!(
+    f32_all_pairs: f32, f64_all_pairs: f64, f16_all_pairs: f16, bf16_all_pairs: bf16,
+    i8_all_pairs: i8, u8_all_pairs: u8, i32_all_pairs: i32, i64_all_pairs: i64
+);
 
 #[test]
 fn library_offsets_equal_hand_offsets() {

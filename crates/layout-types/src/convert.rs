@@ -79,7 +79,7 @@ impl Geometry {
         &self.dims[..self.rank]
     }
 
-    fn offset(&self, index: &[usize]) -> isize {
+    pub(crate) fn offset(&self, index: &[usize]) -> isize {
         let mut o = self.base;
         for (m, &i) in self.maps.iter().zip(index) {
             o += match *m {

@@ -288,15 +288,12 @@ impl<'a, T: Element, F: Family> StridedView<'a, T, F> {
     }
 }
 
+/// Storage offset of a logical index of a strided view, or `None` outside its dims.
 fn strided_offset(dims: &[usize], strides: &[isize], base: usize, index: &[usize]) -> Option<usize> {
-    let mut offset = base as isize;
-    for ((&i, &d), &s) in index.iter().zip(dims).zip(strides) {
-        if i >= d {
-            return None;
-        }
-        offset += i as isize * s;
+    if index.iter().zip(dims).any(|(i, d)| i >= d) {
+        return None;
     }
-    usize::try_from(offset).ok()
+    usize::try_from(Geometry::strided(dims, strides, base).offset(index)).ok()
 }
 
 /// A mutable view with arbitrary signed strides: a conversion output into a padded or otherwise

@@ -102,6 +102,7 @@ pub use layout_types::*;
 
 /// The `layout!` proc macro crate.
 pub use layout_macros as macros;
+pub use layout_macros::layout;
 
 /// The GPU backend crate.
 pub use layout_gpu as gpu;

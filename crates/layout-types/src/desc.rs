@@ -4,7 +4,6 @@ use crate::dtype::DataType;
 use crate::error::{DimName, LayoutError};
 use crate::family::{default_letters, MAX_RANK, MIN_RANK};
 use crate::layout::{Layout, NamedLayout, Shape};
-use crate::notation::Format;
 use crate::overlap::{self, Overlap};
 use crate::packing;
 use crate::plan;
@@ -126,8 +125,7 @@ impl TensorDesc {
     /// # Ok::<(), typed_layout::LayoutError>(())
     /// ```
     pub fn with_letters(mut self, letters: &str) -> Result<Self, LayoutError> {
-        // Parsing the letters as a format of themselves checks: uppercase, no repeats.
-        Format::parse(letters, letters)?;
+        crate::family::check_letters(letters)?;
         if letters.len() != self.rank {
             return Err(LayoutError::StrideCount { dims: self.rank, strides: letters.len() });
         }

@@ -77,6 +77,26 @@ pub enum LayoutError {
         /// The vector width x.
         width: usize,
     },
+    /// A letter in the layout's `-packed` suffix whose stride is not exactly the packed stride
+    /// (the next dimension times the next stride, or 1 for the innermost).
+    NotPacked {
+        /// The dimension.
+        dim: DimName,
+        /// The stride given.
+        stride: usize,
+        /// The stride the packing rule requires.
+        required: usize,
+    },
+    /// A letter outside the `-packed` suffix whose stride is below the packed stride, so that its
+    /// elements would collide with the next dimension's.
+    StrideTooSmall {
+        /// The dimension.
+        dim: DimName,
+        /// The stride given.
+        stride: usize,
+        /// The smallest stride allowed (the next dimension times the next stride).
+        minimum: usize,
+    },
     /// A buffer whose length differs from what the shape needs.
     BufferLength {
         /// Elements the shape needs.
@@ -155,6 +175,14 @@ impl fmt::Display for LayoutError {
                 f,
                 "{dim} is {size}, not a multiple of the vector width {width}: NC/xHWx groups C into vectors of x channels, so C must be a multiple of x"
             ),
+            LayoutError::NotPacked { dim, stride, required } => write!(
+                f,
+                "{dim} has stride {stride} but must have {required}: a letter of the -packed suffix has stride next_dim * next_stride (1 for the last letter)"
+            ),
+            LayoutError::StrideTooSmall { dim, stride, minimum } => write!(
+                f,
+                "{dim} has stride {stride}, below {minimum}: a letter outside the -packed suffix has stride >= next_dim * next_stride"
+            ),
             LayoutError::BufferLength { expected, found } => write!(
                 f,
                 "buffer has {found} elements but the shape needs {expected}"
@@ -203,6 +231,12 @@ impl LayoutError {
             LayoutError::SizeOverflow { .. } => "element offsets must fit in isize",
             LayoutError::NotMultipleOfVector { .. } => {
                 "NC/xHWx groups C into vectors of x channels, so C must be a multiple of x"
+            }
+            LayoutError::NotPacked { .. } => {
+                "a letter of the -packed suffix has stride next_dim * next_stride (1 for the last letter)"
+            }
+            LayoutError::StrideTooSmall { .. } => {
+                "a letter outside the -packed suffix has stride >= next_dim * next_stride"
             }
             LayoutError::BufferLength { .. } => "a buffer holds exactly the elements its shape needs",
             LayoutError::OutOfBounds { .. } => "a view addresses only elements inside its buffer",

@@ -8,6 +8,8 @@
 use core::fmt::Debug;
 use core::hash::Hash;
 
+use crate::notation::{NotationError, NotationErrorKind};
+
 /// Largest rank of a tensor descriptor ("a number of dimensions from 3 to 8").
 pub const MAX_RANK: usize = 8;
 /// Smallest rank of a tensor descriptor.
@@ -95,6 +97,102 @@ impl Family for Matmul {
     const LETTERS: &'static str = "BMN";
     type Dims = [usize; 3];
     type Strides = [isize; 3];
+}
+
+/// Checks that `letters` can name a family: 3 to 8 distinct uppercase ASCII letters.
+/// Errors point into `letters`.
+///
+/// ```
+/// use typed_layout::family::check_letters;
+/// assert!(check_letters("NTCDHW").is_ok());
+/// assert!(check_letters("NCHN").is_err());
+/// ```
+pub const fn check_letters(letters: &str) -> Result<(), NotationError> {
+    let s = letters.as_bytes();
+    let mut i = 0;
+    while i < s.len() {
+        let b = s[i];
+        if b.is_ascii_lowercase() {
+            return Err(NotationError::new(NotationErrorKind::LowercaseLetter, i, i + 1));
+        }
+        if !b.is_ascii_uppercase() {
+            return Err(NotationError::new(NotationErrorKind::FamilyLetters, i, i + 1));
+        }
+        let mut j = 0;
+        while j < i {
+            if s[j] == b {
+                return Err(NotationError::new(NotationErrorKind::RepeatedLetter, i, i + 1));
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    if s.len() < MIN_RANK || s.len() > MAX_RANK {
+        return Err(NotationError::new(NotationErrorKind::RankOutOfRange, 0, s.len()));
+    }
+    Ok(())
+}
+
+/// The families typed-layout names, as a runtime value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BuiltinFamily {
+    /// [`Matmul`]: `BMN`.
+    Matmul,
+    /// [`Image`]: `NCHW`.
+    Image,
+    /// [`Volume`]: `NCDHW`.
+    Volume,
+}
+
+impl BuiltinFamily {
+    /// All three, by rank.
+    pub const ALL: [BuiltinFamily; 3] = [BuiltinFamily::Matmul, BuiltinFamily::Image, BuiltinFamily::Volume];
+
+    /// The family's letters in logical order.
+    pub const fn letters(self) -> &'static str {
+        match self {
+            BuiltinFamily::Matmul => Matmul::LETTERS,
+            BuiltinFamily::Image => Image::LETTERS,
+            BuiltinFamily::Volume => Volume::LETTERS,
+        }
+    }
+
+    /// The type's name (`"Image"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            BuiltinFamily::Matmul => "Matmul",
+            BuiltinFamily::Image => "Image",
+            BuiltinFamily::Volume => "Volume",
+        }
+    }
+
+    /// The built-in family a notation is written for: the one sharing the most letters with the
+    /// spec's format part, and among those the one whose rank is closest to the number of
+    /// letters. `"NHWC"` is an image layout; `"NCHX"` too (so the error names `X`), and `"NTHWC"`
+    /// a volume layout (so the error names `T`).
+    ///
+    /// ```
+    /// use typed_layout::family::BuiltinFamily;
+    /// assert_eq!(BuiltinFamily::for_spec("NC/32DHW32"), BuiltinFamily::Volume);
+    /// assert_eq!(BuiltinFamily::for_spec("BNM"), BuiltinFamily::Matmul);
+    /// assert_eq!(BuiltinFamily::for_spec("NHWC, WC-packed"), BuiltinFamily::Image);
+    /// ```
+    pub fn for_spec(spec: &str) -> BuiltinFamily {
+        let format = spec.split(',').next().unwrap_or("");
+        let letters: Vec<u8> = format.bytes().filter(u8::is_ascii_alphabetic).collect();
+        let score = |f: BuiltinFamily| {
+            let shared = f.letters().bytes().filter(|b| letters.contains(&b.to_ascii_uppercase())).count()
+                + f.letters().bytes().filter(|b| letters.contains(&b.to_ascii_lowercase())).count();
+            (shared, core::cmp::Reverse(f.letters().len().abs_diff(letters.len())))
+        };
+        let mut best = BuiltinFamily::Image;
+        for f in BuiltinFamily::ALL {
+            if score(f) > score(best) {
+                best = f;
+            }
+        }
+        best
+    }
 }
 
 /// The default letters of a descriptor of rank `rank`: `"BMN"`, `"NCHW"`, `"NCDHW"`, or none

@@ -280,12 +280,40 @@ pub struct Shape<L: Layout> {
 }
 
 impl<L: Layout> Shape<L> {
-    /// Validates `dims` (logical order) for layout `L`.
+    /// Validates `dims` (logical order) for layout `L`, with packed strides (no padding, also
+    /// for a partially packed layout; see [`Shape::with_strides`]).
     ///
     /// Fails on a zero dim, a C that is not a multiple of NC/xHWx's x, or more than
     /// `isize::MAX` elements.
     pub fn new(dims: DimsOf<L>) -> Result<Self, LayoutError> {
         Self::from_slice(dims.as_ref())
+    }
+
+    /// A shape with the given logical strides, checked against the layout's packing.
+    ///
+    /// For a partially packed layout (`"NHWC, WC-packed"`, declared with `layout!`), letters
+    /// outside the `-packed` suffix may be padded: their stride is at least the next dimension
+    /// times the next stride. Letters in the suffix need exactly that. A fully packed layout
+    /// accepts only the strides [`Shape::new`] derives.
+    ///
+    /// ```
+    /// use typed_layout::{layout, LayoutError, Shape};
+    /// layout! {
+    ///     /// NHWC images whose rows (H) and images (N) may be padded.
+    ///     pub struct NhwcRows = "NHWC, WC-packed";
+    /// }
+    /// // n, c, h, w = 2, 3, 4, 5: rows of W·C = 15 elements padded to 16.
+    /// let s = Shape::<NhwcRows>::with_strides([2, 3, 4, 5], [64, 1, 16, 3])?;
+    /// assert_eq!(s.len(), 64 + 3 * 16 + 4 * 3 + 2 + 1);
+    /// // W is packed: its stride must be C = 3.
+    /// let e = Shape::<NhwcRows>::with_strides([2, 3, 4, 5], [64, 1, 16, 4]).unwrap_err();
+    /// assert!(matches!(e, LayoutError::NotPacked { required: 3, .. }));
+    /// # Ok::<(), LayoutError>(())
+    /// ```
+    pub fn with_strides(dims: DimsOf<L>, strides: DimsOf<L>) -> Result<Self, LayoutError> {
+        let letters = <L::Family as Family>::LETTERS.as_bytes();
+        let packing = plan::derive_strided(&L::FORMAT, dims.as_ref(), strides.as_ref(), letters)?;
+        Ok(Shape { packing, layout: PhantomData })
     }
 
     /// Like [`Shape::new`] from a slice; also fails when the slice's length is not the rank.

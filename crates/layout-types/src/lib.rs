@@ -4,6 +4,7 @@
 //! guide to the type that implements it. Modules, one per concept:
 //!
 //! * [`notation`]: cuDNN notation (`"NC/32HW32"`) as a typed [`Format`], parsed by a `const fn`;
+//!   [`dyn_layout`]: the same notation as a runtime [`DynLayout`];
 //! * [`plan`]: the one stride derivation, used at compile time and at run time;
 //! * [`family`], [`layout`]: families of letters, zero-sized layouts, [`Shape`], [`StaticShape`];
 //! * [`dtype`]: [`DataType`] and the sealed [`Element`];
@@ -22,6 +23,7 @@
 pub mod convert;
 pub mod desc;
 pub mod dtype;
+pub mod dyn_layout;
 pub mod error;
 pub mod family;
 pub mod layout;
@@ -34,8 +36,9 @@ pub mod tensor;
 pub use convert::{convert, Destination, Source};
 pub use desc::TensorDesc;
 pub use dtype::{DataType, Element};
+pub use dyn_layout::DynLayout;
 pub use error::{DimName, LayoutError};
-pub use family::{DimArray, Family, Image, Matmul, Volume, MAX_RANK, MIN_RANK};
+pub use family::{BuiltinFamily, DimArray, Family, Image, Matmul, Volume, MAX_RANK, MIN_RANK};
 pub use layout::{
     Bmn, Cdhwn, Chwn, ColMajor, Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, DimsOf, ImageDims, Layout,
     MatmulDims, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Shape, StaticShape,

@@ -5,14 +5,20 @@
 //! named layouts are *defined* by parsing their notation at compile time, and runtime callers
 //! (descriptors, user input) get the very same verdicts as error values.
 //!
-//! Grammar accepted here (the `layout!` macro extends it with packing clauses):
+//! Grammar (the `layout!` macro and [`DynLayout`](crate::DynLayout) parse exactly this):
 //!
 //! ```text
-//! format  := letter+                      NHWC, CHWN, NCDHW, BMN
-//!          | letter* C '/' x letter* x    NC/32HW32, NC/4HW4, NC/32DHW32
-//! letter  := one of the family's uppercase letters, each exactly once
-//! x       := decimal integer >= 1, the same number both times
+//! notation := format [ ',' ' '* packed '-packed' ]   NHWC, WC-packed
+//! format   := letter+                                 NHWC, CHWN, NCDHW, BMN
+//!           | letter* C '/' x letter* x               NC/32HW32, NC/4HW4, NC/32DHW32
+//! packed   := letter+                                 letters of the format, in its order
+//! letter   := one of the family's uppercase letters, each exactly once
+//! x        := decimal integer >= 1, the same number both times
 //! ```
+//!
+//! Without a packing clause a format is fully packed. With one, the guide's three rules of a
+//! partially packed tensor apply (see [`packing`](crate::packing)): letters in the clause have
+//! exactly the packed stride, the others may be padded (`stride >= next_dim * next_stride`).
 //!
 //! ```
 //! use typed_layout::{Format, Image, Family};
@@ -68,13 +74,59 @@ pub enum NotationErrorKind {
     TrailingCharacters,
     /// A packed letter that is not in the format ("packed letter 'D' is not in format NHWC").
     PackedLetterNotInFormat,
-    /// Packed letters listed out of the format's order, or repeated.
+    /// Packed letters listed out of the format's order.
     PackedOutOfOrder,
+    /// A packed letter listed twice.
+    PackedRepeated,
+    /// A packing clause with no letters (`"NHWC, -packed"`).
+    PackedEmpty,
+    /// A packing clause that does not read `, XY-packed`.
+    PackedSuffixMissing,
+    /// Family letters (a `layout!` family, [`DynLayout::parse_in`](crate::DynLayout::parse_in))
+    /// that are not 3 to 8 distinct uppercase letters.
+    FamilyLetters,
     /// A vectorized format where only plain per-dimension strides make sense.
     VectorizedFormat,
 }
 
 impl NotationErrorKind {
+    /// The section of the guide ("Core Concepts") that states the rule.
+    ///
+    /// ```
+    /// use typed_layout::{DynLayout, NotationErrorKind};
+    /// let e = DynLayout::parse("NHWC, DC-packed").unwrap_err();
+    /// assert_eq!(e.kind(), NotationErrorKind::PackedLetterNotInFormat);
+    /// assert_eq!(e.kind().term(), "Partially-Packed Tensors");
+    /// ```
+    pub const fn term(self) -> &'static str {
+        use NotationErrorKind as K;
+        match self {
+            K::RankOutOfRange | K::FamilyLetters => "Tensor Descriptor",
+            K::SlashWithoutLetter
+            | K::VectorWidthMissing
+            | K::VectorWidthZero
+            | K::VectorWidthOverflow
+            | K::SecondVector
+            | K::GroupedNotChannel
+            | K::VectorSuffixMissing
+            | K::VectorSuffixMismatch
+            | K::UnexpectedNumber
+            | K::TrailingCharacters
+            | K::VectorizedFormat => "NC/32HW32 Memory Layout",
+            K::PackedLetterNotInFormat
+            | K::PackedOutOfOrder
+            | K::PackedRepeated
+            | K::PackedEmpty
+            | K::PackedSuffixMissing => "Partially-Packed Tensors",
+            K::Empty
+            | K::UnexpectedChar
+            | K::LowercaseLetter
+            | K::UnknownLetter
+            | K::RepeatedLetter
+            | K::MissingLetter => "WXYZ Tensor Descriptor",
+        }
+    }
+
     /// The rule this kind enforces, in the guide's terms.
     pub const fn rule(self) -> &'static str {
         match self {
@@ -109,7 +161,15 @@ impl NotationErrorKind {
                 "the letters of a -packed suffix are letters of the format"
             }
             NotationErrorKind::PackedOutOfOrder => {
-                "the letters of a -packed suffix appear once each, in the format's order"
+                "the letters of a -packed suffix follow the format's order"
+            }
+            NotationErrorKind::PackedRepeated => "each letter appears once in a -packed suffix",
+            NotationErrorKind::PackedEmpty => "a -packed suffix names at least one letter (NHWC, WC-packed)",
+            NotationErrorKind::PackedSuffixMissing => {
+                "a packing clause follows the format as `, XY-packed` (NHWC, WC-packed)"
+            }
+            NotationErrorKind::FamilyLetters => {
+                "a family names its dimensions with 3 to 8 distinct uppercase letters, in logical order"
             }
             NotationErrorKind::VectorizedFormat => {
                 "per-dimension strides describe plain formats; NC/xHWx splits C across two axes"
@@ -156,6 +216,40 @@ impl fmt::Display for NotationError {
 
 impl std::error::Error for NotationError {}
 
+impl NotationError {
+    /// A multi-line explanation for a user: the rule, the spec with the offending bytes marked,
+    /// and the guide's section. The `layout!` macro reports exactly this.
+    ///
+    /// ```
+    /// use typed_layout::DynLayout;
+    /// let spec = "NC/32HW4";
+    /// let e = DynLayout::parse(spec).unwrap_err();
+    /// assert_eq!(
+    ///     e.explain(spec),
+    ///     "the vector suffix repeats the width after `/` (NC/32HW32, not NC/32HW4)\n\
+    ///      \x20 | NC/32HW4\n\
+    ///      \x20 |        ^ here\n\
+    ///      \x20 = guide: NC/32HW32 Memory Layout"
+    /// );
+    /// ```
+    pub fn explain(&self, spec: &str) -> String {
+        let start = self.start.min(spec.len());
+        let end = self.end.clamp(start, spec.len());
+        let marks = "^".repeat((end - start).max(1));
+        format!(
+            "{}\n  | {spec}\n  | {:start$}{marks} here\n  = guide: {}",
+            self.kind.rule(),
+            "",
+            self.kind.term()
+        )
+    }
+
+    /// This error with its positions moved by `by` bytes (for a spec inside a longer text).
+    pub const fn shifted(self, by: usize) -> Self {
+        NotationError { start: self.start + by, end: self.end + by, ..self }
+    }
+}
+
 /// A vectorized dimension: the logical dimension `dim` is split into groups of `width`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Vector {
@@ -174,6 +268,37 @@ pub struct Format {
     rank: usize,
     order: [usize; MAX_RANK],
     vector: Option<Vector>,
+    /// Per logical dimension: in the `-packed` suffix. All `rank` entries for a fully packed
+    /// format, none past `rank`, so equal formats compare equal.
+    packed: [bool; MAX_RANK],
+}
+
+/// The word that ends a packing clause (`"NHWC, WC-packed"`).
+const PACKED_SUFFIX: &str = "-packed";
+
+const fn find_byte(s: &[u8], from: usize, b: u8) -> Option<usize> {
+    let mut i = from;
+    while i < s.len() {
+        if s[i] == b {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 const fn find_letter(letters: &[u8], b: u8) -> Option<usize> {
@@ -187,11 +312,12 @@ const fn find_letter(letters: &[u8], b: u8) -> Option<usize> {
     None
 }
 
-/// Reads a decimal number at `i`; returns (value, end) or an overflow error.
-const fn read_number(s: &[u8], mut i: usize) -> Result<(usize, usize), NotationError> {
+/// Reads a decimal number at `i`, before `end`; returns (value, end of number) or an overflow
+/// error.
+const fn read_number(s: &[u8], mut i: usize, end: usize) -> Result<(usize, usize), NotationError> {
     let start = i;
     let mut v: usize = 0;
-    while i < s.len() && s[i].is_ascii_digit() {
+    while i < end && s[i].is_ascii_digit() {
         v = match v.checked_mul(10) {
             Some(x) => match x.checked_add((s[i] - b'0') as usize) {
                 Some(y) => y,
@@ -207,17 +333,53 @@ const fn read_number(s: &[u8], mut i: usize) -> Result<(usize, usize), NotationE
 impl Format {
     /// Parses `spec` as a format of the family whose logical letters are `letters`.
     ///
+    /// `spec` is a format (`"NC/32HW32"`), optionally followed by a packing clause
+    /// (`"NHWC, WC-packed"`); see the [module docs](self) for the grammar.
+    ///
     /// ```
     /// use typed_layout::{Format, NotationErrorKind, Volume, Family};
     /// assert!(Format::parse("NDHWC", Volume::LETTERS).is_ok());
     /// let e = Format::parse("NDHWc", Volume::LETTERS).unwrap_err();
     /// assert_eq!(e.kind(), NotationErrorKind::LowercaseLetter);
+    /// let rows = Format::parse("NDHWC, HWC-packed", Volume::LETTERS)?;
+    /// assert!(!rows.is_fully_packed());
+    /// # Ok::<(), typed_layout::NotationError>(())
     /// ```
     pub const fn parse(spec: &str, letters: &str) -> Result<Format, NotationError> {
-        use NotationErrorKind as K;
         let s = spec.as_bytes();
         let fam = letters.as_bytes();
-        if s.is_empty() {
+        if crate::family::check_letters(letters).is_err() {
+            return Err(NotationError::new(NotationErrorKind::FamilyLetters, 0, s.len()));
+        }
+        let comma = match find_byte(s, 0, b',') {
+            Some(i) => i,
+            None => s.len(),
+        };
+        let format = match Self::parse_format(s, comma, fam) {
+            Ok(f) => f,
+            Err(e) => return Err(e),
+        };
+        if comma == s.len() {
+            return Ok(format);
+        }
+        let mut start = comma + 1;
+        while start < s.len() && s[start] == b' ' {
+            start += 1;
+        }
+        let dash = match find_byte(s, start, b'-') {
+            Some(d) => d,
+            None => return Err(NotationError::new(NotationErrorKind::PackedSuffixMissing, s.len(), s.len())),
+        };
+        if !bytes_eq(s.split_at(dash).1, PACKED_SUFFIX.as_bytes()) {
+            return Err(NotationError::new(NotationErrorKind::PackedSuffixMissing, dash, s.len()));
+        }
+        format.apply_packed(s, start, dash, fam)
+    }
+
+    /// The format part of `s[..end]`: letters and an optional vectorized C.
+    const fn parse_format(s: &[u8], end: usize, fam: &[u8]) -> Result<Format, NotationError> {
+        use NotationErrorKind as K;
+        if end == 0 {
             return Err(NotationError::new(K::Empty, 0, 0));
         }
         let mut order = [0usize; MAX_RANK];
@@ -225,7 +387,7 @@ impl Format {
         let mut rank = 0usize;
         let mut vector: Option<Vector> = None;
         let mut i = 0;
-        while i < s.len() {
+        while i < end {
             let b = s[i];
             if b.is_ascii_uppercase() {
                 let dim = match find_letter(fam, b) {
@@ -255,33 +417,33 @@ impl Format {
                 if s[i - 1] != b'C' {
                     return Err(NotationError::new(K::GroupedNotChannel, i - 1, i));
                 }
-                let (width, end) = match read_number(s, i + 1) {
+                let (width, number_end) = match read_number(s, i + 1, end) {
                     Ok(r) => r,
                     Err(e) => return Err(e),
                 };
-                if end == i + 1 {
+                if number_end == i + 1 {
                     return Err(NotationError::new(K::VectorWidthMissing, i, i + 1));
                 }
                 if width == 0 {
-                    return Err(NotationError::new(K::VectorWidthZero, i + 1, end));
+                    return Err(NotationError::new(K::VectorWidthZero, i + 1, number_end));
                 }
                 vector = Some(Vector { dim: grouped, width });
-                i = end;
+                i = number_end;
             } else if b.is_ascii_digit() {
-                let (value, end) = match read_number(s, i) {
+                let (value, number_end) = match read_number(s, i, end) {
                     Ok(r) => r,
                     Err(e) => return Err(e),
                 };
                 match vector {
-                    None => return Err(NotationError::new(K::UnexpectedNumber, i, end)),
+                    None => return Err(NotationError::new(K::UnexpectedNumber, i, number_end)),
                     Some(v) => {
                         if value != v.width {
-                            return Err(NotationError::new(K::VectorSuffixMismatch, i, end));
+                            return Err(NotationError::new(K::VectorSuffixMismatch, i, number_end));
                         }
-                        if end != s.len() {
-                            return Err(NotationError::new(K::TrailingCharacters, end, s.len()));
+                        if number_end != end {
+                            return Err(NotationError::new(K::TrailingCharacters, number_end, end));
                         }
-                        return Self::finish(order, rank, seen, fam.len(), Some(v), s.len());
+                        return Self::finish(order, rank, seen, fam.len(), Some(v), end);
                     }
                 }
             } else {
@@ -289,9 +451,9 @@ impl Format {
             }
         }
         if vector.is_some() {
-            return Err(NotationError::new(K::VectorSuffixMissing, s.len(), s.len()));
+            return Err(NotationError::new(K::VectorSuffixMissing, end, end));
         }
-        Self::finish(order, rank, seen, fam.len(), None, s.len())
+        Self::finish(order, rank, seen, fam.len(), None, end)
     }
 
     const fn finish(
@@ -312,7 +474,88 @@ impl Format {
             }
             d += 1;
         }
-        Ok(Format { rank, order, vector })
+        let mut packed = [false; MAX_RANK];
+        let mut d = 0;
+        while d < rank {
+            packed[d] = true;
+            d += 1;
+        }
+        Ok(Format { rank, order, vector, packed })
+    }
+
+    /// This format, partially packed in the letters of `s[start..end]` (positions in errors are
+    /// byte offsets into `s`).
+    const fn apply_packed(
+        self,
+        s: &[u8],
+        start: usize,
+        end: usize,
+        fam: &[u8],
+    ) -> Result<Format, NotationError> {
+        use NotationErrorKind as K;
+        if start == end {
+            return Err(NotationError::new(K::PackedEmpty, start, end));
+        }
+        let mut packed = [false; MAX_RANK];
+        let mut last: Option<usize> = None;
+        let mut i = start;
+        while i < end {
+            let b = s[i];
+            if b.is_ascii_lowercase() {
+                return Err(NotationError::new(K::LowercaseLetter, i, i + 1));
+            }
+            if !b.is_ascii_uppercase() {
+                return Err(NotationError::new(K::UnexpectedChar, i, i + 1));
+            }
+            let position = match find_letter(fam, b) {
+                Some(dim) => self.position_of(dim),
+                None => None,
+            };
+            let (dim, position) = match position {
+                Some(p) => (self.order[p], p),
+                None => return Err(NotationError::new(K::PackedLetterNotInFormat, i, i + 1)),
+            };
+            if packed[dim] {
+                return Err(NotationError::new(K::PackedRepeated, i, i + 1));
+            }
+            if let Some(l) = last {
+                if position < l {
+                    return Err(NotationError::new(K::PackedOutOfOrder, i, i + 1));
+                }
+            }
+            packed[dim] = true;
+            last = Some(position);
+            i += 1;
+        }
+        Ok(Format { packed, ..self })
+    }
+
+    /// This format, partially packed in the letters of `packed` (`"WC"`): the guide's
+    /// `-packed` suffix. Listing every letter gives the fully packed format back.
+    ///
+    /// ```
+    /// use typed_layout::{Format, Image, Family, NotationErrorKind};
+    /// let nhwc = Format::parse("NHWC", Image::LETTERS)?;
+    /// assert_eq!(nhwc.with_packed("WC", Image::LETTERS)?, Format::parse("NHWC, WC-packed", Image::LETTERS)?);
+    /// assert_eq!(nhwc.with_packed("NHWC", Image::LETTERS)?, nhwc);
+    /// let e = nhwc.with_packed("CW", Image::LETTERS).unwrap_err();
+    /// assert_eq!(e.kind(), NotationErrorKind::PackedOutOfOrder);
+    /// # Ok::<(), typed_layout::NotationError>(())
+    /// ```
+    pub const fn with_packed(self, packed: &str, letters: &str) -> Result<Format, NotationError> {
+        self.apply_packed(packed.as_bytes(), 0, packed.len(), letters.as_bytes())
+    }
+
+    /// Position of logical dimension `dim` in the format's order.
+    const fn position_of(&self, dim: usize) -> Option<usize> {
+        let mut p = 0;
+        while p < self.rank {
+            if self.order[p] == dim {
+                return Some(p);
+            }
+            p += 1;
+        }
+        None
     }
 
     /// Like [`Format::parse`], but panics with the rule's message: for `const` items, where the
@@ -354,6 +597,24 @@ impl Format {
         self.vector
     }
 
+    /// Per logical dimension: is it in the `-packed` suffix (its stride exactly the packed one)?
+    /// All true for a fully packed format.
+    pub const fn packed(&self) -> &[bool] {
+        self.packed.split_at(self.rank).0
+    }
+
+    /// True when every letter is packed: strides follow from the dims alone.
+    pub const fn is_fully_packed(&self) -> bool {
+        let mut d = 0;
+        while d < self.rank {
+            if !self.packed[d] {
+                return false;
+            }
+            d += 1;
+        }
+        true
+    }
+
     /// The notation of this format with the family's `letters` (`"NC/32HW32"`).
     pub const fn notation(&self, letters: &str) -> NotationBuf {
         let fam = letters.as_bytes();
@@ -372,11 +633,28 @@ impl Format {
         if let Some(v) = self.vector {
             buf = buf.push_number(v.width);
         }
+        if !self.is_fully_packed() {
+            buf = buf.push(b',').push(b' ');
+            let mut i = 0;
+            while i < self.rank {
+                if self.packed[self.order[i]] {
+                    buf = buf.push(fam[self.order[i]]);
+                }
+                i += 1;
+            }
+            let suffix = PACKED_SUFFIX.as_bytes();
+            let mut k = 0;
+            while k < suffix.len() {
+                buf = buf.push(suffix[k]);
+                k += 1;
+            }
+        }
         buf
     }
 }
 
-const NOTATION_CAP: usize = MAX_RANK + 1 + 2 * 20;
+/// Letters, `/`, two vector widths of up to 20 digits, and `, <letters>-packed`.
+const NOTATION_CAP: usize = MAX_RANK + 1 + 2 * 20 + 2 + MAX_RANK + PACKED_SUFFIX.len();
 
 /// A notation string built at compile time: a fixed buffer, read with [`NotationBuf::as_str`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -472,7 +750,29 @@ mod tests {
         assert_eq!(kind("NC/32HW4"), K::VectorSuffixMismatch);
         assert_eq!(kind("N4CHW"), K::UnexpectedNumber);
         assert_eq!(kind("NC/4HW4x"), K::TrailingCharacters);
-        assert_eq!(Format::parse("AB", "AB").unwrap_err().kind(), K::RankOutOfRange);
+        assert_eq!(Format::parse("AB", "AB").unwrap_err().kind(), K::FamilyLetters);
+        assert_eq!(kind("NHWC, -packed"), K::PackedEmpty);
+        assert_eq!(kind("NHWC, WC"), K::PackedSuffixMissing);
+        assert_eq!(kind("NHWC, WC-pack"), K::PackedSuffixMissing);
+        assert_eq!(kind("NHWC, DC-packed"), K::PackedLetterNotInFormat);
+        assert_eq!(kind("NHWC, CW-packed"), K::PackedOutOfOrder);
+        assert_eq!(kind("NHWC, WWC-packed"), K::PackedRepeated);
+        assert_eq!(kind("NHWC, wC-packed"), K::LowercaseLetter);
+        assert_eq!(kind("NHWC, W C-packed"), K::UnexpectedChar);
+    }
+
+    #[test]
+    fn packing_clause() {
+        let rows = Format::parse("NHWC, WC-packed", NCHW).unwrap();
+        assert_eq!(rows.packed(), &[false, true, false, true]);
+        assert!(!rows.is_fully_packed());
+        assert_eq!(rows.notation(NCHW).as_str(), "NHWC, WC-packed");
+        // Spaces after the comma are optional; every letter packed is the fully packed format.
+        assert_eq!(Format::parse("NHWC,WC-packed", NCHW), Ok(rows));
+        assert_eq!(Format::parse("NHWC, NHWC-packed", NCHW), Format::parse("NHWC", NCHW));
+        let n_only = Format::parse("NC/4HW4, N-packed", NCHW).unwrap();
+        assert_eq!(n_only.notation(NCHW).as_str(), "NC/4HW4, N-packed");
+        assert_eq!(Format::parse("NHWC, DC-packed", NCHW).unwrap_err().span(), (6, 7));
     }
 
     #[test]

@@ -25,7 +25,7 @@ use crate::notation::{Format, NotationError, NotationErrorKind};
 
 /// The three rules, letter by letter. `order` is the format (logical indices, outermost first),
 /// `packed[d]` says whether logical dimension `d` is in the suffix.
-fn packed_by_rules(dims: &[usize], strides: &[isize], order: &[usize], packed: &[bool]) -> bool {
+pub(crate) fn packed_by_rules(dims: &[usize], strides: &[isize], order: &[usize], packed: &[bool]) -> bool {
     if strides.iter().any(|&s| s <= 0) {
         return false;
     }
@@ -53,34 +53,6 @@ fn parse_format(format: &str, letters: &str) -> Result<Format, LayoutError> {
     Ok(f)
 }
 
-/// Which logical dimensions a `-packed` suffix names; its letters must follow the format's order.
-fn parse_packed(packed: &str, format: &Format, letters: &str) -> Result<[bool; MAX_RANK], LayoutError> {
-    let mut out = [false; MAX_RANK];
-    let mut last_position = None;
-    for (i, b) in packed.bytes().enumerate() {
-        let err = |kind| LayoutError::from(NotationError::new(kind, i, i + 1));
-        if b.is_ascii_lowercase() {
-            return Err(err(NotationErrorKind::LowercaseLetter));
-        }
-        let dim =
-            letters.bytes().position(|l| l == b).ok_or(err(NotationErrorKind::PackedLetterNotInFormat))?;
-        let position = format
-            .order()
-            .iter()
-            .position(|&d| d == dim)
-            .ok_or(err(NotationErrorKind::PackedLetterNotInFormat))?;
-        if last_position.is_some_and(|p| position <= p) {
-            return Err(err(NotationErrorKind::PackedOutOfOrder));
-        }
-        last_position = Some(position);
-        out[dim] = true;
-    }
-    if packed.is_empty() {
-        return Err(NotationError::new(NotationErrorKind::Empty, 0, 0).into());
-    }
-    Ok(out)
-}
-
 /// Is the tensor, read in `format`, partially packed in the letters of `packed`?
 ///
 /// ```
@@ -98,9 +70,8 @@ pub fn partially_packed(
     format: &str,
     packed: &str,
 ) -> Result<bool, LayoutError> {
-    let f = parse_format(format, letters)?;
-    let packed = parse_packed(packed, &f, letters)?;
-    Ok(packed_by_rules(dims, strides, f.order(), &packed))
+    let f = parse_format(format, letters)?.with_packed(packed, letters)?;
+    Ok(packed_by_rules(dims, strides, f.order(), f.packed()))
 }
 
 /// Is the tensor `format`-fully-packed? False when the format does not have one letter per
@@ -123,7 +94,7 @@ pub fn fully_packed(
         Err(LayoutError::Format(e)) if e.kind() == NotationErrorKind::MissingLetter => return Ok(false),
         Err(e) => return Err(e),
     };
-    Ok(packed_by_rules(dims, strides, f.order(), &[true; MAX_RANK]))
+    Ok(packed_by_rules(dims, strides, f.order(), f.packed()))
 }
 
 /// Is the tensor spatially packed: partially packed in its spatial letters (all but N and C),

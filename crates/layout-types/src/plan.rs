@@ -141,6 +141,66 @@ pub const fn derive(format: &Format, dims: &[usize], letters: &[u8]) -> Result<P
     Ok(out)
 }
 
+/// Derives the storage of `dims` in `format` with the given logical `strides`, checking them
+/// against the format's packing: letters of the `-packed` suffix need exactly the packed stride,
+/// the others at least it (the guide's partially packed rules; a fully packed format accepts
+/// only its packed strides). For a vectorized C, `strides[C]` is the stride between vector
+/// groups; the lanes are always contiguous.
+///
+/// Strides that satisfy the rules nest, so the shape never overlaps; its length is one past the
+/// largest offset.
+pub const fn derive_strided(
+    format: &Format,
+    dims: &[usize],
+    strides: &[usize],
+    letters: &[u8],
+) -> Result<Packing, LayoutError> {
+    let mut out = match derive(format, dims, letters) {
+        Ok(p) => p,
+        Err(e) => return Err(e),
+    };
+    if strides.len() != out.rank {
+        return Err(LayoutError::StrideCount { dims: out.rank, strides: strides.len() });
+    }
+    let packed = format.packed();
+    // Inner to outer: each axis against the extent and stride of the one inside it.
+    let mut inner_span: usize = 1;
+    let mut k = out.n_axes;
+    while k > 0 {
+        k -= 1;
+        let axis = out.axes[k];
+        let dim = DimName::new(axis.dim, letters);
+        let stride = match axis.part {
+            Part::Lane { .. } => 1,
+            _ => strides[axis.dim],
+        };
+        let is_packed = matches!(axis.part, Part::Lane { .. }) || packed[axis.dim];
+        if is_packed && stride != inner_span {
+            return Err(LayoutError::NotPacked { dim, stride, required: inner_span });
+        }
+        if !is_packed && stride < inner_span {
+            return Err(LayoutError::StrideTooSmall { dim, stride, minimum: inner_span });
+        }
+        out.axes[k].stride = stride;
+        if !matches!(axis.part, Part::Lane { .. }) {
+            out.strides[axis.dim] = stride;
+        }
+        inner_span = match stride.checked_mul(axis.extent) {
+            Some(s) if s <= isize::MAX as usize => s,
+            _ => return Err(LayoutError::SizeOverflow { dim }),
+        };
+    }
+    // Nested strides: the largest offset is below the outermost span, checked above.
+    let mut last = 0;
+    let mut k = 0;
+    while k < out.n_axes {
+        last += (out.axes[k].extent - 1) * out.axes[k].stride;
+        k += 1;
+    }
+    out.len = last + 1;
+    Ok(out)
+}
+
 impl Packing {
     /// Number of logical dimensions.
     pub const fn rank(&self) -> usize {

@@ -1,0 +1,94 @@
+//! Tokens for each checked declaration: the zero-sized type, its `Family` or `Layout` impl, and
+//! for rejected declarations a placeholder that keeps the rest of the crate compiling.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+
+use crate::validate::{Checked, FamilyRef, Letters, Verdict};
+
+/// Paths into the facade, as users depend on it.
+fn krate() -> TokenStream {
+    quote!(::typed_layout)
+}
+
+pub(crate) fn expand(checked: &[Checked<'_>]) -> TokenStream {
+    checked.iter().map(expand_one).collect()
+}
+
+fn expand_one(item: &Checked<'_>) -> TokenStream {
+    let k = krate();
+    match item {
+        Checked::Family { decl, letters } => {
+            let (attrs, vis, name) = (&decl.attrs, &decl.vis, &decl.name);
+            let (letters, note) = match letters {
+                Letters::Valid(l) => (l.clone(), format!("Letters, in logical order: `{l}`.")),
+                Letters::Placeholder(rank) => {
+                    ("ABCDEFGH"[..*rank].to_owned(), "Placeholder for a rejected declaration.".to_owned())
+                }
+            };
+            let rank = letters.len();
+            quote! {
+                #(#attrs)*
+                #[doc = ""]
+                #[doc = #note]
+                #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+                #vis struct #name;
+
+                impl #k::Family for #name {
+                    const LETTERS: &'static str = #letters;
+                    type Dims = [usize; #rank];
+                    type Strides = [isize; #rank];
+                }
+            }
+        }
+        Checked::Layout { decl, family, verdict } => {
+            let (attrs, vis, name) = (&decl.attrs, &decl.vis, &decl.name);
+            let family_path = match family {
+                FamilyRef::Builtin { path: Some(p), .. }
+                | FamilyRef::Local { path: p, .. }
+                | FamilyRef::Foreign(p) => {
+                    quote!(#p)
+                }
+                FamilyRef::Builtin { family, path: None } => {
+                    let ident = proc_macro2::Ident::new(family.name(), Span::call_site());
+                    quote!(#k::#ident)
+                }
+            };
+            let letters = quote!(<#family_path as #k::Family>::LETTERS);
+            let spec = &decl.spec;
+            let (format, note) = match verdict {
+                // A placeholder: the family's logical order, fully packed; the error is reported.
+                Verdict::Rejected => (
+                    quote!(#k::Format::parse_const(#letters, #letters)),
+                    "Placeholder for a rejected declaration.".to_owned(),
+                ),
+                Verdict::Valid | Verdict::Deferred => (
+                    quote_spanned!(spec.span()=> #k::Format::parse_const(#spec, #letters)),
+                    format!("Layout `{}`, declared with `layout!`.", spec.value()),
+                ),
+            };
+            // Evaluated by `cargo check`: the backstop for families whose letters the macro
+            // cannot see, and a no-op for specs it already checked.
+            let check = match verdict {
+                Verdict::Deferred => quote_spanned! {spec.span()=>
+                    const _: #k::Format = <#name as #k::Layout>::FORMAT;
+                },
+                _ => TokenStream::new(),
+            };
+            quote! {
+                #(#attrs)*
+                #[doc = ""]
+                #[doc = #note]
+                #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+                #vis struct #name;
+
+                impl #k::Layout for #name {
+                    type Family = #family_path;
+                    const FORMAT: #k::Format = #format;
+                }
+
+                #check
+            }
+        }
+    }
+}

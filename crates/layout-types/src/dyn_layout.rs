@@ -1,0 +1,136 @@
+//! A layout known only at run time: family letters and a [`Format`], parsed from cuDNN notation
+//! by the same code that checks `layout!` declarations at compile time.
+//!
+//! ```
+//! use typed_layout::{DynLayout, Layout, Nhwc};
+//! let l = DynLayout::parse("NHWC")?;
+//! assert_eq!(l, DynLayout::of::<Nhwc>());
+//! assert_eq!(l.letters(), "NCHW");
+//! assert_eq!(DynLayout::parse("NHWC, WC-packed")?.to_string(), "NHWC, WC-packed");
+//! # Ok::<(), typed_layout::NotationError>(())
+//! ```
+
+use core::fmt;
+
+use crate::desc::TensorDesc;
+use crate::error::LayoutError;
+use crate::family::{check_letters, BuiltinFamily, Family, MAX_RANK};
+use crate::layout::Layout;
+use crate::notation::{Format, NotationBuf, NotationError, NotationErrorKind};
+use crate::plan::{self, Packing};
+
+/// A runtime layout: which letters in which logical order (the family), and the format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DynLayout {
+    letters: [u8; MAX_RANK],
+    rank: usize,
+    format: Format,
+}
+
+impl DynLayout {
+    /// Parses `spec` for the built-in family it is written in ([`BuiltinFamily::for_spec`]):
+    /// `"NHWC"`, `"NC/32DHW32"`, `"BNM"`, `"NCHW, N-packed"`.
+    ///
+    /// The verdict is the `layout!` macro's for a declaration without a stated family.
+    ///
+    /// ```
+    /// use typed_layout::{DynLayout, NotationErrorKind};
+    /// let e = DynLayout::parse("NC/32HW4").unwrap_err();
+    /// assert_eq!(e.kind(), NotationErrorKind::VectorSuffixMismatch);
+    /// assert_eq!(e.span(), (7, 8));
+    /// ```
+    pub fn parse(spec: &str) -> Result<Self, NotationError> {
+        Self::parse_in(spec, BuiltinFamily::for_spec(spec).letters())
+    }
+
+    /// Parses `spec` for the family whose letters, in logical order, are `letters`
+    /// (`"NTCDHW"` for clips of volumes with a time axis). Errors in `letters` themselves
+    /// ([`check_letters`]) point into `letters`; all others into `spec`.
+    ///
+    /// ```
+    /// use typed_layout::DynLayout;
+    /// let l = DynLayout::parse_in("NTDHWC", "NTCDHW")?;
+    /// assert_eq!(l.format().order(), &[0, 1, 3, 4, 5, 2]);
+    /// # Ok::<(), typed_layout::NotationError>(())
+    /// ```
+    pub fn parse_in(spec: &str, letters: &str) -> Result<Self, NotationError> {
+        check_letters(letters)?;
+        let format = Format::parse(spec, letters)?;
+        let mut buf = [0; MAX_RANK];
+        buf[..letters.len()].copy_from_slice(letters.as_bytes());
+        Ok(DynLayout { letters: buf, rank: letters.len(), format })
+    }
+
+    /// The runtime value of the layout type `L`.
+    pub fn of<L: Layout>() -> Self {
+        let letters = <L::Family as Family>::LETTERS;
+        let mut buf = [0; MAX_RANK];
+        buf[..letters.len()].copy_from_slice(letters.as_bytes());
+        DynLayout { letters: buf, rank: letters.len(), format: L::FORMAT }
+    }
+
+    /// The family's letters in logical order.
+    pub fn letters(&self) -> &str {
+        core::str::from_utf8(&self.letters[..self.rank]).unwrap_or_default()
+    }
+
+    /// The format.
+    pub const fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Number of dimensions.
+    pub const fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// cuDNN's notation (`"NC/32HW32"`, `"NHWC, WC-packed"`).
+    pub fn notation(&self) -> NotationBuf {
+        self.format.notation(self.letters())
+    }
+
+    /// The packed storage of `dims` (logical order) in this layout.
+    pub fn shape(&self, dims: &[usize]) -> Result<Packing, LayoutError> {
+        plan::derive(&self.format, dims, &self.letters[..self.rank])
+    }
+
+    /// The storage of `dims` with logical `strides`, checked against this layout's packing
+    /// (see [`Shape::with_strides`](crate::Shape::with_strides)).
+    pub fn shape_with_strides(&self, dims: &[usize], strides: &[usize]) -> Result<Packing, LayoutError> {
+        plan::derive_strided(&self.format, dims, strides, &self.letters[..self.rank])
+    }
+
+    /// Is `desc` stored in this layout: does it satisfy the format's packing (partially packed
+    /// in the suffix's letters, or fully packed)? The descriptor must carry this layout's letters.
+    ///
+    /// ```
+    /// use typed_layout::{DataType, DynLayout, TensorDesc};
+    /// let rows = DynLayout::parse("NHWC, WC-packed")?;
+    /// let padded = TensorDesc::new(DataType::Half, &[2, 3, 4, 5], &[100, 1, 20, 3])?;
+    /// assert!(rows.describes(&padded)?);
+    /// assert!(!DynLayout::parse("NHWC")?.describes(&padded)?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn describes(&self, desc: &TensorDesc) -> Result<bool, LayoutError> {
+        if desc.letters() != Some(self.letters()) {
+            return Err(LayoutError::NotApplicable {
+                reason: "the descriptor's letters are not this layout's family",
+            });
+        }
+        if self.format.vector().is_some() {
+            return Err(NotationError::new(NotationErrorKind::VectorizedFormat, 0, 0).into());
+        }
+        Ok(crate::packing::packed_by_rules(
+            desc.dims(),
+            desc.strides(),
+            self.format.order(),
+            self.format.packed(),
+        ))
+    }
+}
+
+impl fmt::Display for DynLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.notation().as_str())
+    }
+}

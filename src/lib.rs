@@ -19,6 +19,32 @@
 //! | `cudnnDataType_t` | [`DataType`], and the sealed [`Element`] for f32, f64, f16, bf16, i8, u8, i32, i64 |
 //! | "outputs cannot overlap" | [`TensorViewMut`] (packed) and [`StridedViewMut`] (checked); [`StridedView`] is input-only |
 //! | a transform between layouts | [`convert()`], [`Tensor::to_layout`] |
+//! | any other format: `"CNHW"`, `"NC/4HW4"`, an NHWC tensor WC-packed, 6-D with a T axis | [`layout!`], checked at compile time; [`DynLayout`] at run time, same parser |
+//! | a partially packed tensor's padded strides | [`Shape::with_strides`], [`Tensor::filled_in`] |
+//!
+//! # Declaring layouts
+//!
+//! [`layout!`] declares layouts in the guide's notation; an illegal one is a compile error that
+//! names the rule, marks the letter and cites the guide's section. The `ui-tests/` folder of the
+//! repository has one compile-fail case per rule, with the message a user sees.
+//!
+//! ```
+//! use typed_layout::{layout, Nchw, Shape, Tensor};
+//! layout! {
+//!     /// int8x4 images.
+//!     pub struct Nc4hw4 = "NC/4HW4";
+//!     /// NHWC whose images and rows may be padded.
+//!     pub struct NhwcRows = "NHWC, WC-packed";
+//!     /// Clips of volumes: a family of six letters, in this logical order.
+//!     pub family Clip = "NTCDHW";
+//!     pub struct ClipLast: Clip = "NTDHWC";
+//! }
+//! let x = Tensor::<u8, Nchw>::zeros([1, 8, 2, 2])?;
+//! let y: Tensor<u8, Nc4hw4> = x.to_layout()?;
+//! let rows = Shape::<NhwcRows>::with_strides([1, 8, 2, 2], [40, 1, 20, 8])?; // rows padded to 20
+//! assert_eq!(rows.len(), 20 + 8 + 8);
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
 //!
 //! # The guide's example tensor
 //!
@@ -47,7 +73,7 @@
 //! Every constructor validates and returns [`LayoutError`], which names the broken rule and the
 //! offending dimension: a rank outside 3..=8, a zero dim, a size that overflows, a buffer of the
 //! wrong length, an overlapping output, C not a multiple of x, a shape mismatch in a conversion.
-//! Rules that types can carry are compile errors instead (see [`layout`]'s
+//! Rules that types can carry are compile errors instead (see [`layout`](mod@layout)'s
 //! "Compile-time errors").
 
 //!
@@ -55,7 +81,7 @@
 //!
 //! What the types carry, `cargo check` reports. Converting between families:
 //!
-//! ```compile_fail,E0271
+//! ```compile_fail,E0277
 //! use typed_layout::{Bmn, Nchw, RowMajor, Tensor};
 //! let t = Tensor::<f32, Nchw>::zeros([1, 2, 3, 4]).unwrap();
 //! let m: Tensor<f32, Bmn<RowMajor>> = t.to_layout().unwrap(); // Image is not Matmul

@@ -105,6 +105,8 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(test)]
+mod agreement;
 mod expand;
 mod parse;
 mod validate;

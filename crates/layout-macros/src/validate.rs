@@ -2,7 +2,7 @@
 //! own `const fn`s), and the one place where a rejected spec becomes a `syn::Error`.
 
 use layout_types::family::{check_letters, BuiltinFamily};
-use layout_types::{Format, NotationError};
+use layout_types::{Format, NotationError, NotationErrorKind};
 use syn::{LitStr, Path};
 
 use crate::parse::{FamilyDecl, Input, Item, LayoutDecl};
@@ -47,9 +47,9 @@ impl FamilyRef {
 pub(crate) enum Verdict {
     /// Checked here and legal.
     Valid,
-    /// Broke a rule (the error is reported): emit a placeholder layout.
+    /// Broke a rule, or its family did (the error is reported): emit a placeholder layout.
     Rejected,
-    /// Not checkable here (foreign family, or a local family whose letters were rejected).
+    /// Not checkable here: a family from elsewhere, checked in `const` evaluation.
     Deferred,
 }
 
@@ -87,15 +87,23 @@ pub(crate) fn validate(input: &Input) -> (Vec<Checked<'_>>, Option<syn::Error>) 
             Item::Layout(decl) => {
                 let family = resolve_family(decl, &locals);
                 let spec = decl.spec.value();
-                let verdict = match family.letters() {
-                    Some(letters) => match Format::parse(&spec, letters) {
+                let verdict = match (&family, family.letters()) {
+                    (_, Some(letters)) => match Format::parse(&spec, letters) {
                         Ok(_) => Verdict::Valid,
                         Err(e) => {
-                            report(notation_error(&decl.spec, &e, "layout", &family_note(&family)));
+                            let mut context = family_note(&family);
+                            if e.kind() == NotationErrorKind::MissingLetter {
+                                let missing: String =
+                                    letters.chars().filter(|&l| !spec.contains(l)).collect();
+                                context = format!("missing letters: {missing}\n  = {context}");
+                            }
+                            report(notation_error(&decl.spec, &e, "layout", &context));
                             Verdict::Rejected
                         }
                     },
-                    None => Verdict::Deferred,
+                    // The family's own error is reported; a placeholder avoids a cascade.
+                    (FamilyRef::Local { .. }, None) => Verdict::Rejected,
+                    (_, None) => Verdict::Deferred,
                 };
                 checked.push(Checked::Layout { decl, family, verdict });
             }

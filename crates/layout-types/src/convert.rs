@@ -17,7 +17,7 @@
 
 use crate::dtype::Element;
 use crate::error::{DimName, LayoutError};
-use crate::family::{Family, MAX_RANK};
+use crate::family::{Family, SameFamily, MAX_RANK};
 use crate::plan::{DimMap, Packing};
 
 pub(crate) mod sealed {
@@ -37,6 +37,11 @@ pub(crate) mod sealed {
 
 /// Something a conversion can read: [`Tensor`](crate::Tensor), [`TensorView`](crate::TensorView),
 /// [`StridedView`](crate::StridedView).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the input of a conversion",
+    label = "not a source",
+    note = "a conversion reads a `Tensor`, a `TensorView`, a `TensorViewMut` or a `StridedView`"
+)]
 pub trait Source<T: Element>: sealed::Readable<T> {
     /// The family of the logical dims.
     type Family: Family;
@@ -44,6 +49,11 @@ pub trait Source<T: Element>: sealed::Readable<T> {
 
 /// Something a conversion can write, never overlapping: [`Tensor`](crate::Tensor),
 /// [`TensorViewMut`](crate::TensorViewMut), [`StridedViewMut`](crate::StridedViewMut).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the output of a conversion",
+    label = "not a destination",
+    note = "outputs cannot overlap: write into a `Tensor`, a `TensorViewMut`, or a `StridedViewMut` (which proves its dimensions disjoint); a `StridedView` is input-only"
+)]
 pub trait Destination<T: Element>: sealed::Writable<T> {
     /// The family of the logical dims.
     type Family: Family;
@@ -110,7 +120,8 @@ pub fn convert<T, S, D>(src: &S, dst: &mut D) -> Result<(), LayoutError>
 where
     T: Element,
     S: Source<T> + ?Sized,
-    D: Destination<T, Family = S::Family> + ?Sized,
+    D: Destination<T> + ?Sized,
+    D::Family: SameFamily<S::Family>,
 {
     let (sg, dg) = (src.geometry(), dst.geometry());
     if let Some(d) = (0..sg.rank.max(dg.rank)).find(|&d| sg.dims().get(d) != dg.dims().get(d)) {

@@ -109,6 +109,11 @@ mod sealed {
 /// assert_eq!(describe::<half::f16>(), (DataType::Half, 2));
 /// assert_eq!(describe::<i64>(), (DataType::Int64, 8));
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an element type of typed-layout",
+    label = "not a cuDNN data type",
+    note = "elements are the cuDNN data types: f32, f64, half::f16, half::bf16, i8, u8, i32, i64"
+)]
 pub trait Element: sealed::Sealed + Copy + Default + PartialEq + fmt::Debug + Send + Sync + 'static {
     /// The cuDNN data type of this scalar.
     const DATA_TYPE: DataType;

@@ -67,6 +67,34 @@ pub trait Family: Copy + Default + Debug + Send + Sync + 'static {
     type Strides: DimArray<isize>;
 }
 
+/// "`Self` is the family `F`": the bound conversions put on their two sides, so converting
+/// between families is a compile error that says so.
+///
+/// Implemented only for `F` itself.
+///
+/// ```compile_fail,E0277
+/// use typed_layout::{convert, Bmn, Nchw, RowMajor, Tensor};
+/// let a = Tensor::<f32, Nchw>::zeros([1, 2, 3, 4])?;
+/// let mut b = Tensor::<f32, Bmn<RowMajor>>::zeros([2, 3, 4])?;
+/// convert(&a, &mut b)?; // error: cannot convert between layout families
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "cannot convert between layout families: the source is `{F}`, the destination `{Self}`",
+    label = "the destination's family is `{Self}`, not `{F}`",
+    note = "a conversion keeps the logical dims, so its source and destination are layouts of one family"
+)]
+pub trait SameFamily<F: Family>: Family {
+    /// `dims` as this family's dims (they are the same type).
+    fn same_dims(dims: F::Dims) -> Self::Dims;
+}
+
+impl<F: Family> SameFamily<F> for F {
+    fn same_dims(dims: F::Dims) -> F::Dims {
+        dims
+    }
+}
+
 /// Number of dimensions of family `F`.
 pub const fn rank<F: Family>() -> usize {
     F::LETTERS.len()

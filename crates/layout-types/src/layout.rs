@@ -35,6 +35,11 @@ use crate::plan::{self, Packing};
 /// assert_eq!(NcxHwx::<32>::NOTATION, "NC/32HW32");
 /// assert_eq!(core::mem::size_of::<Nhwc>(), 0);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a layout",
+    label = "not a layout",
+    note = "use a named layout (Nchw, Nhwc, NcxHwx<32>, Bmn<RowMajor>, …) or declare one with `layout!`"
+)]
 pub trait Layout: Copy + Default + Debug + Send + Sync + 'static {
     /// The family: which letters, in which logical order.
     type Family: Family;
@@ -160,6 +165,11 @@ mod sealed {
 }
 
 /// Row- or column-major order of the matrices in a [`Bmn`] layout.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a matrix order",
+    label = "expected `RowMajor` or `ColMajor`",
+    note = "the guide's matmul layouts are packed row-major `Bmn<RowMajor>` and column-major `Bmn<ColMajor>`"
+)]
 pub trait MatrixOrder: sealed::Sealed + Copy + Default + Debug + Send + Sync + 'static {
     /// The format of `Bmn<Self>`.
     const SPEC: &'static str;

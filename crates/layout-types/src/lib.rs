@@ -38,7 +38,7 @@ pub use desc::TensorDesc;
 pub use dtype::{DataType, Element};
 pub use dyn_layout::DynLayout;
 pub use error::{DimName, LayoutError};
-pub use family::{BuiltinFamily, DimArray, Family, Image, Matmul, Volume, MAX_RANK, MIN_RANK};
+pub use family::{BuiltinFamily, DimArray, Family, Image, Matmul, SameFamily, Volume, MAX_RANK, MIN_RANK};
 pub use layout::{
     Bmn, Cdhwn, Chwn, ColMajor, Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, DimsOf, ImageDims, Layout,
     MatmulDims, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Shape, StaticShape,

@@ -10,7 +10,7 @@ use core::fmt;
 use crate::convert::{self, Geometry};
 use crate::dtype::Element;
 use crate::error::{DimName, LayoutError};
-use crate::family::{DimArray, Family};
+use crate::family::{DimArray, Family, SameFamily};
 use crate::layout::{DimsOf, Layout, Shape};
 use crate::overlap::{overlap, Overlap};
 
@@ -61,15 +61,37 @@ impl<T: Element, L: Layout> Tensor<T, L> {
 
     /// A tensor with every element `value`.
     pub fn filled(dims: DimsOf<L>, value: T) -> Result<Self, LayoutError> {
-        let shape = Shape::new(dims)?;
-        let data = allocate(shape.len(), value, <L::Family as Family>::LETTERS)?;
-        Ok(Tensor { shape, data })
+        Self::filled_in(Shape::new(dims)?, value)
     }
 
     /// A tensor over `data`, which is in physical memory order and must have exactly the
     /// shape's length.
     pub fn from_vec(dims: DimsOf<L>, data: Vec<T>) -> Result<Self, LayoutError> {
-        let shape = Shape::new(dims)?;
+        Self::from_vec_in(Shape::new(dims)?, data)
+    }
+
+    /// A tensor of storage `shape` (padded, for a partially packed layout; see
+    /// [`Shape::with_strides`]) with every element, padding included, `value`.
+    ///
+    /// ```
+    /// use typed_layout::{layout, convert, Nchw, Shape, Tensor};
+    /// layout! { pub struct NhwcRows = "NHWC, WC-packed"; }
+    /// // n, c, h, w = 1, 2, 2, 2: each row of W·C = 4 elements padded to 5.
+    /// let shape = Shape::<NhwcRows>::with_strides([1, 2, 2, 2], [10, 1, 5, 2])?;
+    /// let mut rows = Tensor::<i32, NhwcRows>::filled_in(shape, -1)?;
+    /// let x = Tensor::<i32, Nchw>::from_fn([1, 2, 2, 2], |[_, c, h, w]| (100 * c + 10 * h + w) as i32)?;
+    /// convert(&x, &mut rows)?;
+    /// assert_eq!(rows.as_slice(), &[0, 100, 1, 101, -1, 10, 110, 11, 111]);
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn filled_in(shape: Shape<L>, value: T) -> Result<Self, LayoutError> {
+        let data = allocate(shape.len(), value, <L::Family as Family>::LETTERS)?;
+        Ok(Tensor { shape, data })
+    }
+
+    /// A tensor of storage `shape` over `data` (physical memory order, exactly the shape's
+    /// length).
+    pub fn from_vec_in(shape: Shape<L>, data: Vec<T>) -> Result<Self, LayoutError> {
         if data.len() != shape.len() {
             return Err(LayoutError::BufferLength { expected: shape.len(), found: data.len() });
         }
@@ -145,8 +167,11 @@ impl<T: Element, L: Layout> Tensor<T, L> {
     /// The same logical tensor in layout `D` (same family), converted on the CPU.
     ///
     /// Fails when `D` rejects the dims (C not a multiple of NC/xHWx's x).
-    pub fn to_layout<D: Layout<Family = L::Family>>(&self) -> Result<Tensor<T, D>, LayoutError> {
-        let mut out = Tensor::<T, D>::zeros(self.dims())?;
+    pub fn to_layout<D: Layout>(&self) -> Result<Tensor<T, D>, LayoutError>
+    where
+        D::Family: SameFamily<L::Family>,
+    {
+        let mut out = Tensor::<T, D>::zeros(D::Family::same_dims(self.dims()))?;
         convert::convert(&self.view(), &mut out.view_mut())?;
         Ok(out)
     }
@@ -281,8 +306,11 @@ impl<'a, T: Element, F: Family> StridedView<'a, T, F> {
         self.data.get(strided_offset(self.dims.as_ref(), self.strides.as_ref(), self.base, index.as_ref())?)
     }
     /// The same logical tensor packed in layout `D`.
-    pub fn to_layout<D: Layout<Family = F>>(&self) -> Result<crate::Tensor<T, D>, LayoutError> {
-        let mut out = crate::Tensor::<T, D>::zeros(self.dims)?;
+    pub fn to_layout<D: Layout>(&self) -> Result<crate::Tensor<T, D>, LayoutError>
+    where
+        D::Family: SameFamily<F>,
+    {
+        let mut out = crate::Tensor::<T, D>::zeros(D::Family::same_dims(self.dims))?;
         convert::convert(self, &mut out.view_mut())?;
         Ok(out)
     }
@@ -346,7 +374,10 @@ impl<'a, T: Element, F: Family> StridedViewMut<'a, T, F> {
         self.data.get_mut(offset)
     }
     /// Writes the logical tensor `src` into this view.
-    pub fn copy_from<S: convert::Source<T, Family = F>>(&mut self, src: &S) -> Result<(), LayoutError> {
+    pub fn copy_from<S: convert::Source<T>>(&mut self, src: &S) -> Result<(), LayoutError>
+    where
+        F: SameFamily<S::Family>,
+    {
         convert::convert(src, self)
     }
 }

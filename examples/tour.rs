@@ -5,9 +5,14 @@
 //! Run with `cargo run --release --example tour`.
 
 use typed_layout::{
-    DataType, ImageDims, Layout, LayoutError, Nchw, NcxHwx, Nhwc, StaticShape, StridedViewMut, Tensor,
-    TensorDesc,
+    layout, DataType, DynLayout, ImageDims, Layout, LayoutError, Nchw, NcxHwx, Nhwc, Shape, StaticShape,
+    StridedViewMut, Tensor, TensorDesc,
 };
+
+layout! {
+    /// The guide's "NHWC tensor WC-packed": rows (H) and images (N) may be padded.
+    pub struct NhwcRows = "NHWC, WC-packed";
+}
 
 /// Prints the first elements of a tensor's storage, in memory order.
 fn show<L: Layout>(t: &Tensor<f32, L>) {
@@ -53,7 +58,25 @@ fn main() -> Result<(), LayoutError> {
         padded.fully_packed("NHWC")?
     );
 
+    // The same padding as a declared layout: a typed tensor with padded rows.
+    let rows = Shape::<NhwcRows>::with_strides([1, 64, 5, 4], [1600, 1, 320, 64])?;
+    let mut padded_rows = Tensor::<f32, NhwcRows>::filled_in(rows, -1.0)?;
+    typed_layout::convert(&nchw, &mut padded_rows)?;
+    println!(
+        "  layout!-declared {}: {} elements for 1280 values, row 1 starts at 320 with {}, padding holds {}",
+        NhwcRows::NOTATION,
+        padded_rows.as_slice().len(),
+        padded_rows.as_slice()[320],
+        padded_rows.as_slice()[256]
+    );
+    let parsed = DynLayout::parse("NHWC, WC-packed").map_err(LayoutError::from)?;
+    println!("  DynLayout::parse gives the same layout: {}", parsed == DynLayout::of::<NhwcRows>());
+
     println!("\nbad input gets an error value:");
+    let spec = "NC/32HW4";
+    if let Err(e) = DynLayout::parse(spec) {
+        println!("  layout {spec:?}: {}", e.explain(spec).replace('\n', "\n    "));
+    }
     if let Err(e) = Tensor::<i8, NcxHwx<32>>::zeros([1, 48, 5, 4]) {
         println!("  NC/32HW32 with C = 48: {e}");
     }

@@ -6,102 +6,7 @@
 //! that names the broken rule, marks the offending letter or number, and names the guide's
 //! section.
 //!
-//! # Grammar
-//!
-//! ```text
-//! layout! { item* }
-//!
-//! item     := attrs vis 'struct' Name [':' Family] '=' "notation" ';'   a layout
-//!           | attrs vis 'family' Name '=' "LETTERS" ';'                a family
-//!
-//! notation := format [', ' packed '-packed']     "NHWC", "NHWC, WC-packed"
-//! format   := letters in decreasing-stride order, each letter of the family once;
-//!             C may be vectorized as C/x … x     "NC/4HW4", "NC/32DHW32"
-//! packed   := letters of the format, in its order: these have exactly the packed stride,
-//!             the others may be padded (the guide's partially packed tensors)
-//! LETTERS  := 3 to 8 distinct uppercase letters: the family's dimensions in logical order
-//! ```
-//!
-//! Without `: Family`, the layout belongs to the built-in family its letters name: `Image`
-//! (`NCHW`), `Volume` (`NCDHW`) or `Matmul` (`BMN`). Attributes, doc comments included, go on
-//! the declared type; visibility is yours.
-//!
-//! # Accepted
-//!
-//! ```
-//! use typed_layout::{layout, Layout, Shape, Tensor, Nchw};
-//!
-//! layout! {
-//!     /// int8x4 images: channels in groups of four.
-//!     pub struct Nc4hw4 = "NC/4HW4";
-//!     /// Channels-first, batch-second images.
-//!     pub struct Cnhw = "CNHW";
-//!     /// Volumes in groups of 32 channels.
-//!     pub struct Nc32dhw32 = "NC/32DHW32";
-//!     /// NHWC whose images (N) and rows (H) may be padded.
-//!     pub struct NhwcRows = "NHWC, WC-packed";
-//!     /// NCHW in which only N is packed: channels may be padded apart.
-//!     pub struct NchwNPacked = "NCHW, N-packed";
-//!
-//!     /// Clips: a batch of volumes over time, in this logical order.
-//!     pub family Clip = "NTCDHW";
-//!     /// Clips stored channels-last.
-//!     pub struct ClipNdhwc: Clip = "NTDHWC";
-//! }
-//!
-//! assert_eq!(Nc4hw4::NOTATION, "NC/4HW4");
-//! assert_eq!(NhwcRows::NOTATION, "NHWC, WC-packed");
-//! assert_eq!(Shape::<Cnhw>::new([2, 3, 4, 5])?.strides(), [20, 40, 5, 1]);
-//! assert_eq!(Shape::<ClipNdhwc>::new([1, 2, 3, 4, 5, 6])?.strides(), [720, 360, 1, 90, 18, 3]);
-//!
-//! let x = Tensor::<f32, Nchw>::from_fn([1, 8, 2, 2], |[_, c, h, w]| (c * 4 + h * 2 + w) as f32)?;
-//! let y: Tensor<f32, Nc4hw4> = x.to_layout()?;
-//! assert_eq!(&y.as_slice()[..5], &[0.0, 4.0, 8.0, 12.0, 1.0]);
-//! # Ok::<(), typed_layout::LayoutError>(())
-//! ```
-//!
-//! # Rejected
-//!
-//! Every rule of the notation has a compile-fail case in the repository's `ui-tests/`, with the
-//! message a user sees. For example, a vector suffix that does not repeat its width:
-//!
-//! ```compile_fail
-//! typed_layout::layout! {
-//!     pub struct Bad = "NC/32HW4";
-//! }
-//! ```
-//!
-//! reports
-//!
-//! ```text
-//! error: invalid layout "NC/32HW4": the vector suffix repeats the width after `/` (NC/32HW32, not NC/32HW4)
-//!          | NC/32HW4
-//!          |        ^ here
-//!          = guide: NC/32HW32 Memory Layout
-//!          = family `Image` (N, C, H, W in logical order), inferred from the letters; …
-//! ```
-//!
-//! A packed letter that is not in the format, and letters that do not match the stated family:
-//!
-//! ```compile_fail
-//! typed_layout::layout! {
-//!     pub struct Rows = "NHWC, DC-packed";
-//! }
-//! ```
-//!
-//! ```compile_fail
-//! use typed_layout::Volume;
-//! typed_layout::layout! {
-//!     pub struct NotAVolume: Volume = "NHWC";
-//! }
-//! ```
-//!
-//! All errors of one invocation are reported together, and each rejected declaration still
-//! declares its type (in its family's logical order), so code that uses it reports nothing
-//! further.
-//!
-//! The rules themselves live in `layout_types::notation` and `layout_types::family`; the macro
-//! calls them, so `DynLayout::parse` gives the same verdict at run time.
+//! The grammar, with accepted and rejected examples, is on [`layout!`](macro@layout).
 
 #![forbid(unsafe_code)]
 
@@ -113,8 +18,104 @@ mod validate;
 
 use proc_macro::TokenStream;
 
-/// Declares layouts (and families) in cuDNN notation. See the [crate docs](crate) for the
-/// grammar and examples.
+/// Declares layouts (and families) in cuDNN notation, checked when the crate compiles.
+///
+/// # Grammar
+///
+/// ```text
+/// layout! { item* }
+///
+/// item     := attrs vis 'struct' Name [':' Family] '=' "notation" ';'   a layout
+///           | attrs vis 'family' Name '=' "LETTERS" ';'                a family
+///
+/// notation := format [', ' packed '-packed']     "NHWC", "NHWC, WC-packed"
+/// format   := letters in decreasing-stride order, each letter of the family once;
+///             C may be vectorized as C/x … x     "NC/4HW4", "NC/32DHW32"
+/// packed   := letters of the format, in its order: these have exactly the packed stride,
+///             the others may be padded (the guide's partially packed tensors)
+/// LETTERS  := 3 to 8 distinct uppercase letters: the family's dimensions in logical order
+/// ```
+///
+/// Without `: Family`, the layout belongs to the built-in family its letters name: `Image`
+/// (`NCHW`), `Volume` (`NCDHW`) or `Matmul` (`BMN`). Attributes, doc comments included, go on
+/// the declared type; visibility is yours.
+///
+/// # Accepted
+///
+/// ```
+/// use typed_layout::{layout, Layout, Shape, Tensor, Nchw};
+///
+/// layout! {
+///     /// int8x4 images: channels in groups of four.
+///     pub struct Nc4hw4 = "NC/4HW4";
+///     /// Channels-first, batch-second images.
+///     pub struct Cnhw = "CNHW";
+///     /// Volumes in groups of 32 channels.
+///     pub struct Nc32dhw32 = "NC/32DHW32";
+///     /// NHWC whose images (N) and rows (H) may be padded.
+///     pub struct NhwcRows = "NHWC, WC-packed";
+///     /// NCHW in which only N is packed: channels may be padded apart.
+///     pub struct NchwNPacked = "NCHW, N-packed";
+///
+///     /// Clips: a batch of volumes over time, in this logical order.
+///     pub family Clip = "NTCDHW";
+///     /// Clips stored channels-last.
+///     pub struct ClipNdhwc: Clip = "NTDHWC";
+/// }
+///
+/// assert_eq!(Nc4hw4::NOTATION, "NC/4HW4");
+/// assert_eq!(NhwcRows::NOTATION, "NHWC, WC-packed");
+/// assert_eq!(Shape::<Cnhw>::new([2, 3, 4, 5])?.strides(), [20, 40, 5, 1]);
+/// assert_eq!(Shape::<ClipNdhwc>::new([1, 2, 3, 4, 5, 6])?.strides(), [720, 360, 1, 90, 18, 3]);
+///
+/// let x = Tensor::<f32, Nchw>::from_fn([1, 8, 2, 2], |[_, c, h, w]| (c * 4 + h * 2 + w) as f32)?;
+/// let y: Tensor<f32, Nc4hw4> = x.to_layout()?;
+/// assert_eq!(&y.as_slice()[..5], &[0.0, 4.0, 8.0, 12.0, 1.0]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+///
+/// # Rejected
+///
+/// Every rule of the notation has a compile-fail case in the repository's `ui-tests/`, with the
+/// message a user sees. For example, a vector suffix that does not repeat its width:
+///
+/// ```compile_fail
+/// typed_layout::layout! {
+///     pub struct Bad = "NC/32HW4";
+/// }
+/// ```
+///
+/// reports
+///
+/// ```text
+/// error: invalid layout "NC/32HW4": the vector suffix repeats the width after `/` (NC/32HW32, not NC/32HW4)
+///          | NC/32HW4
+///          |        ^ here
+///          = guide: NC/32HW32 Memory Layout
+///          = family `Image` (N, C, H, W in logical order), inferred from the letters; …
+/// ```
+///
+/// A packed letter that is not in the format, and letters that do not match the stated family:
+///
+/// ```compile_fail
+/// typed_layout::layout! {
+///     pub struct Rows = "NHWC, DC-packed";
+/// }
+/// ```
+///
+/// ```compile_fail
+/// use typed_layout::Volume;
+/// typed_layout::layout! {
+///     pub struct NotAVolume: Volume = "NHWC";
+/// }
+/// ```
+///
+/// All errors of one invocation are reported together, and each rejected declaration still
+/// declares its type (in its family's logical order), so code that uses it reports nothing
+/// further.
+///
+/// The rules themselves live in `layout_types::notation` and `layout_types::family`; the macro
+/// calls them, so `DynLayout::parse` gives the same verdict at run time.
 #[proc_macro]
 pub fn layout(input: TokenStream) -> TokenStream {
     layout_impl(input.into()).into()

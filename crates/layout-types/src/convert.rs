@@ -219,7 +219,7 @@ impl Plan {
         Some(plan)
     }
 
-    fn run<T: Copy>(&self, src: &[T], dst: &mut [T]) {
+    fn run<T: Copy + Default>(&self, src: &[T], dst: &mut [T]) {
         let axes = &self.axes[..self.n];
         let Some((&inner, outer)) = axes.split_last() else {
             dst[self.dst_base as usize] = src[self.src_base as usize];
@@ -306,33 +306,92 @@ const fn tile<T>() -> usize {
 }
 
 /// Transposes the plane spanned by `rows` (the source's innermost axis) and `cols` (the
-/// destination's innermost axis) in square tiles. The inner loop writes a contiguous slice of a
-/// destination row; the strided source reads of one tile reuse the same cache lines.
+/// destination's innermost axis) in square tiles that stay in L1. Inside a tile, blocks of
+/// [`BLOCK`]×[`BLOCK`] elements go through a register array: `BLOCK` contiguous source runs in,
+/// `BLOCK` contiguous destination runs out, one bounds check per run. Edges and non-unit strides
+/// take a scalar loop.
 #[inline]
-fn transpose_tiles<T: Copy>(src: &[T], s: isize, dst: &mut [T], d: isize, rows: Axis, cols: Axis) {
-    let t = tile::<T>();
+fn transpose_tiles<T: Copy + Default>(src: &[T], s: isize, dst: &mut [T], d: isize, rows: Axis, cols: Axis) {
     if cols.dst != 1 {
         // A strided (padded or mirrored) destination: no contiguous rows to write.
-        for r in 0..rows.extent as isize {
-            let (sr, dr) = (s + r * rows.src, d + r * rows.dst);
-            for c in 0..cols.extent as isize {
-                dst[(dr + c * cols.dst) as usize] = src[(sr + c * cols.src) as usize];
-            }
-        }
+        scalar_tile(src, s, dst, d, rows, cols, 0..rows.extent, 0..cols.extent);
         return;
     }
-    for r0 in (0..rows.extent).step_by(t) {
-        let r1 = (r0 + t).min(rows.extent);
-        for c0 in (0..cols.extent).step_by(t) {
-            let width = (c0 + t).min(cols.extent) - c0;
-            for r in r0..r1 {
-                let start = (d + r as isize * rows.dst + c0 as isize * cols.dst) as usize;
-                let out = &mut dst[start..start + width];
-                let base = s + r as isize * rows.src + c0 as isize * cols.src;
-                for (k, o) in out.iter_mut().enumerate() {
-                    *o = src[(base + k as isize * cols.src) as usize];
+    let (tr, tc) = (ROW_TILE_BYTES / core::mem::size_of::<T>().max(1), tile::<T>());
+    for r0 in (0..rows.extent).step_by(tr) {
+        let r1 = (r0 + tr).min(rows.extent);
+        for c0 in (0..cols.extent).step_by(tc) {
+            let c1 = (c0 + tc).min(cols.extent);
+            if rows.src != 1 || rows.dst < 0 || cols.src < 0 {
+                scalar_tile(src, s, dst, d, rows, cols, r0..r1, c0..c1);
+                continue;
+            }
+            // Whole blocks, then the ragged right and bottom edges.
+            let (rb, cb) = (r0 + (r1 - r0) / BLOCK * BLOCK, c0 + (c1 - c0) / BLOCK * BLOCK);
+            for r in (r0..rb).step_by(BLOCK) {
+                for c in (c0..cb).step_by(BLOCK) {
+                    let from = (s + r as isize + c as isize * cols.src) as usize;
+                    let to = (d + r as isize * rows.dst + c as isize) as usize;
+                    transpose_block(src, from, cols.src as usize, dst, to, rows.dst as usize);
                 }
             }
+            scalar_tile(src, s, dst, d, rows, cols, r0..rb, cb..c1);
+            scalar_tile(src, s, dst, d, rows, cols, rb..r1, c0..c1);
+        }
+    }
+}
+
+/// Length in bytes of a tile's source runs: long enough that the hardware prefetcher follows each
+/// of the many source streams (one per destination column).
+const ROW_TILE_BYTES: usize = 1024;
+
+/// Edge of the register block of [`transpose_tiles`].
+const BLOCK: usize = 8;
+
+/// One `BLOCK`×`BLOCK` block: source runs start at `from + c * src_stride` (contiguous along the
+/// destination's rows), destination runs at `to + r * dst_stride`.
+#[inline(always)]
+fn transpose_block<T: Copy + Default>(
+    src: &[T],
+    from: usize,
+    src_stride: usize,
+    dst: &mut [T],
+    to: usize,
+    dst_stride: usize,
+) {
+    let mut block = [[T::default(); BLOCK]; BLOCK];
+    for (c, run) in block.iter_mut().enumerate() {
+        let at = from + c * src_stride;
+        run.copy_from_slice(&src[at..at + BLOCK]);
+    }
+    // `r` picks one lane of every run: a transpose, not an iteration over `block`.
+    #[allow(clippy::needless_range_loop)]
+    for r in 0..BLOCK {
+        let at = to + r * dst_stride;
+        let out = &mut dst[at..at + BLOCK];
+        for (c, o) in out.iter_mut().enumerate() {
+            *o = block[c][r];
+        }
+    }
+}
+
+/// Element by element over `rows` × `cols` of the plane.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn scalar_tile<T: Copy>(
+    src: &[T],
+    s: isize,
+    dst: &mut [T],
+    d: isize,
+    rows: Axis,
+    cols: Axis,
+    rs: core::ops::Range<usize>,
+    cs: core::ops::Range<usize>,
+) {
+    for r in rs {
+        let (sr, dr) = (s + r as isize * rows.src, d + r as isize * rows.dst);
+        for c in cs.clone() {
+            dst[(dr + c as isize * cols.dst) as usize] = src[(sr + c as isize * cols.src) as usize];
         }
     }
 }

@@ -133,11 +133,14 @@ where
     }
     let (src, dst) = (src.data(), dst.data_mut());
     match Plan::new(&sg, &dg) {
-        Some(plan) => plan.run(src, dst),
+        Some(plan) => plan.run_maybe_parallel(src, dst),
         None => per_element(&sg, src, &dg, dst),
     }
     Ok(())
 }
+
+/// Conversions moving fewer bytes than this run on the calling thread, without allocating.
+pub const PARALLEL_THRESHOLD_BYTES: usize = 1 << 20;
 
 /// Most refined axes: each dimension splits into at most three (group, sub-group, lane).
 const MAX_REFINED: usize = 3 * MAX_RANK;
@@ -217,6 +220,60 @@ impl Plan {
         }
         plan.n = n;
         Some(plan)
+    }
+
+    /// Runs on rayon's pool when the `parallel` feature is on, the conversion moves at least
+    /// [`PARALLEL_THRESHOLD_BYTES`], and the destination splits into disjoint contiguous ranges.
+    fn run_maybe_parallel<T: Copy + Default + Send + Sync>(&self, src: &[T], dst: &mut [T]) {
+        #[cfg(feature = "parallel")]
+        if let Some(rows) = self.parallel_rows::<T>() {
+            return self.run_parallel(src, dst, rows);
+        }
+        self.run(src, dst)
+    }
+
+    /// Positions of the outermost axis per task, when the destination can be cut there: the
+    /// axis's positions own disjoint contiguous ranges (every inner destination stride is
+    /// positive and the inner span fits in the outer stride).
+    #[cfg(feature = "parallel")]
+    fn parallel_rows<T>(&self) -> Option<usize> {
+        let axes = &self.axes[..self.n];
+        let (outer, inner) = axes.split_first()?;
+        let elements: usize = axes.iter().map(|a| a.extent).product();
+        let threads = rayon::current_num_threads();
+        if threads < 2 || elements.saturating_mul(core::mem::size_of::<T>()) < PARALLEL_THRESHOLD_BYTES {
+            return None;
+        }
+        let mut span: isize = 1;
+        for a in inner {
+            if a.dst <= 0 {
+                return None;
+            }
+            span += (a.extent as isize - 1) * a.dst;
+        }
+        if self.dst_base < 0 || outer.dst < span || outer.extent < 2 {
+            return None;
+        }
+        Some(outer.extent.div_ceil(4 * threads))
+    }
+
+    /// Cuts the outermost axis into tasks of `rows` positions, each writing its own chunk.
+    #[cfg(feature = "parallel")]
+    fn run_parallel<T: Copy + Default + Send + Sync>(&self, src: &[T], dst: &mut [T], rows: usize) {
+        use rayon::prelude::*;
+        let outer = self.axes[0];
+        let region = &mut dst[self.dst_base as usize..];
+        region.par_chunks_mut(rows * outer.dst as usize).enumerate().for_each(|(task, chunk)| {
+            let start = task * rows;
+            if start >= outer.extent {
+                return; // trailing storage past the last position (padding)
+            }
+            let mut part = *self;
+            part.axes[0].extent = rows.min(outer.extent - start);
+            part.src_base = self.src_base + start as isize * outer.src;
+            part.dst_base = 0;
+            part.run(src, chunk);
+        });
     }
 
     fn run<T: Copy + Default>(&self, src: &[T], dst: &mut [T]) {

@@ -243,11 +243,6 @@ impl NotationError {
             self.kind.term()
         )
     }
-
-    /// This error with its positions moved by `by` bytes (for a spec inside a longer text).
-    pub const fn shifted(self, by: usize) -> Self {
-        NotationError { start: self.start + by, end: self.end + by, ..self }
-    }
 }
 
 /// A vectorized dimension: the logical dimension `dim` is split into groups of `width`.

@@ -121,9 +121,10 @@ fn arb_case() -> impl Strategy<Value = ([usize; 4], [usize; 4], usize)> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// `Shape::with_strides` (the layout's rules over physical axes) and
-    /// `DynLayout::describes` (the descriptor predicate) are two readings of the guide's three
-    /// rules: they agree on every stride set, accepted or not.
+    /// A layout's shape check (`Shape::with_strides`) and the descriptor question for the same
+    /// layout (`DynLayout::describes` on a `TensorDesc`) agree on every stride set, accepted or
+    /// not. Both reach the one implementation of the rules (`plan::derive_strided`); the rules
+    /// themselves are checked against a letter-by-letter restatement in `tests/predicates.rs`.
     #[test]
     fn shape_check_agrees_with_the_descriptor_predicate((dims, strides, which) in arb_case()) {
         let (accepted, layout) = match which {

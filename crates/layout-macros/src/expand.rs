@@ -11,6 +11,20 @@ fn krate() -> TokenStream {
     quote!(::typed_layout)
 }
 
+/// The doc line of a placeholder type.
+const PLACEHOLDER: &str = "Placeholder for a rejected declaration.";
+
+/// The zero-sized type itself: the user's attributes, a generated doc line, the derives.
+fn zero_sized(attrs: &[syn::Attribute], vis: &syn::Visibility, name: &syn::Ident, note: &str) -> TokenStream {
+    quote! {
+        #(#attrs)*
+        #[doc = ""]
+        #[doc = #note]
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        #vis struct #name;
+    }
+}
+
 pub(crate) fn expand(checked: &[Checked<'_>]) -> TokenStream {
     checked.iter().map(expand_one).collect()
 }
@@ -19,20 +33,15 @@ fn expand_one(item: &Checked<'_>) -> TokenStream {
     let k = krate();
     match item {
         Checked::Family { decl, letters } => {
-            let (attrs, vis, name) = (&decl.attrs, &decl.vis, &decl.name);
+            let name = &decl.name;
             let (letters, note) = match letters {
                 Letters::Valid(l) => (l.clone(), format!("Letters, in logical order: `{l}`.")),
-                Letters::Placeholder(rank) => {
-                    ("ABCDEFGH"[..*rank].to_owned(), "Placeholder for a rejected declaration.".to_owned())
-                }
+                Letters::Placeholder(rank) => ("ABCDEFGH"[..*rank].to_owned(), PLACEHOLDER.to_owned()),
             };
             let rank = letters.len();
+            let ty = zero_sized(&decl.attrs, &decl.vis, name, &note);
             quote! {
-                #(#attrs)*
-                #[doc = ""]
-                #[doc = #note]
-                #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-                #vis struct #name;
+                #ty
 
                 impl #k::Family for #name {
                     const LETTERS: &'static str = #letters;
@@ -42,7 +51,7 @@ fn expand_one(item: &Checked<'_>) -> TokenStream {
             }
         }
         Checked::Layout { decl, family, verdict } => {
-            let (attrs, vis, name) = (&decl.attrs, &decl.vis, &decl.name);
+            let name = &decl.name;
             let family_path = match family {
                 FamilyRef::Builtin { path: Some(p), .. }
                 | FamilyRef::Local { path: p, .. }
@@ -58,29 +67,25 @@ fn expand_one(item: &Checked<'_>) -> TokenStream {
             let spec = &decl.spec;
             let (format, note) = match verdict {
                 // A placeholder: the family's logical order, fully packed; the error is reported.
-                Verdict::Rejected => (
-                    quote!(#k::Format::parse_const(#letters, #letters)),
-                    "Placeholder for a rejected declaration.".to_owned(),
-                ),
+                Verdict::Rejected => {
+                    (quote!(#k::Format::parse_const(#letters, #letters)), PLACEHOLDER.to_owned())
+                }
                 Verdict::Valid | Verdict::Deferred => (
                     quote_spanned!(spec.span()=> #k::Format::parse_const(#spec, #letters)),
                     format!("Layout `{}`, declared with `layout!`.", spec.value()),
                 ),
             };
             // Evaluated by `cargo check`: the backstop for families whose letters the macro
-            // cannot see, and a no-op for specs it already checked.
+            // cannot see (specs it checked itself need none).
             let check = match verdict {
                 Verdict::Deferred => quote_spanned! {spec.span()=>
                     const _: #k::Format = <#name as #k::Layout>::FORMAT;
                 },
                 _ => TokenStream::new(),
             };
+            let ty = zero_sized(&decl.attrs, &decl.vis, name, &note);
             quote! {
-                #(#attrs)*
-                #[doc = ""]
-                #[doc = #note]
-                #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-                #vis struct #name;
+                #ty
 
                 impl #k::Layout for #name {
                     type Family = #family_path;

@@ -375,11 +375,12 @@ fn transpose_tiles<T: Copy + Default>(src: &[T], s: isize, dst: &mut [T], d: isi
         return;
     }
     let (tr, tc) = (ROW_TILE_BYTES / core::mem::size_of::<T>().max(1), tile::<T>());
+    let blocks = rows.src == 1 && rows.dst >= 0 && cols.src >= 0;
     for r0 in (0..rows.extent).step_by(tr) {
         let r1 = (r0 + tr).min(rows.extent);
         for c0 in (0..cols.extent).step_by(tc) {
             let c1 = (c0 + tc).min(cols.extent);
-            if rows.src != 1 || rows.dst < 0 || cols.src < 0 {
+            if !blocks {
                 scalar_tile(src, s, dst, d, rows, cols, r0..r1, c0..c1);
                 continue;
             }

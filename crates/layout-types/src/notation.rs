@@ -553,6 +553,18 @@ impl Format {
         None
     }
 
+    /// A plain format from its order (logical indices, outermost first; a permutation) and the
+    /// packed flag of each logical dimension.
+    pub(crate) fn from_order(order: &[usize], packed: &[bool]) -> Format {
+        let rank = order.len().min(MAX_RANK);
+        let mut f = Format { rank, order: [0; MAX_RANK], vector: None, packed: [false; MAX_RANK] };
+        f.order[..rank].copy_from_slice(&order[..rank]);
+        for d in 0..rank {
+            f.packed[d] = packed.get(d).copied().unwrap_or(false);
+        }
+        f
+    }
+
     /// Like [`Format::parse`], but panics with the rule's message: for `const` items, where the
     /// panic is a compile error.
     pub const fn parse_const(spec: &str, letters: &str) -> Format {

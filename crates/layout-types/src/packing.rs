@@ -22,27 +22,22 @@
 use crate::error::LayoutError;
 use crate::family::MAX_RANK;
 use crate::notation::{Format, NotationError, NotationErrorKind};
+use crate::plan;
 
-/// The three rules, letter by letter. `order` is the format (logical indices, outermost first),
-/// `packed[d]` says whether logical dimension `d` is in the suffix.
+/// The three rules, for descriptor strides: `order` is the format (logical indices, outermost
+/// first), `packed[d]` says whether logical dimension `d` is in the suffix. The rules themselves
+/// are [`plan::derive_strided`]'s, the check every partially packed layout's shape passes; here
+/// any broken rule (or a non-positive stride) is a `false`.
 pub(crate) fn packed_by_rules(dims: &[usize], strides: &[isize], order: &[usize], packed: &[bool]) -> bool {
-    if strides.iter().any(|&s| s <= 0) {
-        return false;
-    }
-    order.iter().enumerate().all(|(i, &d)| {
-        let stride = strides[d] as i128;
-        match order.get(i + 1) {
-            Some(&next) => {
-                let required = dims[next] as i128 * strides[next] as i128;
-                if packed[d] {
-                    stride == required
-                } else {
-                    stride >= required
-                }
-            }
-            None => !packed[d] || stride == 1,
+    let mut unsigned = [0usize; MAX_RANK];
+    for (u, &s) in unsigned.iter_mut().zip(strides) {
+        match usize::try_from(s) {
+            Ok(s) => *u = s,
+            Err(_) => return false,
         }
-    })
+    }
+    let format = Format::from_order(order, packed);
+    plan::derive_strided(&format, dims, &unsigned[..strides.len().min(MAX_RANK)], &[]).is_ok()
 }
 
 fn parse_format(format: &str, letters: &str) -> Result<Format, LayoutError> {

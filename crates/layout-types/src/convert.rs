@@ -20,6 +20,8 @@ use crate::error::{DimName, LayoutError};
 use crate::family::{Family, SameFamily, MAX_RANK};
 use crate::plan::{DimMap, Packing};
 
+mod kernels;
+
 pub(crate) mod sealed {
     use super::Geometry;
 
@@ -224,7 +226,7 @@ impl Plan {
 
     /// Runs on rayon's pool when the `parallel` feature is on, the conversion moves at least
     /// [`PARALLEL_THRESHOLD_BYTES`], and the destination splits into disjoint contiguous ranges.
-    fn run_maybe_parallel<T: Copy + Default + Send + Sync>(&self, src: &[T], dst: &mut [T]) {
+    fn run_maybe_parallel<T: Element>(&self, src: &[T], dst: &mut [T]) {
         #[cfg(feature = "parallel")]
         if let Some(rows) = self.parallel_rows::<T>() {
             return self.run_parallel(src, dst, rows);
@@ -259,7 +261,7 @@ impl Plan {
 
     /// Cuts the outermost axis into tasks of `rows` positions, each writing its own chunk.
     #[cfg(feature = "parallel")]
-    fn run_parallel<T: Copy + Default + Send + Sync>(&self, src: &[T], dst: &mut [T], rows: usize) {
+    fn run_parallel<T: Element>(&self, src: &[T], dst: &mut [T], rows: usize) {
         use rayon::prelude::*;
         let outer = self.axes[0];
         let region = &mut dst[self.dst_base as usize..];
@@ -276,7 +278,7 @@ impl Plan {
         });
     }
 
-    fn run<T: Copy + Default>(&self, src: &[T], dst: &mut [T]) {
+    fn run<T: Element>(&self, src: &[T], dst: &mut [T]) {
         let axes = &self.axes[..self.n];
         let Some((&inner, outer)) = axes.split_last() else {
             dst[self.dst_base as usize] = src[self.src_base as usize];
@@ -290,7 +292,9 @@ impl Plan {
             .map(|(i, a)| (i, *a))
             .unwrap_or((axes.len() - 1, inner));
         if src_inner_pos == axes.len() - 1 || inner.src.unsigned_abs() <= 1 {
-            for_each_offset(outer, self.src_base, self.dst_base, |s, d| copy_run(src, s, dst, d, inner));
+            for_each_offset(outer, self.src_base, self.dst_base, |s, d| {
+                kernels::copy_run(src, s, dst, d, inner)
+            });
         } else {
             let mut rest = [Axis::default(); MAX_REFINED];
             let mut m = 0;
@@ -301,7 +305,7 @@ impl Plan {
                 }
             }
             for_each_offset(&rest[..m], self.src_base, self.dst_base, |s, d| {
-                transpose_tiles(src, s, dst, d, src_inner, inner)
+                kernels::transpose(src, s, dst, d, src_inner, inner)
             });
         }
     }
@@ -329,127 +333,6 @@ fn for_each_offset(axes: &[Axis], src_base: isize, dst_base: isize, mut f: impl 
             s -= axes[k].src * axes[k].extent as isize;
             d -= axes[k].dst * axes[k].extent as isize;
             counters[k] = 0;
-        }
-    }
-}
-
-/// Copies one run along `axis`.
-#[inline]
-fn copy_run<T: Copy>(src: &[T], s: isize, dst: &mut [T], d: isize, axis: Axis) {
-    let n = axis.extent;
-    if axis.src == 1 && axis.dst == 1 {
-        let (s, d) = (s as usize, d as usize);
-        dst[d..d + n].copy_from_slice(&src[s..s + n]);
-    } else if axis.dst == 1 {
-        let out = &mut dst[d as usize..d as usize + n];
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = src[(s + i as isize * axis.src) as usize];
-        }
-    } else {
-        for i in 0..n as isize {
-            dst[(d + i * axis.dst) as usize] = src[(s + i * axis.src) as usize];
-        }
-    }
-}
-
-/// Tile edge for the 2-D transpose, in elements: a tile's source rows stay in L1 while its
-/// destination rows are written.
-const fn tile<T>() -> usize {
-    match core::mem::size_of::<T>() {
-        1 => 128,
-        2 => 64,
-        _ => 32,
-    }
-}
-
-/// Transposes the plane spanned by `rows` (the source's innermost axis) and `cols` (the
-/// destination's innermost axis) in square tiles that stay in L1. Inside a tile, blocks of
-/// [`BLOCK`]×[`BLOCK`] elements go through a register array: `BLOCK` contiguous source runs in,
-/// `BLOCK` contiguous destination runs out, one bounds check per run. Edges and non-unit strides
-/// take a scalar loop.
-#[inline]
-fn transpose_tiles<T: Copy + Default>(src: &[T], s: isize, dst: &mut [T], d: isize, rows: Axis, cols: Axis) {
-    if cols.dst != 1 {
-        // A strided (padded or mirrored) destination: no contiguous rows to write.
-        scalar_tile(src, s, dst, d, rows, cols, 0..rows.extent, 0..cols.extent);
-        return;
-    }
-    let (tr, tc) = (ROW_TILE_BYTES / core::mem::size_of::<T>().max(1), tile::<T>());
-    let blocks = rows.src == 1 && rows.dst >= 0 && cols.src >= 0;
-    for r0 in (0..rows.extent).step_by(tr) {
-        let r1 = (r0 + tr).min(rows.extent);
-        for c0 in (0..cols.extent).step_by(tc) {
-            let c1 = (c0 + tc).min(cols.extent);
-            if !blocks {
-                scalar_tile(src, s, dst, d, rows, cols, r0..r1, c0..c1);
-                continue;
-            }
-            // Whole blocks, then the ragged right and bottom edges.
-            let (rb, cb) = (r0 + (r1 - r0) / BLOCK * BLOCK, c0 + (c1 - c0) / BLOCK * BLOCK);
-            for r in (r0..rb).step_by(BLOCK) {
-                for c in (c0..cb).step_by(BLOCK) {
-                    let from = (s + r as isize + c as isize * cols.src) as usize;
-                    let to = (d + r as isize * rows.dst + c as isize) as usize;
-                    transpose_block(src, from, cols.src as usize, dst, to, rows.dst as usize);
-                }
-            }
-            scalar_tile(src, s, dst, d, rows, cols, r0..rb, cb..c1);
-            scalar_tile(src, s, dst, d, rows, cols, rb..r1, c0..c1);
-        }
-    }
-}
-
-/// Length in bytes of a tile's source runs: long enough that the hardware prefetcher follows each
-/// of the many source streams (one per destination column).
-const ROW_TILE_BYTES: usize = 1024;
-
-/// Edge of the register block of [`transpose_tiles`].
-const BLOCK: usize = 8;
-
-/// One `BLOCK`×`BLOCK` block: source runs start at `from + c * src_stride` (contiguous along the
-/// destination's rows), destination runs at `to + r * dst_stride`.
-#[inline(always)]
-fn transpose_block<T: Copy + Default>(
-    src: &[T],
-    from: usize,
-    src_stride: usize,
-    dst: &mut [T],
-    to: usize,
-    dst_stride: usize,
-) {
-    let mut block = [[T::default(); BLOCK]; BLOCK];
-    for (c, run) in block.iter_mut().enumerate() {
-        let at = from + c * src_stride;
-        run.copy_from_slice(&src[at..at + BLOCK]);
-    }
-    // `r` picks one lane of every run: a transpose, not an iteration over `block`.
-    #[allow(clippy::needless_range_loop)]
-    for r in 0..BLOCK {
-        let at = to + r * dst_stride;
-        let out = &mut dst[at..at + BLOCK];
-        for (c, o) in out.iter_mut().enumerate() {
-            *o = block[c][r];
-        }
-    }
-}
-
-/// Element by element over `rows` × `cols` of the plane.
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn scalar_tile<T: Copy>(
-    src: &[T],
-    s: isize,
-    dst: &mut [T],
-    d: isize,
-    rows: Axis,
-    cols: Axis,
-    rs: core::ops::Range<usize>,
-    cs: core::ops::Range<usize>,
-) {
-    for r in rs {
-        let (sr, dr) = (s + r as isize * rows.src, d + r as isize * rows.dst);
-        for c in cs.clone() {
-            dst[(dr + c as isize * cols.dst) as usize] = src[(sr + c as isize * cols.src) as usize];
         }
     }
 }

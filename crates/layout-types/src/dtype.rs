@@ -95,8 +95,14 @@ impl fmt::Display for DataType {
     }
 }
 
-mod sealed {
-    pub trait Sealed {}
+pub(crate) mod sealed {
+    /// The bits of an element, for kernels that move several elements per machine word.
+    pub trait Sealed {
+        /// The element's bits, zero-extended.
+        fn to_word(self) -> u64;
+        /// The element whose bits are the low `8 * size_of::<Self>()` bits of `bits`.
+        fn from_word(bits: u64) -> Self;
+    }
 }
 
 /// A scalar a tensor can hold: one of f32, f64, `half::f16`, `half::bf16`, i8, u8, i32, i64.
@@ -122,8 +128,19 @@ pub trait Element: sealed::Sealed + Copy + Default + PartialEq + fmt::Debug + Se
 }
 
 macro_rules! element {
-    ($($t:ty => $dt:ident),* $(,)?) => {$(
-        impl sealed::Sealed for $t {}
+    ($($t:ty => $dt:ident, $bits:ty, |$x:ident| $to:expr, |$b:ident| $from:expr;)*) => {$(
+        impl sealed::Sealed for $t {
+            #[inline(always)]
+            fn to_word(self) -> u64 {
+                let $x = self;
+                $to as u64
+            }
+            #[inline(always)]
+            fn from_word(bits: u64) -> Self {
+                let $b = bits as $bits;
+                $from
+            }
+        }
         impl Element for $t {
             const DATA_TYPE: DataType = DataType::$dt;
         }
@@ -131,14 +148,14 @@ macro_rules! element {
 }
 
 element! {
-    f32 => Float,
-    f64 => Double,
-    half::f16 => Half,
-    half::bf16 => BFloat16,
-    i8 => Int8,
-    u8 => Uint8,
-    i32 => Int32,
-    i64 => Int64,
+    f32 => Float, u32, |x| x.to_bits(), |b| f32::from_bits(b);
+    f64 => Double, u64, |x| x.to_bits(), |b| f64::from_bits(b);
+    half::f16 => Half, u16, |x| x.to_bits(), |b| half::f16::from_bits(b);
+    half::bf16 => BFloat16, u16, |x| x.to_bits(), |b| half::bf16::from_bits(b);
+    i8 => Int8, u8, |x| x as u8, |b| b as i8;
+    u8 => Uint8, u8, |x| x, |b| b;
+    i32 => Int32, u32, |x| x as u32, |b| b as i32;
+    i64 => Int64, u64, |x| x as u64, |b| b as i64;
 }
 
 #[cfg(test)]
@@ -160,6 +177,29 @@ mod tests {
         check::<u8>();
         check::<i32>();
         check::<i64>();
+    }
+
+    fn bits_round_trip<T: Element>(values: &[T]) {
+        let high = if T::SIZE == 8 { 0 } else { !0u64 << (8 * T::SIZE) };
+        for &v in values {
+            let bits = sealed::Sealed::to_word(v);
+            assert_eq!(bits & high, 0, "{v:?}: {bits:#x} is not zero-extended");
+            let back: T = sealed::Sealed::from_word(bits | high);
+            assert_eq!(back, v);
+            assert_eq!(sealed::Sealed::to_word(back), bits, "{v:?}: high bits leaked into from_bits");
+        }
+    }
+
+    #[test]
+    fn bits_are_zero_extended_and_round_trip() {
+        bits_round_trip(&[0.0f32, -1.5, f32::MAX]);
+        bits_round_trip(&[0.0f64, -1.5, f64::MIN_POSITIVE]);
+        bits_round_trip(&[half::f16::from_f32(-2.0), half::f16::MAX]);
+        bits_round_trip(&[half::bf16::from_f32(-2.0), half::bf16::MIN]);
+        bits_round_trip(&[0i8, -1, i8::MIN]);
+        bits_round_trip(&[0u8, 255]);
+        bits_round_trip(&[0i32, -1, i32::MIN]);
+        bits_round_trip(&[0i64, -1, i64::MIN]);
     }
 
     #[test]

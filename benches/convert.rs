@@ -103,10 +103,8 @@ impl Bench<'_> {
     ) where
         D::Family: SameFamily<S::Family>,
     {
-        let Ok(src) = Tensor::<T, S>::from_fn(dims, |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k)))
-        else {
-            return;
-        };
+        let src = Tensor::<T, S>::from_fn(dims, |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k)))
+            .expect("the row's shape is valid");
         let mut dst = Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
         convert(&src, &mut dst).unwrap();
         let input = ArrayViewD::from_shape(IxDyn(view), src.as_slice()).unwrap();
@@ -134,7 +132,7 @@ impl Bench<'_> {
                         f();
                     }
                     let t = start.elapsed();
-                    record(&row, bytes, who, t / iters.max(1) as u32);
+                    record(&row, bytes, who, t.div_f64(iters.max(1) as f64));
                     t
                 })
             });

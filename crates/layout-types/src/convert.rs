@@ -8,8 +8,8 @@
 //! 1. refines the index space so each side is affine in every axis (C is split into groups and
 //!    lanes when either side vectorizes it),
 //! 2. orders the axes as the destination stores them and fuses neighbours contiguous in both,
-//! 3. copies contiguous runs directly, and otherwise walks the destination's innermost axis and
-//!    the source's innermost axis in square tiles, so both sides stay in cache.
+//! 3. copies contiguous runs directly, and otherwise transposes the plane of the destination's
+//!    and the source's innermost axes in cache tiles (the loops are in `kernels`).
 //!
 //! The loop nest is generic over the element type and both sides, so each (source, destination,
 //! type) is its own monomorphized function with no per-element dispatch. Vector widths that do

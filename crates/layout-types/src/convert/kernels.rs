@@ -122,6 +122,8 @@ fn interleave<T: Copy, const K: usize>(
     n: usize,
 ) {
     let streams: [&[T]; K] = core::array::from_fn(|c| &src[s + c * stream..s + c * stream + n]);
+    // Dense rows get their own loop: `chunks_exact` drops the per-row bounds check, which one
+    // `chunks(row)` loop for both cases does not (measured: C = 3 up to 20 % slower).
     if row == K {
         for (i, out) in dst[d..d + n * K].chunks_exact_mut(K).enumerate() {
             for (o, from) in out.iter_mut().zip(&streams) {
@@ -156,6 +158,7 @@ fn deinterleave<T: Copy, const K: usize>(
         let chunk = chunks.next().unwrap_or_default();
         &mut chunk[..n]
     });
+    // Dense runs get their own loop, as in `interleave`.
     if run == K {
         for (i, from) in src[s..s + n * K].chunks_exact(K).enumerate() {
             for (to, &v) in streams.iter_mut().zip(from) {

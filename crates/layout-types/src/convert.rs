@@ -18,6 +18,7 @@
 use crate::dtype::Element;
 use crate::error::{DimName, LayoutError};
 use crate::family::{Family, SameFamily, MAX_RANK};
+use crate::layout::{Layout, Shape};
 use crate::plan::{DimMap, Packing};
 
 mod kernels;
@@ -126,19 +127,25 @@ where
     D::Family: SameFamily<S::Family>,
 {
     let (sg, dg) = (src.geometry(), dst.geometry());
-    if let Some(d) = (0..sg.rank.max(dg.rank)).find(|&d| sg.dims().get(d) != dg.dims().get(d)) {
-        return Err(LayoutError::ShapeMismatch {
-            dim: DimName::new(d, S::Family::LETTERS.as_bytes()),
-            source: sg.dims().get(d).copied().unwrap_or(0),
-            destination: dg.dims().get(d).copied().unwrap_or(0),
-        });
-    }
+    same_dims(&sg, &dg, S::Family::LETTERS.as_bytes())?;
     let (src, dst) = (src.data(), dst.data_mut());
-    match Plan::new(&sg, &dg) {
+    match LoopNest::new(&sg, &dg) {
         Some(plan) => plan.run_maybe_parallel(src, dst),
         None => per_element(&sg, src, &dg, dst),
     }
     Ok(())
+}
+
+/// [`LayoutError::ShapeMismatch`] naming the first dimension where the two sides differ.
+fn same_dims(sg: &Geometry, dg: &Geometry, letters: &[u8]) -> Result<(), LayoutError> {
+    match (0..sg.rank.max(dg.rank)).find(|&d| sg.dims().get(d) != dg.dims().get(d)) {
+        Some(d) => Err(LayoutError::ShapeMismatch {
+            dim: DimName::new(d, letters),
+            source: sg.dims().get(d).copied().unwrap_or(0),
+            destination: dg.dims().get(d).copied().unwrap_or(0),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Conversions moving fewer bytes than this run on the calling thread, without allocating.
@@ -147,17 +154,37 @@ pub const PARALLEL_THRESHOLD_BYTES: usize = 1 << 20;
 /// Most refined axes: each dimension splits into at most three (group, sub-group, lane).
 const MAX_REFINED: usize = 3 * MAX_RANK;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Axis {
-    extent: usize,
-    src: isize,
-    dst: isize,
+/// One loop of a [`LoopNest`]: how far it runs and how far each side moves per step.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct LoopAxis {
+    /// Number of positions.
+    pub extent: usize,
+    /// Source elements between neighbouring positions.
+    pub src: isize,
+    /// Destination elements between neighbouring positions.
+    pub dst: isize,
 }
 
-/// The affine loop nest of one conversion: axes ordered as the destination stores them.
-#[derive(Debug, Clone, Copy)]
-struct Plan {
-    axes: [Axis; MAX_REFINED],
+/// The affine loop nest of one conversion: the plan every backend runs.
+///
+/// Each side's map from logical index to storage is refined until it is affine in every axis
+/// (C splits into groups and lanes where either side vectorizes it), the axes are ordered as the
+/// destination stores them (outermost first), and neighbours contiguous on both sides are fused.
+/// The CPU loops in this module and the GPU kernels of `layout-gpu` both start from it.
+///
+/// ```
+/// use typed_layout::{convert::{LoopAxis, LoopNest}, Nchw, Nhwc, Shape};
+/// let src = Shape::<Nchw>::new([1, 64, 5, 4])?;
+/// let dst = Shape::<Nhwc>::new([1, 64, 5, 4])?;
+/// let nest = LoopNest::between(&src, &dst)?.expect("whole dims nest");
+/// // N = 1 drops out, H and W fuse: a 20 × 64 transpose.
+/// assert_eq!(nest.axes(), &[LoopAxis { extent: 20, src: 1, dst: 64 }, LoopAxis { extent: 64, src: 20, dst: 1 }]);
+/// assert_eq!(nest.tile_axis(), Some(0)); // the source's innermost axis is not the destination's
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LoopNest {
+    axes: [LoopAxis; MAX_REFINED],
     n: usize,
     src_base: isize,
     dst_base: isize,
@@ -183,11 +210,51 @@ fn width(map: DimMap) -> usize {
     }
 }
 
-impl Plan {
+impl LoopNest {
+    /// The loop nest converting packed `src` into packed `dst`, or `None` when their vector
+    /// widths do not nest (NC/3HW3 to NC/4HW4: such conversions go element by element).
+    ///
+    /// Fails with [`LayoutError::ShapeMismatch`] when the dims differ.
+    pub fn between<S: Layout, D: Layout>(
+        src: &Shape<S>,
+        dst: &Shape<D>,
+    ) -> Result<Option<LoopNest>, LayoutError>
+    where
+        D::Family: SameFamily<S::Family>,
+    {
+        let (sg, dg) = (Geometry::packed(src.packing()), Geometry::packed(dst.packing()));
+        same_dims(&sg, &dg, S::Family::LETTERS.as_bytes())?;
+        Ok(LoopNest::new(&sg, &dg))
+    }
+
+    /// The loops, outermost first (ordered by decreasing destination stride).
+    pub fn axes(&self) -> &[LoopAxis] {
+        &self.axes[..self.n]
+    }
+
+    /// Storage offsets of the first element on each side: `(source, destination)`.
+    pub fn bases(&self) -> (isize, isize) {
+        (self.src_base, self.dst_base)
+    }
+
+    /// The axis to tile against the innermost one, or `None` when the innermost axis is the
+    /// source's fastest too (or is contiguous in the source), so every innermost run is a
+    /// copy. When it is `Some(k)`, the plane of axes `k` and the last is transposed.
+    pub fn tile_axis(&self) -> Option<usize> {
+        let axes = self.axes();
+        let (inner, _) = axes.split_last()?;
+        let (k, _) = axes.iter().enumerate().min_by_key(|(_, a)| a.src.unsigned_abs())?;
+        (k != axes.len() - 1 && inner.src.unsigned_abs() > 1).then_some(k)
+    }
+
     /// The refined, ordered, fused loop nest, or `None` when vector widths do not nest.
-    fn new(src: &Geometry, dst: &Geometry) -> Option<Plan> {
-        let mut plan =
-            Plan { axes: [Axis::default(); MAX_REFINED], n: 0, src_base: src.base, dst_base: dst.base };
+    fn new(src: &Geometry, dst: &Geometry) -> Option<LoopNest> {
+        let mut plan = LoopNest {
+            axes: [LoopAxis::default(); MAX_REFINED],
+            n: 0,
+            src_base: src.base,
+            dst_base: dst.base,
+        };
         for d in 0..src.rank {
             let (ws, wd) = (width(src.maps[d]), width(dst.maps[d]));
             let (big, small) = (ws.max(wd), ws.min(wd));
@@ -199,7 +266,7 @@ impl Plan {
             let t = pieces(dst.maps[d], big, small)?;
             for k in 0..3 {
                 if extents[k] > 1 {
-                    plan.axes[plan.n] = Axis { extent: extents[k], src: s[k], dst: t[k] };
+                    plan.axes[plan.n] = LoopAxis { extent: extents[k], src: s[k], dst: t[k] };
                     plan.n += 1;
                 }
             }
@@ -213,7 +280,7 @@ impl Plan {
             if n > 0 {
                 let outer = &mut plan.axes[n - 1];
                 if outer.src == a.src * a.extent as isize && outer.dst == a.dst * a.extent as isize {
-                    *outer = Axis { extent: outer.extent * a.extent, src: a.src, dst: a.dst };
+                    *outer = LoopAxis { extent: outer.extent * a.extent, src: a.src, dst: a.dst };
                     continue;
                 }
             }
@@ -279,24 +346,15 @@ impl Plan {
     }
 
     fn run<T: Element>(&self, src: &[T], dst: &mut [T]) {
-        let axes = &self.axes[..self.n];
+        let axes = self.axes();
         let Some((&inner, outer)) = axes.split_last() else {
             dst[self.dst_base as usize] = src[self.src_base as usize];
             return;
         };
         // The axis the source walks fastest; if it is not the destination's innermost, tile the two.
-        let (src_inner_pos, src_inner) = axes
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, a)| a.src.unsigned_abs())
-            .map(|(i, a)| (i, *a))
-            .unwrap_or((axes.len() - 1, inner));
-        if src_inner_pos == axes.len() - 1 || inner.src.unsigned_abs() <= 1 {
-            for_each_offset(outer, self.src_base, self.dst_base, |s, d| {
-                kernels::copy_run(src, s, dst, d, inner)
-            });
-        } else {
-            let mut rest = [Axis::default(); MAX_REFINED];
+        if let Some(src_inner_pos) = self.tile_axis() {
+            let src_inner = axes[src_inner_pos];
+            let mut rest = [LoopAxis::default(); MAX_REFINED];
             let mut m = 0;
             for (i, a) in outer.iter().enumerate() {
                 if i != src_inner_pos {
@@ -307,13 +365,17 @@ impl Plan {
             for_each_offset(&rest[..m], self.src_base, self.dst_base, |s, d| {
                 kernels::transpose(src, s, dst, d, src_inner, inner)
             });
+        } else {
+            for_each_offset(outer, self.src_base, self.dst_base, |s, d| {
+                kernels::copy_run(src, s, dst, d, inner)
+            });
         }
     }
 }
 
 /// Calls `f(src_offset, dst_offset)` for every position of `axes` (outermost first).
 #[inline]
-fn for_each_offset(axes: &[Axis], src_base: isize, dst_base: isize, mut f: impl FnMut(isize, isize)) {
+fn for_each_offset(axes: &[LoopAxis], src_base: isize, dst_base: isize, mut f: impl FnMut(isize, isize)) {
     let mut counters = [0usize; MAX_REFINED];
     let (mut s, mut d) = (src_base, dst_base);
     loop {
@@ -371,19 +433,19 @@ mod tests {
     fn plan_fuses_nchw_to_nhwc_into_a_2d_transpose() {
         let src = Geometry::packed(guide().shape().packing());
         let dst = Geometry::packed(crate::Shape::<Nhwc>::new([1, 64, 5, 4]).unwrap().packing());
-        let plan = Plan::new(&src, &dst).unwrap();
+        let plan = LoopNest::new(&src, &dst).unwrap();
         // N is 1 (dropped); H and W fuse into one axis of 20: a 20×64 transpose.
         assert_eq!(plan.n, 2);
-        assert_eq!(plan.axes[0], Axis { extent: 20, src: 1, dst: 64 });
-        assert_eq!(plan.axes[1], Axis { extent: 64, src: 20, dst: 1 });
+        assert_eq!(plan.axes[0], LoopAxis { extent: 20, src: 1, dst: 64 });
+        assert_eq!(plan.axes[1], LoopAxis { extent: 64, src: 20, dst: 1 });
     }
 
     #[test]
     fn identity_is_one_contiguous_run() {
         let src = Geometry::packed(guide().shape().packing());
-        let plan = Plan::new(&src, &src).unwrap();
+        let plan = LoopNest::new(&src, &src).unwrap();
         assert_eq!(plan.n, 1);
-        assert_eq!(plan.axes[0], Axis { extent: 1280, src: 1, dst: 1 });
+        assert_eq!(plan.axes[0], LoopAxis { extent: 1280, src: 1, dst: 1 });
     }
 
     #[test]

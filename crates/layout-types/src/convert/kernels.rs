@@ -5,7 +5,7 @@
 //! 8×8 block of f32 is 16 word loads, 12 word swaps and 16 word stores instead of 64 scalar
 //! loads and stores; one bounds check covers each run of [`BLOCK`] elements.
 
-use super::Axis;
+use super::LoopAxis;
 use crate::dtype::Element;
 
 /// Edge of a transpose block, in elements.
@@ -27,7 +27,7 @@ const fn col_tile<T>() -> usize {
 
 /// Copies one run along `axis`.
 #[inline]
-pub(super) fn copy_run<T: Copy>(src: &[T], s: isize, dst: &mut [T], d: isize, axis: Axis) {
+pub(super) fn copy_run<T: Copy>(src: &[T], s: isize, dst: &mut [T], d: isize, axis: LoopAxis) {
     let n = axis.extent;
     if axis.src == 1 && axis.dst == 1 {
         let (s, d) = (s as usize, d as usize);
@@ -68,7 +68,14 @@ macro_rules! narrow {
 /// over destination streams ([`deinterleave`]: C < 8 in NHWC→NCHW), or tiles of
 /// [`BLOCK`]×[`BLOCK`] blocks. Strided or mirrored inner axes take the scalar loop, tiled.
 #[inline(never)] // once per plane; kept apart so the block loop gets the registers to itself
-pub(super) fn transpose<T: Element>(src: &[T], s: isize, dst: &mut [T], d: isize, rows: Axis, cols: Axis) {
+pub(super) fn transpose<T: Element>(
+    src: &[T],
+    s: isize,
+    dst: &mut [T],
+    d: isize,
+    rows: LoopAxis,
+    cols: LoopAxis,
+) {
     let unit = cols.dst == 1 && rows.src == 1 && cols.src >= 0 && rows.dst >= 0;
     if unit {
         let (s, d) = (s as usize, d as usize);
@@ -270,8 +277,8 @@ fn scalar_tile<T: Copy>(
     s: isize,
     dst: &mut [T],
     d: isize,
-    rows: Axis,
-    cols: Axis,
+    rows: LoopAxis,
+    cols: LoopAxis,
     rs: core::ops::Range<usize>,
     cs: core::ops::Range<usize>,
 ) {

@@ -1,8 +1,47 @@
-//! The GPU backend of typed-layout (not yet implemented).
+//! The GPU backend of typed-layout: device tensors and conversion kernels generated per
+//! (source layout, destination layout, element size), compiled with NVRTC through cudarc.
 //!
-//! It will hold the device handle (bound to one device, owning a stream and a cache of
-//! NVRTC-compiled kernels), typed device tensors, and conversion kernels generated per
-//! (source layout, destination layout, element size, architecture). It will load CUDA
-//! dynamically, so the workspace builds and its CPU tests pass on machines without CUDA. Until
-//! then this crate exports nothing; the CPU backend in `layout_types::convert` is the reference
-//! it will be checked against.
+//! | The guide (cuDNN)                         | typed-layout                                   |
+//! |-------------------------------------------|------------------------------------------------|
+//! | `cudnnHandle_t`: one device, one stream   | [`Gpu`]: bound to one device, owns a stream and the kernel cache |
+//! | device memory described by a tensor descriptor | [`DeviceTensor<T, L>`]: a packed buffer typed by its layout |
+//! | `cudnnTransformTensor` between layouts    | [`Gpu::convert`], [`Gpu::to_layout`]           |
+//! | `cudnnStatus_t`                           | [`GpuError`]: one variant per cause, with what to do |
+//!
+//! How a conversion becomes a kernel, in module order:
+//!
+//! 1. the CPU backend's [`LoopNest`](layout_types::convert::LoopNest) refines both layouts and
+//!    fuses the axes contiguous on both sides (NCHW→NHWC becomes a batched 2-D transpose);
+//! 2. [`schedule`] picks the kernel's shape (a vectorized copy, a gather for rows and narrow
+//!    planes, a shared-memory tile for transposes) and its run-time [`codegen::Params`];
+//! 3. [`codegen`] writes the CUDA source with the shape, element size, loop count, access width
+//!    and index width baked in;
+//! 4. [`nvrtc`] compiles it for the device's architecture, once: [`Gpu`] caches it by (source
+//!    layout, destination layout, kernel spec).
+//!
+//! CUDA is loaded dynamically: this crate builds, documents and runs its CPU-side tests on a
+//! machine with no CUDA at all. Without a driver, [`Gpu::new`] returns [`GpuError::NoDriver`];
+//! without NVRTC, the first conversion returns [`GpuError::NoNvrtc`]. Nothing panics.
+//!
+//! ```no_run
+//! // Needs a CUDA device and NVRTC.
+//! use layout_gpu::Gpu;
+//! use typed_layout::{NcxHwx, Nchw, Tensor};
+//! let gpu = Gpu::new(0)?;
+//! let x = gpu.upload(&Tensor::<i8, Nchw>::filled([1, 64, 5, 4], 1)?)?;
+//! let y = gpu.to_layout::<NcxHwx<32>, _, _>(&x)?;
+//! println!("{} on {}: {} kernel(s) compiled", gpu.name()?, gpu.arch(), gpu.compiled_kernels());
+//! # drop(y);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod codegen;
+mod error;
+mod handle;
+pub mod nvrtc;
+pub mod schedule;
+mod tensor;
+
+pub use error::GpuError;
+pub use handle::{driver_available, Gpu};
+pub use tensor::{DeviceElement, DeviceTensor};

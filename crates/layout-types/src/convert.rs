@@ -227,6 +227,42 @@ impl LoopNest {
         Ok(LoopNest::new(&sg, &dg))
     }
 
+    /// For widths that do not nest: the two nests of a conversion through a row-major buffer
+    /// of the logical dims (`product(dims)` elements, dimension 0 outermost), which nests with
+    /// every layout. Backends without a per-element path convert in these two passes.
+    ///
+    /// ```
+    /// use typed_layout::{convert::LoopNest, NcxHwx, Shape};
+    /// let (a, b) = (Shape::<NcxHwx<3>>::new([1, 12, 2, 2])?, Shape::<NcxHwx<4>>::new([1, 12, 2, 2])?);
+    /// assert_eq!(LoopNest::between(&a, &b)?, None);
+    /// let (first, second) = LoopNest::via_logical(&a, &b)?;
+    /// assert_eq!(first.axes().iter().map(|x| x.extent).product::<usize>(), 48);
+    /// assert_eq!(second.axes().iter().map(|x| x.extent).product::<usize>(), 48);
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn via_logical<S: Layout, D: Layout>(
+        src: &Shape<S>,
+        dst: &Shape<D>,
+    ) -> Result<(LoopNest, LoopNest), LayoutError>
+    where
+        D::Family: SameFamily<S::Family>,
+    {
+        let (sg, dg) = (Geometry::packed(src.packing()), Geometry::packed(dst.packing()));
+        same_dims(&sg, &dg, S::Family::LETTERS.as_bytes())?;
+        let dims = sg.dims();
+        let mut strides = [0isize; MAX_RANK];
+        let mut step = 1isize;
+        for d in (0..dims.len()).rev() {
+            strides[d] = step;
+            step *= dims[d] as isize; // the product is the element count, below isize::MAX
+        }
+        let logical = Geometry::strided(dims, &strides[..dims.len()], 0);
+        match (LoopNest::new(&sg, &logical), LoopNest::new(&logical, &dg)) {
+            (Some(first), Some(second)) => Ok((first, second)),
+            _ => unreachable!("a width-1 side nests with every width"),
+        }
+    }
+
     /// The loops, outermost first (ordered by decreasing destination stride).
     pub fn axes(&self) -> &[LoopAxis] {
         &self.axes[..self.n]

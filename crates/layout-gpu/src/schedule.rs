@@ -1,0 +1,202 @@
+//! From a conversion's [`LoopNest`] to a kernel and its launch: which shape, how wide the
+//! accesses, how many blocks.
+//!
+//! The nest is the CPU backend's own plan (refined, ordered as the destination stores it, with
+//! the axes contiguous on both sides fused), so NCHW→NHWC arrives as a batched 2-D transpose.
+
+use layout_types::convert::{LoopAxis, LoopNest};
+use layout_types::{Layout, LayoutError, SameFamily, Shape};
+
+use crate::codegen::{Kernel, KernelSpec, Params, MAX_LOOPS, TILE_THREADS_X};
+
+/// Planes whose source-inner or destination-inner extent is below this take the gather kernel:
+/// a 32-wide tile would leave most of its threads idle (C = 3 into NHWC, W = 4 out of it).
+pub const NARROW: usize = 16;
+
+/// Most blocks a launch asks for; grid-stride loops cover the rest.
+pub const MAX_BLOCKS: u64 = 1 << 20;
+
+/// Widest single access in bytes.
+const MAX_ACCESS_BYTES: usize = 16;
+
+/// A kernel with its arguments and grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launch {
+    /// What the kernel bakes in.
+    pub spec: KernelSpec,
+    /// Its run-time arguments.
+    pub params: Params,
+    /// Blocks in the grid (x only).
+    pub grid: u32,
+}
+
+/// Notation of the row-major intermediate of a two-pass conversion, in kernel names.
+pub const LOGICAL: &str = "logical";
+
+/// One kernel launch of a conversion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pass {
+    /// The kernel and its arguments.
+    pub launch: Launch,
+    /// The notations of the side it reads and the side it writes (kernel names, cache keys).
+    pub notations: (&'static str, &'static str),
+}
+
+impl Pass {
+    /// The kernel's symbol.
+    pub fn kernel_name(&self) -> String {
+        self.launch.spec.name(self.notations.0, self.notations.1)
+    }
+
+    /// The kernel's CUDA source.
+    pub fn source(&self) -> String {
+        self.launch.spec.source(self.notations.0, self.notations.1)
+    }
+}
+
+/// How a conversion runs on the device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)] // lives on the stack for one call; boxing would allocate per conversion
+pub enum Route {
+    /// One kernel from the source into the destination.
+    Direct(Pass),
+    /// Vector widths that do not nest (NC/3HW3 into NC/4HW4): the source into a row-major
+    /// buffer of `len` elements, then that buffer into the destination.
+    ViaLogical {
+        /// The two passes, in order.
+        passes: [Pass; 2],
+        /// Elements of the intermediate buffer.
+        len: usize,
+    },
+}
+
+impl Route {
+    /// The passes in order.
+    pub fn passes(&self) -> &[Pass] {
+        match self {
+            Route::Direct(p) => core::slice::from_ref(p),
+            Route::ViaLogical { passes, .. } => passes,
+        }
+    }
+}
+
+/// How to convert packed `src` into packed `dst` with elements of `elem_bytes` bytes.
+///
+/// ```
+/// use layout_gpu::schedule::{route, Route};
+/// use typed_layout::{NcxHwx, Shape};
+/// let (a, b) = (Shape::<NcxHwx<3>>::new([1, 12, 2, 2])?, Shape::<NcxHwx<4>>::new([1, 12, 2, 2])?);
+/// let r = route(&a, &b, 4)?;
+/// assert!(matches!(r, Route::ViaLogical { len: 48, .. }));
+/// assert_eq!(r.passes()[0].notations, ("NC/3HW3", "logical"));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub fn route<S: Layout, D: Layout>(
+    src: &Shape<S>,
+    dst: &Shape<D>,
+    elem_bytes: usize,
+) -> Result<Route, LayoutError>
+where
+    D::Family: SameFamily<S::Family>,
+{
+    let (from, to) = (S::NOTATION, D::NOTATION);
+    if let Some(nest) = LoopNest::between(src, dst)? {
+        let launch = schedule(&nest, elem_bytes, src.len(), dst.len());
+        return Ok(Route::Direct(Pass { launch, notations: (from, to) }));
+    }
+    let (first, second) = LoopNest::via_logical(src, dst)?;
+    let len = src.packing().dims().iter().product();
+    let passes = [
+        Pass { launch: schedule(&first, elem_bytes, src.len(), len), notations: (from, LOGICAL) },
+        Pass { launch: schedule(&second, elem_bytes, len, dst.len()), notations: (LOGICAL, to) },
+    ];
+    Ok(Route::ViaLogical { passes, len })
+}
+
+/// The launch converting with `nest` between buffers of `src_len` and `dst_len` elements of
+/// `elem_bytes` bytes (1, 2, 4 or 8).
+///
+/// ```
+/// use layout_gpu::{codegen::Kernel, schedule::schedule};
+/// use typed_layout::{convert::LoopNest, Nchw, Nhwc, Shape};
+/// let (a, b) = (Shape::<Nchw>::new([8, 64, 56, 56])?, Shape::<Nhwc>::new([8, 64, 56, 56])?);
+/// let nest = LoopNest::between(&a, &b)?.unwrap();
+/// let launch = schedule(&nest, 4, a.len(), b.len());
+/// assert_eq!(launch.spec.kernel, Kernel::Tile { batch: 1 }); // N batches a 3136 × 64 transpose
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub fn schedule(nest: &LoopNest, elem_bytes: usize, src_len: usize, dst_len: usize) -> Launch {
+    let axes = nest.axes();
+    let total: usize = axes.iter().map(|a| a.extent).product();
+    let wide = src_len.max(dst_len).max(total) > i32::MAX as usize;
+    let mut params = Params::ZERO;
+    let single = LoopAxis { extent: 1, src: 1, dst: 1 };
+    let inner = axes.last().copied().unwrap_or(single);
+
+    if axes.len() <= 1 && inner.src == 1 && inner.dst == 1 {
+        let vec = (MAX_ACCESS_BYTES / elem_bytes).max(1);
+        params.extent[0] = inner.extent as i64;
+        params.work = (inner.extent / vec).max(inner.extent % vec) as u64;
+        let spec = KernelSpec { kernel: Kernel::Copy, elem_bytes: elem_bytes as u8, vec: vec as u8, wide };
+        return finish(spec, params);
+    }
+
+    if let Some(k) = nest.tile_axis().filter(|&k| axes[k].extent.min(inner.extent) >= NARROW) {
+        let (a, b) = (axes[k], inner);
+        let batch: Vec<LoopAxis> =
+            axes[..axes.len() - 1].iter().enumerate().filter(|&(i, _)| i != k).map(|(_, x)| *x).collect();
+        for (i, x) in batch.iter().chain([&a, &b]).enumerate() {
+            set(&mut params, i, x);
+        }
+        // Pack 1- and 2-byte elements into 32-bit words where every word stays aligned: the
+        // packed extents and every stride but the unit ones are multiples of the pack.
+        let pack = (4 / elem_bytes).max(1);
+        let packs = |v: isize| v.rem_euclid(pack as isize) == 0;
+        let fits = a.extent % pack == 0
+            && b.extent % pack == 0
+            && packs(b.src)
+            && packs(a.dst)
+            && batch.iter().all(|x| packs(x.src) && packs(x.dst));
+        let pack = if fits { pack } else { 1 };
+        let tile = TILE_THREADS_X as usize * pack;
+        let tiles = (a.extent.div_ceil(tile) as u64) * (b.extent.div_ceil(tile) as u64);
+        params.work = batch.iter().map(|x| x.extent as u64).product::<u64>() * tiles;
+        let kernel = Kernel::Tile { batch: batch.len() as u8 };
+        return finish(KernelSpec { kernel, elem_bytes: elem_bytes as u8, vec: pack as u8, wide }, params);
+    }
+
+    let axes: &[LoopAxis] = if axes.is_empty() { core::slice::from_ref(&single) } else { axes };
+    for (i, x) in axes.iter().enumerate() {
+        set(&mut params, i, x);
+    }
+    // Vector accesses when the innermost axis is contiguous on both sides and every vector
+    // starts aligned.
+    let mut vec = 1;
+    if inner.src == 1 && inner.dst == 1 {
+        let mut v = (MAX_ACCESS_BYTES / elem_bytes).max(1);
+        let outer = &axes[..axes.len() - 1];
+        let ok = |v: usize| {
+            let aligned = |s: isize| s.rem_euclid(v as isize) == 0;
+            inner.extent % v == 0 && outer.iter().all(|x| aligned(x.src) && aligned(x.dst))
+        };
+        while v > 1 && !ok(v) {
+            v /= 2;
+        }
+        vec = v;
+    }
+    params.work = (total / vec) as u64;
+    let kernel = Kernel::Gather { loops: axes.len() as u8 };
+    finish(KernelSpec { kernel, elem_bytes: elem_bytes as u8, vec: vec as u8, wide }, params)
+}
+
+fn set(params: &mut Params, i: usize, x: &LoopAxis) {
+    debug_assert!(i < MAX_LOOPS);
+    params.extent[i] = x.extent as i64;
+    params.src[i] = x.src as i64;
+    params.dst[i] = x.dst as i64;
+}
+
+fn finish(spec: KernelSpec, params: Params) -> Launch {
+    let blocks = params.work.div_ceil(spec.items_per_block()).clamp(1, MAX_BLOCKS);
+    Launch { spec, params, grid: blocks as u32 }
+}

@@ -1,0 +1,74 @@
+//! [`DeviceTensor`]: a packed tensor of layout `L` in device memory.
+
+use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
+use layout_types::{DimsOf, Element, Layout, Shape};
+
+/// An element type the GPU backend moves: every [`Element`] (f32, f64, f16, bf16, i8, u8, i32,
+/// i64). Kernels see only its size.
+pub trait DeviceElement: Element + DeviceRepr + ValidAsZeroBits {}
+
+impl<T: Element + DeviceRepr + ValidAsZeroBits> DeviceElement for T {}
+
+/// A packed tensor of layout `L` in the memory of one device, made by a [`Gpu`](crate::Gpu)
+/// (`upload`, `zeros`, `to_layout`) and read back with `download`.
+///
+/// ```no_run
+/// // Needs a CUDA device.
+/// use layout_gpu::Gpu;
+/// use typed_layout::{Nhwc, Shape};
+/// let gpu = Gpu::new(0)?;
+/// let x = gpu.zeros::<half::f16, Nhwc>(Shape::new([1, 64, 5, 4])?)?;
+/// assert_eq!(x.strides(), [1280, 1, 256, 64]); // the guide's example, on the device
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct DeviceTensor<T: DeviceElement, L: Layout> {
+    data: CudaSlice<T>,
+    shape: Shape<L>,
+}
+
+impl<T: DeviceElement, L: Layout> DeviceTensor<T, L> {
+    pub(crate) fn new(data: CudaSlice<T>, shape: Shape<L>) -> Self {
+        debug_assert_eq!(data.len(), shape.len());
+        DeviceTensor { data, shape }
+    }
+
+    /// The validated shape.
+    pub fn shape(&self) -> &Shape<L> {
+        &self.shape
+    }
+
+    /// Logical dims.
+    pub fn dims(&self) -> DimsOf<L> {
+        self.shape.dims()
+    }
+
+    /// Logical strides, in elements.
+    pub fn strides(&self) -> DimsOf<L> {
+        self.shape.strides()
+    }
+
+    /// Number of elements of storage.
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Always false: every dimension is at least 1.
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// The ordinal of the device holding the data.
+    pub fn ordinal(&self) -> usize {
+        self.data.context().ordinal()
+    }
+
+    /// The device buffer (for interop: pass it to other CUDA libraries).
+    pub fn data(&self) -> &CudaSlice<T> {
+        &self.data
+    }
+
+    pub(crate) fn data_mut(&mut self) -> &mut CudaSlice<T> {
+        &mut self.data
+    }
+}

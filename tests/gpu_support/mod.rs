@@ -1,0 +1,141 @@
+//! What the GPU tests share: every pair of named layouts of a family, on shapes chosen to hit
+//! each kernel shape (tile, packed tile, gather rows, narrow gather, copy, two-pass), and
+//! element values made from bits.
+
+#![allow(dead_code)] // each test file uses part of it
+
+use half::f16;
+use typed_layout::{
+    Bmn, Cdhwn, Chwn, ColMajor, Element, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily,
+};
+
+/// Receives each (source layout, destination layout, logical dims) in turn.
+pub(crate) trait Visit {
+    fn pair<S: Layout, D: Layout>(&mut self, dims: &[usize])
+    where
+        D::Family: SameFamily<S::Family>;
+}
+
+macro_rules! every_pair {
+    ($v:ident, $shapes:expr, [$($s:ty),*]) => { every_pair!(@src $v, $shapes, [$($s),*], [$($s),*]) };
+    (@src $v:ident, $shapes:expr, [$($s:ty),*], $all:tt) => { $( every_pair!(@dst $v, $shapes, $s, $all); )* };
+    (@dst $v:ident, $shapes:expr, $s:ty, [$($d:ty),*]) => {
+        $( for dims in $shapes { $v.pair::<$s, $d>(dims); } )*
+    };
+}
+
+/// Image shapes (N, C, H, W): a big-C transpose, C = 3, C = 4 with W = 4, C = 33, C = 1,
+/// W = H = 1, C = 8, and C = 12 (which NC/32HW32 rejects; visitors skip invalid shapes).
+pub(crate) const IMAGE: &[&[usize]] = &[
+    &[2, 64, 17, 19],
+    &[1, 3, 31, 33],
+    &[3, 4, 9, 4],
+    &[2, 33, 5, 7],
+    &[2, 1, 16, 17],
+    &[1, 32, 1, 1],
+    &[5, 8, 1, 40],
+    &[2, 12, 6, 7],
+];
+/// Volume shapes (N, C, D, H, W).
+pub(crate) const VOLUME: &[&[usize]] = &[&[2, 32, 5, 6, 7], &[1, 3, 4, 5, 6], &[2, 33, 3, 1, 5]];
+/// Matmul shapes (B, M, N).
+pub(crate) const MATMUL: &[&[usize]] = &[&[3, 40, 70], &[1, 1, 300], &[2, 130, 3], &[4, 64, 64]];
+
+/// Visits every ordered pair (identity included) of the named layouts within each family, and
+/// NC/3HW3 ↔ NC/4HW4, whose vector widths do not nest.
+pub(crate) fn every_pair(v: &mut impl Visit) {
+    every_pair!(v, IMAGE, [Nchw, Nhwc, Chwn, NcxHwx<4>, NcxHwx<32>]);
+    every_pair!(v, VOLUME, [Ncdhw, Ndhwc, Cdhwn]);
+    every_pair!(v, MATMUL, [Bmn<RowMajor>, Bmn<ColMajor>]);
+    for dims in [&[2usize, 12, 3, 5][..], &[1, 24, 1, 7]] {
+        v.pair::<NcxHwx<3>, NcxHwx<4>>(dims);
+        v.pair::<NcxHwx<4>, NcxHwx<3>>(dims);
+    }
+}
+
+/// A scrambled 64-bit value of a position and a seed.
+pub(crate) fn mix(seed: u64, i: usize) -> u64 {
+    let mut x = seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    x ^= x >> 31;
+    x = x.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x ^ (x >> 29)
+}
+
+/// Element types built from bits, so every bit of every element is checked.
+pub(crate) trait Bits: Element {
+    fn from_bits64(b: u64) -> Self;
+    fn push_bytes(&self, out: &mut Vec<u8>);
+}
+impl Bits for u8 {
+    fn from_bits64(b: u64) -> Self {
+        b as u8
+    }
+    fn push_bytes(&self, out: &mut Vec<u8>) {
+        out.push(*self)
+    }
+}
+impl Bits for i8 {
+    fn from_bits64(b: u64) -> Self {
+        b as i8
+    }
+    fn push_bytes(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_ne_bytes())
+    }
+}
+impl Bits for f16 {
+    fn from_bits64(b: u64) -> Self {
+        f16::from_bits(b as u16)
+    }
+    fn push_bytes(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_bits().to_ne_bytes())
+    }
+}
+impl Bits for half::bf16 {
+    fn from_bits64(b: u64) -> Self {
+        half::bf16::from_bits(b as u16)
+    }
+    fn push_bytes(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_bits().to_ne_bytes())
+    }
+}
+impl Bits for i32 {
+    fn from_bits64(b: u64) -> Self {
+        b as i32
+    }
+    fn push_bytes(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_ne_bytes())
+    }
+}
+impl Bits for f32 {
+    fn from_bits64(b: u64) -> Self {
+        f32::from_bits(b as u32 & 0x7f7f_ffff) // finite: equality is bit equality
+    }
+    fn push_bytes(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_bits().to_ne_bytes())
+    }
+}
+impl Bits for i64 {
+    fn from_bits64(b: u64) -> Self {
+        b as i64
+    }
+    fn push_bytes(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_ne_bytes())
+    }
+}
+impl Bits for f64 {
+    fn from_bits64(b: u64) -> Self {
+        f64::from_bits(b & 0x7fef_ffff_ffff_ffff)
+    }
+    fn push_bytes(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_bits().to_ne_bytes())
+    }
+}
+
+/// The bytes of a slice of elements.
+pub(crate) fn bytes_of<T: Bits>(v: &[T]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(core::mem::size_of_val(v));
+    for x in v {
+        x.push_bytes(&mut out);
+    }
+    out
+}

@@ -46,8 +46,9 @@ fn each_conversion_gets_its_kernel_shape() {
     // NCHW→NC/32HW32: H·W (source-inner) against the 32 lanes (destination-inner), batched by
     // N and the channel groups, which fuse into one loop.
     assert_eq!(kernel::<Nchw, NcxHwx<32>>(&[2, 64, 16, 16], 1), (Kernel::Tile { batch: 1 }, 4));
-    // NHWC→NC/32HW32 keeps runs of 32 channels: rows, 16-byte vectors of i8.
-    assert_eq!(kernel::<Nhwc, NcxHwx<32>>(&[2, 64, 16, 16], 1), (Kernel::Gather { loops: 3 }, 16));
+    // NHWC→NC/32HW32 keeps runs of 32 channels: rows over N, the channel groups and H·W,
+    // moved in 16-byte vectors of i8.
+    assert_eq!(kernel::<Nhwc, NcxHwx<32>>(&[2, 64, 16, 16], 1), (Kernel::Gather { loops: 4 }, 16));
     // C = 1: the conversion is a copy; so is the identity.
     assert_eq!(kernel::<Nchw, Nhwc>(&[4, 1, 30, 30], 4), (Kernel::Copy, 4));
     assert_eq!(kernel::<Bmn<RowMajor>, Bmn<RowMajor>>(&[4, 30, 30], 1), (Kernel::Copy, 16));

@@ -74,6 +74,13 @@ pub enum GpuError {
         /// The tensor's device ordinal.
         tensor: usize,
     },
+    /// A cuDNN call failed or cuDNN is absent (feature `cudnn`).
+    Cudnn {
+        /// The call (`"cudnnTransformTensor"`).
+        call: &'static str,
+        /// cuDNN's status or what is missing.
+        status: String,
+    },
     /// The shapes of a conversion's two sides break a layout rule (different dims, say).
     Layout(LayoutError),
 }
@@ -132,6 +139,7 @@ impl fmt::Display for GpuError {
                 "the tensor lives on device {tensor} but the handle is bound to device {handle}: use the \
                  handle of the tensor's device"
             ),
+            GpuError::Cudnn { call, status } => write!(f, "{call} failed: {status}"),
             GpuError::Layout(e) => e.fmt(f),
         }
     }

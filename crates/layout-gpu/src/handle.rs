@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg,
 };
+use layout_types::convert::LoopNest;
 use layout_types::{Layout, SameFamily, Shape, Tensor};
 
 use crate::codegen::{KernelSpec, Params};
@@ -120,6 +121,17 @@ impl Gpu {
         &self.stream
     }
 
+    /// Free and total device memory in bytes.
+    pub fn memory(&self) -> Result<(usize, usize), GpuError> {
+        self.ctx.mem_get_info().map_err(|e| GpuError::driver("reading free memory", 0, e))
+    }
+
+    /// Makes this handle's context current on the calling thread (for raw CUDA library calls).
+    #[cfg(feature = "cudnn")]
+    pub(crate) fn bind(&self) -> Result<(), GpuError> {
+        self.ctx.bind_to_thread().map_err(|e| GpuError::driver("binding the context", 0, e))
+    }
+
     /// How many kernels this handle has compiled so far (each once; the rest are cache hits).
     pub fn compiled_kernels(&self) -> usize {
         self.compiles.load(Ordering::Relaxed)
@@ -191,6 +203,23 @@ impl Gpu {
             }
         }
         Ok(())
+    }
+
+    /// Copies `src` into `dst` of the same layout with the driver's device-to-device memcpy.
+    pub fn copy<T: DeviceElement, L: Layout>(
+        &self,
+        src: &DeviceTensor<T, L>,
+        dst: &mut DeviceTensor<T, L>,
+    ) -> Result<(), GpuError> {
+        self.check_device(src.data())?;
+        self.check_device(dst.data())?;
+        if src.shape().packing() != dst.shape().packing() {
+            LoopNest::between(src.shape(), dst.shape())?; // names the dimension that differs
+            let error = "the two tensors' strides differ (padding): use convert".into();
+            return Err(GpuError::Driver { during: "copying", error });
+        }
+        let bytes = src.len() * core::mem::size_of::<T>();
+        self.stream.memcpy_dtod(src.data(), dst.data_mut()).map_err(|e| GpuError::driver("copying", bytes, e))
     }
 
     /// A new device tensor holding `src` in layout `D`.

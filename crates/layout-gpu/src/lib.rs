@@ -36,12 +36,16 @@
 //! ```
 
 pub mod codegen;
+#[cfg(feature = "cudnn")]
+pub mod cudnn;
 mod error;
 mod handle;
 pub mod nvrtc;
 pub mod schedule;
 mod tensor;
 
+/// The cudarc this crate is built on, for interop (events, raw pointers, other CUDA libraries).
+pub use cudarc;
 pub use error::GpuError;
 pub use handle::{driver_available, Gpu};
 pub use tensor::{DeviceElement, DeviceTensor};

@@ -13,7 +13,7 @@ extern "C" __global__ void __launch_bounds__(256) tl_gather3_v1_NCHW_to_NHWC_e2_
         const idx_t c = (w - rest * inner) * 1;
         off_t_ s = (off_t_)c * (off_t_)p.src[2];
         off_t_ d = (off_t_)c * (off_t_)p.dst[2];
-        { const idx_t e = (idx_t)p.extent[1], q = rest / e, c = rest - q * e; s += (off_t_)c * (off_t_)p.src[1]; d += (off_t_)c * (off_t_)p.dst[1]; rest = q; }
+        { const idx_t e = (idx_t)p.extent[1], q = rest / e, i = rest - q * e; s += (off_t_)i * (off_t_)p.src[1]; d += (off_t_)i * (off_t_)p.dst[1]; rest = q; }
         s += (off_t_)rest * (off_t_)p.src[0]; d += (off_t_)rest * (off_t_)p.dst[0];
         *(vec_t*)(dst + d) = *(const vec_t*)(src + s);
     }

@@ -1,0 +1,220 @@
+//! The GPU backend on a real device: every pair of named layouts × every data type against the
+//! CPU backend (random bits, poisoned destinations, odd shapes), the kernel cache, a tensor over
+//! 2^31 elements where memory allows, and cuDNN's `cudnnTransformTensor` on the same descriptors.
+//!
+//! Without a device each test prints `SKIPPED: <reason>` and checks only what it can (that the
+//! missing driver or device is an error value). They never pass silently on a GPU machine:
+//! `TL_REQUIRE_GPU=1` turns a missing device into a failure.
+
+mod gpu_support;
+
+use gpu_support::{bytes_of, every_pair, mix, Bits, Visit};
+use half::{bf16, f16};
+use layout_gpu::{driver_available, DeviceElement, Gpu, GpuError};
+use typed_layout::{Layout, Nchw, Nhwc, SameFamily, Shape, Tensor};
+
+fn gpu_or_skip(test: &str) -> Option<Gpu> {
+    match Gpu::new(0) {
+        Ok(gpu) => Some(gpu),
+        Err(e) => {
+            assert!(std::env::var_os("TL_REQUIRE_GPU").is_none(), "TL_REQUIRE_GPU is set but {e}");
+            println!("SKIPPED: {test}: {e}");
+            None
+        }
+    }
+}
+
+#[test]
+fn the_handle_is_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Gpu>();
+    check::<layout_gpu::DeviceTensor<f32, Nchw>>();
+}
+
+#[test]
+fn a_missing_driver_or_device_is_an_error_value() {
+    if !driver_available() {
+        let e = Gpu::new(0).unwrap_err();
+        assert_eq!(e, GpuError::NoDriver);
+        assert!(e.to_string().contains("libcuda.so"), "{e}");
+        println!("SKIPPED: no CUDA driver here; checked that Gpu::new says so");
+        return;
+    }
+    match Gpu::new(4096) {
+        Err(GpuError::NoDevice { ordinal: 4096, .. }) => {}
+        other => panic!("expected NoDevice, got {other:?}"),
+    }
+}
+
+/// Converts on the device and on the CPU, for every element type.
+struct Check<'a> {
+    gpu: &'a Gpu,
+    seed: u64,
+    conversions: usize,
+}
+
+impl Check<'_> {
+    fn one<T: Bits + DeviceElement, S: Layout, D: Layout>(&mut self, a: &Shape<S>, b: &Shape<D>)
+    where
+        D::Family: SameFamily<S::Family>,
+    {
+        self.seed += 1;
+        let seed = self.seed;
+        let host =
+            Tensor::<T, S>::from_vec_in(*a, (0..a.len()).map(|i| T::from_bits64(mix(seed, i))).collect())
+                .unwrap();
+        let want: Tensor<T, D> = host.to_layout().unwrap();
+        let poison = Tensor::<T, D>::filled_in(*b, T::from_bits64(0xA5A5_A5A5_A5A5_A5A5)).unwrap();
+        let x = self.gpu.upload(&host).unwrap();
+        let mut y = self.gpu.upload(&poison).unwrap();
+        self.gpu.convert(&x, &mut y).unwrap();
+        let got = self.gpu.download(&y).unwrap();
+        assert!(
+            bytes_of(got.as_slice()) == bytes_of(want.as_slice()), // bits: NaNs included
+            "{} -> {} {:?} {}: device result differs from the CPU backend",
+            S::NOTATION,
+            D::NOTATION,
+            a.packing().dims(),
+            core::any::type_name::<T>()
+        );
+        self.conversions += 1;
+    }
+}
+
+impl Visit for Check<'_> {
+    fn pair<S: Layout, D: Layout>(&mut self, dims: &[usize])
+    where
+        D::Family: SameFamily<S::Family>,
+    {
+        let (Ok(a), Ok(b)) = (Shape::<S>::from_slice(dims), Shape::<D>::from_slice(dims)) else { return };
+        self.one::<f32, S, D>(&a, &b);
+        self.one::<f64, S, D>(&a, &b);
+        self.one::<f16, S, D>(&a, &b);
+        self.one::<bf16, S, D>(&a, &b);
+        self.one::<i8, S, D>(&a, &b);
+        self.one::<u8, S, D>(&a, &b);
+        self.one::<i32, S, D>(&a, &b);
+        self.one::<i64, S, D>(&a, &b);
+    }
+}
+
+#[test]
+fn every_pair_and_data_type_matches_the_cpu_backend() {
+    let Some(gpu) = gpu_or_skip("device conversions") else { return };
+    let mut check = Check { gpu: &gpu, seed: 0, conversions: 0 };
+    every_pair(&mut check);
+    let compiled = gpu.compiled_kernels();
+    // The same conversions again: every kernel comes from the cache.
+    every_pair(&mut check);
+    assert_eq!(gpu.compiled_kernels(), compiled, "a second round compiled again");
+    println!("{} device conversions matched the CPU backend; {compiled} kernels compiled", check.conversions);
+}
+
+#[test]
+fn first_use_compiles_and_later_uses_hit_the_cache() {
+    let Some(gpu) = gpu_or_skip("kernel cache") else { return };
+    let host = Tensor::<f32, Nchw>::filled([2, 40, 9, 11], 1.0).unwrap();
+    let x = gpu.upload(&host).unwrap();
+    let before = gpu.compiled_kernels();
+    let t = std::time::Instant::now();
+    let _y = gpu.to_layout::<Nhwc, _, _>(&x).unwrap();
+    gpu.synchronize().unwrap();
+    let first = t.elapsed();
+    assert_eq!(gpu.compiled_kernels(), before + 1);
+    let _z = gpu.to_layout::<Nhwc, _, _>(&x).unwrap();
+    assert_eq!(gpu.compiled_kernels(), before + 1);
+    println!("first use (NVRTC compile + load + run): {:.1} ms", first.as_secs_f64() * 1e3);
+}
+
+#[test]
+fn mismatched_shapes_are_an_error_and_leave_the_destination_alone() {
+    let Some(gpu) = gpu_or_skip("shape mismatch") else { return };
+    let x = gpu.upload(&Tensor::<u8, Nchw>::filled([1, 2, 3, 4], 7).unwrap()).unwrap();
+    let mut y = gpu.upload(&Tensor::<u8, Nhwc>::filled([1, 2, 4, 3], 9).unwrap()).unwrap();
+    assert!(matches!(gpu.convert(&x, &mut y), Err(GpuError::Layout(_))));
+    assert!(gpu.download(&y).unwrap().as_slice().iter().all(|&v| v == 9));
+}
+
+#[test]
+fn a_tensor_over_2_pow_31_elements_converts_with_64_bit_offsets() {
+    let Some(gpu) = gpu_or_skip("2^31 elements") else { return };
+    let dims = [2, 64, 4096, 4097];
+    let shape = Shape::<Nchw>::new(dims).unwrap();
+    let (free, _) = gpu.memory().unwrap();
+    if free < 2 * shape.len() + (1 << 30) {
+        println!("SKIPPED: 2^31 elements: {free} bytes free on the device, {} needed", 2 * shape.len());
+        return;
+    }
+    let host =
+        Tensor::<i8, Nchw>::from_vec(dims, (0..shape.len()).map(|i| mix(7, i) as i8).collect()).unwrap();
+    let want: Tensor<i8, Nhwc> = host.to_layout().unwrap();
+    let x = gpu.upload(&host).unwrap();
+    drop(host);
+    let y = gpu.to_layout::<Nhwc, _, _>(&x).unwrap();
+    assert!(gpu.download(&y).unwrap().as_slice() == want.as_slice());
+}
+
+/// cuDNN's own transform on the same descriptors, for the layouts it can describe.
+struct AgainstCudnn<'a> {
+    gpu: &'a Gpu,
+    cudnn: &'a layout_gpu::cudnn::Cudnn,
+    compared: usize,
+}
+
+impl AgainstCudnn<'_> {
+    fn one<T: Bits + DeviceElement, S: Layout, D: Layout>(&mut self, a: &Shape<S>, b: &Shape<D>)
+    where
+        D::Family: SameFamily<S::Family>,
+    {
+        let host = Tensor::<T, S>::from_vec_in(*a, (0..a.len()).map(|i| T::from_bits64(mix(3, i))).collect())
+            .unwrap();
+        let x = self.gpu.upload(&host).unwrap();
+        let mut ours = self.gpu.zeros::<T, D>(*b).unwrap();
+        let mut theirs = self.gpu.zeros::<T, D>(*b).unwrap();
+        self.gpu.convert(&x, &mut ours).unwrap();
+        match self.cudnn.transform(self.gpu, &x, &mut theirs) {
+            Ok(()) => {}
+            Err(GpuError::Cudnn { call: "cudnnSetTensorNdDescriptor", .. }) => return, // NC/xHWx
+            Err(e) => panic!("{} -> {}: {e}", S::NOTATION, D::NOTATION),
+        }
+        assert!(
+            bytes_of(self.gpu.download(&ours).unwrap().as_slice())
+                == bytes_of(self.gpu.download(&theirs).unwrap().as_slice()),
+            "{} -> {} {:?} {}: differs from cudnnTransformTensor",
+            S::NOTATION,
+            D::NOTATION,
+            a.packing().dims(),
+            core::any::type_name::<T>()
+        );
+        self.compared += 1;
+    }
+}
+
+impl Visit for AgainstCudnn<'_> {
+    fn pair<S: Layout, D: Layout>(&mut self, dims: &[usize])
+    where
+        D::Family: SameFamily<S::Family>,
+    {
+        let (Ok(a), Ok(b)) = (Shape::<S>::from_slice(dims), Shape::<D>::from_slice(dims)) else { return };
+        self.one::<f32, S, D>(&a, &b);
+        self.one::<f16, S, D>(&a, &b);
+        self.one::<i8, S, D>(&a, &b);
+        self.one::<f64, S, D>(&a, &b);
+    }
+}
+
+#[test]
+fn conversions_equal_cudnn_transform_tensor() {
+    let Some(gpu) = gpu_or_skip("cuDNN cross-check") else { return };
+    let cudnn = match layout_gpu::cudnn::Cudnn::new(&gpu) {
+        Ok(c) => c,
+        Err(e) => {
+            println!("SKIPPED: cuDNN cross-check: {e}");
+            return;
+        }
+    };
+    let mut check = AgainstCudnn { gpu: &gpu, cudnn: &cudnn, compared: 0 };
+    every_pair(&mut check);
+    assert!(check.compared > 0);
+    println!("{} conversions equal cudnnTransformTensor", check.compared);
+}

@@ -89,6 +89,26 @@ fn main() -> Result<(), LayoutError> {
         println!("  2-D descriptor:         {e}");
     }
 
-    println!("\nbackend: CPU (the GPU backend is not built yet)");
+    // The same conversion on the GPU when there is one; the CPU result is the reference.
+    match typed_layout::gpu::Gpu::new(0) {
+        Ok(gpu) => {
+            let host =
+                Tensor::<f32, Nchw>::from_fn([1, 64, 5, 4], |[_, c, h, w]| (c * 20 + h * 4 + w) as f32)?;
+            let on_device = gpu
+                .upload(&host)
+                .and_then(|x| gpu.to_layout::<Nhwc, _, _>(&x))
+                .and_then(|y| gpu.download(&y));
+            match on_device {
+                Ok(y) => println!(
+                    "\nbackend: GPU {} ({}): NCHW→NHWC {} the CPU backend",
+                    gpu.name().unwrap_or_default(),
+                    gpu.arch(),
+                    if y == host.to_layout::<Nhwc>()? { "equals" } else { "DIFFERS FROM" }
+                ),
+                Err(e) => println!("\nbackend: CPU (the GPU conversion failed: {e})"),
+            }
+        }
+        Err(e) => println!("\nbackend: CPU (no GPU: {e})"),
+    }
     Ok(())
 }

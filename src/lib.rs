@@ -3,7 +3,7 @@
 //! NVIDIA cuDNN's tensor-layout concepts as Rust types. Layouts are zero-sized types whose
 //! strides are derived at compile time for static shapes and by the same code at run time;
 //! descriptors answer the guide's packing and overlap questions; typed tensors convert between
-//! layouts on the CPU.
+//! layouts on the CPU and, through [`gpu`], on an NVIDIA GPU.
 //!
 //! | The guide says | typed-layout has |
 //! |---|---|
@@ -18,7 +18,8 @@
 //! | overlapping tensors | [`TensorDesc::overlap`] ([`overlap`](mod@overlap)) |
 //! | `cudnnDataType_t` | [`DataType`], and the sealed [`Element`] for f32, f64, f16, bf16, i8, u8, i32, i64 |
 //! | "outputs cannot overlap" | [`TensorViewMut`] (packed) and [`StridedViewMut`] (checked); [`StridedView`] is input-only |
-//! | a transform between layouts | [`convert()`], [`Tensor::to_layout`] |
+//! | a transform between layouts | [`convert()`], [`Tensor::to_layout`]; on the device [`gpu::Gpu::convert`] |
+//! | `cudnnHandle_t`: one device, one stream | [`gpu::Gpu`], with device tensors [`gpu::DeviceTensor`] |
 //! | any other format: `"CNHW"`, `"NC/4HW4"`, an NHWC tensor WC-packed, 6-D with a T axis | [`layout!`], checked at compile time; [`DynLayout`] at run time, same parser |
 //! | a partially packed tensor's padded strides | [`Shape::with_strides`], [`Tensor::filled_in`] |
 //!

@@ -143,9 +143,11 @@ pub fn schedule(nest: &LoopNest, elem_bytes: usize, src_len: usize, dst_len: usi
 
     if let Some(k) = nest.tile_axis().filter(|&k| axes[k].extent.min(inner.extent) >= NARROW) {
         let (a, b) = (axes[k], inner);
-        let batch: Vec<LoopAxis> =
-            axes[..axes.len() - 1].iter().enumerate().filter(|&(i, _)| i != k).map(|(_, x)| *x).collect();
-        for (i, x) in batch.iter().chain([&a, &b]).enumerate() {
+        // Batch loops first (no allocation on the launch path), then a, then b.
+        let batch =
+            || axes[..axes.len() - 1].iter().enumerate().filter(move |&(i, _)| i != k).map(|(_, x)| x);
+        let n_batch = axes.len() - 2;
+        for (i, x) in batch().chain([&a, &b]).enumerate() {
             set(&mut params, i, x);
         }
         // Pack 1- and 2-byte elements into 32-bit words where every word stays aligned: the
@@ -156,12 +158,12 @@ pub fn schedule(nest: &LoopNest, elem_bytes: usize, src_len: usize, dst_len: usi
             && b.extent % pack == 0
             && packs(b.src)
             && packs(a.dst)
-            && batch.iter().all(|x| packs(x.src) && packs(x.dst));
+            && batch().all(|x| packs(x.src) && packs(x.dst));
         let pack = if fits { pack } else { 1 };
         let tile = TILE_THREADS_X as usize * pack;
         let tiles = (a.extent.div_ceil(tile) as u64) * (b.extent.div_ceil(tile) as u64);
-        params.work = batch.iter().map(|x| x.extent as u64).product::<u64>() * tiles;
-        let kernel = Kernel::Tile { batch: batch.len() as u8 };
+        params.work = batch().map(|x| x.extent as u64).product::<u64>() * tiles;
+        let kernel = Kernel::Tile { batch: n_batch as u8 };
         return finish(KernelSpec { kernel, elem_bytes: elem_bytes as u8, vec: pack as u8, wide }, params);
     }
 

@@ -2,8 +2,8 @@
 //! output is touched.
 
 use typed_layout::{
-    convert, DataType, Format, Image, LayoutError, Matmul, Nchw, NcxHwx, Nhwc, NotationErrorKind, Overlap,
-    Shape, StridedView, StridedViewMut, Tensor, TensorDesc, TensorView, TensorViewMut,
+    convert, DataType, DimName, Format, Image, LayoutError, Matmul, Nchw, NcxHwx, Nhwc, NotationErrorKind,
+    Overlap, Shape, StridedView, StridedViewMut, Tensor, TensorDesc, TensorView, TensorViewMut,
 };
 
 #[test]
@@ -33,9 +33,11 @@ fn overflowing_sizes() {
     assert!(matches!(e, LayoutError::SizeOverflow { .. }), "{e}");
     let e = Tensor::<f64, Nchw>::zeros([1 << 20, 1 << 20, 1 << 20, 1]).unwrap_err();
     assert!(matches!(e, LayoutError::SizeOverflow { .. }), "{e}");
-    // Element count fits in isize, bytes do not.
+    // Element count fits in isize, bytes do not: the error names the outermost letter reached.
     let e = Tensor::<f64, Nchw>::zeros([1 << 31, 1 << 30, 1, 1]).unwrap_err();
-    assert!(matches!(e, LayoutError::SizeOverflow { .. }), "{e}");
+    assert!(matches!(e, LayoutError::SizeOverflow { dim: DimName { letter: Some('N'), .. } }), "{e}");
+    let e = Tensor::<f64, Nhwc>::zeros([1, 1 << 20, 1 << 20, 1 << 20]).unwrap_err();
+    assert!(matches!(e, LayoutError::SizeOverflow { dim: DimName { letter: Some('H'), .. } }), "{e}");
     let e = TensorDesc::new(DataType::Float, &[2, 2, 2], &[isize::MAX, 1, 1]).unwrap_err();
     assert!(matches!(e, LayoutError::SizeOverflow { .. }), "{e}");
 }

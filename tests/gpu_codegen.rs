@@ -7,15 +7,15 @@
 //!   NVRTC for sm_80 and sm_90. Without NVRTC this prints SKIPPED, unless `TL_REQUIRE_NVRTC=1`
 //!   (set by `.ci/run`, which installs NVRTC) makes a missing NVRTC a failure.
 
-mod gpu_support;
+mod support;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use gpu_support::{every_pair, Visit};
 use layout_gpu::codegen::Kernel;
 use layout_gpu::schedule::{route, Route};
 use layout_gpu::{nvrtc, GpuError};
+use support::{every_pair, Visit};
 use typed_layout::{Bmn, ColMajor, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Shape};
 
 fn kernel<S: Layout, D: Layout>(dims: &[usize], elem: usize) -> (Kernel, u8)

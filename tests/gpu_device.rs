@@ -6,11 +6,11 @@
 //! missing driver or device is an error value). They never pass silently on a GPU machine:
 //! `TL_REQUIRE_GPU=1` turns a missing device into a failure.
 
-mod gpu_support;
+mod support;
 
-use gpu_support::{bytes_of, every_pair, mix, Bits, Visit};
 use half::{bf16, f16};
 use layout_gpu::{driver_available, DeviceElement, Gpu, GpuError};
+use support::{bytes_of, every_pair, mix, Bits, Visit};
 use typed_layout::{Layout, Nchw, Nhwc, SameFamily, Shape, Tensor};
 
 fn gpu_or_skip(test: &str) -> Option<Gpu> {

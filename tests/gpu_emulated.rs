@@ -1,5 +1,5 @@
 //! The generated CUDA kernels, run on the host: every pair of named layouts × shapes × element
-//! sizes, each kernel executed by a small C++ emulator (`gpu_support/emulator.hpp`: blocks in
+//! sizes, each kernel executed by a small C++ emulator (`support/emulator.hpp`: blocks in
 //! turn, a block's threads as real threads with a barrier for `__syncthreads`) and its output
 //! compared byte for byte with the CPU backend's conversion. Destinations start poisoned, writes
 //! past the end are caught, and grids are cut to at most 5 blocks so the grid-stride loops run.
@@ -7,16 +7,16 @@
 //! This checks the kernels' index arithmetic, tiling, packing and the launch parameters without
 //! a GPU. It needs a C++20 compiler (`c++`); without one it prints SKIPPED.
 
-mod gpu_support;
+mod support;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
 
-use gpu_support::{bytes_of, every_pair, mix, Bits, Visit};
 use half::f16;
 use layout_gpu::codegen::{Kernel, Params};
 use layout_gpu::schedule::{route, Pass};
+use support::{bytes_of, every_pair, mix, Bits, Visit};
 use typed_layout::{Layout, SameFamily, Shape, Tensor};
 
 const MAX_GRID: u32 = 5;
@@ -157,7 +157,7 @@ fn every_generated_kernel_matches_the_cpu_backend_on_the_host_emulator() {
     every_pair(&mut jobs);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gpu_emulated");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("emulator.hpp"), include_str!("gpu_support/emulator.hpp")).unwrap();
+    std::fs::write(dir.join("emulator.hpp"), include_str!("support/emulator.hpp")).unwrap();
     std::fs::write(dir.join("runner.cpp"), runner_source(&jobs)).unwrap();
     std::fs::write(dir.join("jobs.bin"), job_file(&jobs)).unwrap();
     let start = std::time::Instant::now();

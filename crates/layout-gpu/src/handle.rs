@@ -153,11 +153,13 @@ impl Gpu {
         Ok(DeviceTensor::new(data, *host.shape()))
     }
 
-    /// A device tensor of zeros.
+    /// A device tensor of zeros. A size whose bytes pass `isize::MAX` is refused before the
+    /// driver sees it ([`Shape::bytes`] names the dimension).
     pub fn zeros<T: DeviceElement, L: Layout>(
         &self,
         shape: Shape<L>,
     ) -> Result<DeviceTensor<T, L>, GpuError> {
+        shape.bytes(core::mem::size_of::<T>())?;
         let data = self.alloc_zeros::<T>(shape.len())?;
         Ok(DeviceTensor::new(data, shape))
     }

@@ -81,7 +81,7 @@ const TABLE: &[(&str, Option<&str>)] = &[
     ("NcHW", Some("NcHW")),
 ];
 
-fn expand(spec: &str, family: Option<&str>) -> String {
+fn expand(spec: &str, family: Option<&str>) -> proc_macro2::TokenStream {
     let tokens = match family {
         None => quote!(pub struct X = #spec;),
         Some(letters) => quote! {
@@ -89,7 +89,24 @@ fn expand(spec: &str, family: Option<&str>) -> String {
             pub struct X: F = #spec;
         },
     };
-    layout_impl(tokens).to_string()
+    layout_impl(tokens)
+}
+
+/// The messages of the `compile_error!`s in an expansion, unescaped.
+fn compile_errors(out: proc_macro2::TokenStream) -> Vec<String> {
+    use proc_macro2::TokenTree;
+    let tokens: Vec<TokenTree> = out.into_iter().collect();
+    tokens
+        .windows(3)
+        .filter_map(|w| match w {
+            [TokenTree::Ident(i), TokenTree::Punct(p), TokenTree::Group(g)]
+                if i == "compile_error" && p.as_char() == '!' =>
+            {
+                syn::parse2::<syn::LitStr>(g.stream()).ok().map(|l| l.value())
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// The runtime verdict, and the text the macro must then contain.
@@ -108,34 +125,85 @@ fn runtime(spec: &str, family: Option<&str>) -> Result<DynLayout, (NotationError
     })
 }
 
+/// Expands `spec` and checks the macro against the runtime; returns whether it was accepted.
+fn agree(spec: &str, family: Option<&str>) -> Result<bool, String> {
+    let tokens = expand(spec, family);
+    let out = tokens.to_string();
+    let errors = compile_errors(tokens);
+    match runtime(spec, family) {
+        Ok(layout) => {
+            if !errors.is_empty() {
+                return Err(format!("{spec:?}: runtime accepts, macro rejects:\n{out}"));
+            }
+            // The inferred family is the runtime's.
+            if family.is_none() {
+                let builtin = layout_types::BuiltinFamily::for_spec(spec);
+                if layout.letters() != builtin.letters() || !out.contains(&format!(":: {}", builtin.name())) {
+                    return Err(format!("{spec:?}: family {} not in\n{out}", builtin.name()));
+                }
+            }
+            Ok(true)
+        }
+        Err((e, explanation)) => {
+            // One error, whose message holds the runtime's explanation.
+            if errors.len() != 1 || !errors[0].contains(&explanation) {
+                return Err(format!("{spec:?}: runtime says {e}, macro (one error expected):\n{out}"));
+            }
+            Ok(false)
+        }
+    }
+}
+
 #[test]
 fn macro_and_runtime_agree_on_every_spec() {
     assert!(TABLE.len() >= 40);
     let (mut accepted, mut rejected) = (0, 0);
     for &(spec, family) in TABLE {
-        let out = expand(spec, family);
-        match runtime(spec, family) {
-            Ok(layout) => {
-                accepted += 1;
-                assert!(!out.contains("compile_error"), "{spec:?}: runtime accepts, macro rejects:\n{out}");
-                // The inferred family is the runtime's.
-                if family.is_none() {
-                    let name = layout_types::BuiltinFamily::for_spec(spec).name();
-                    assert_eq!(layout.letters(), layout_types::BuiltinFamily::for_spec(spec).letters());
-                    assert!(out.contains(&format!(":: {name}")), "{spec:?}: family {name} not in\n{out}");
-                }
-            }
-            Err((e, explanation)) => {
-                rejected += 1;
-                // `to_string` of a string literal escapes its newlines and quotes.
-                let wanted = format!("{explanation:?}");
-                let wanted = &wanted[1..wanted.len() - 1];
-                assert_eq!(out.matches("compile_error").count(), 1, "{spec:?}: one error expected:\n{out}");
-                assert!(out.contains(wanted), "{spec:?}: runtime says {e}, macro:\n{out}");
-            }
+        match agree(spec, family) {
+            Ok(true) => accepted += 1,
+            Ok(false) => rejected += 1,
+            Err(e) => panic!("{e}"),
         }
     }
     assert!(accepted >= 20 && rejected >= 20, "{accepted} accepted, {rejected} rejected");
+}
+
+mod fuzz {
+    use proptest::prelude::*;
+
+    use super::{agree, TABLE};
+
+    /// One edit of a table spec: a character deleted, replaced or inserted (any character,
+    /// usually one of the notation's).
+    fn edited() -> impl Strategy<Value = (String, Option<&'static str>)> {
+        let ch = prop_oneof![3 => proptest::sample::select("NCHWDBM/0123456789, -packedX".chars().collect::<Vec<_>>()), 1 => any::<char>()];
+        (proptest::sample::select(TABLE), 0usize..3, any::<usize>(), ch).prop_map(
+            |((spec, family), kind, at, ch)| {
+                let mut chars: Vec<char> = spec.chars().collect();
+                let at = at % (chars.len() + 1);
+                match kind {
+                    0 if at < chars.len() => drop(chars.remove(at)),
+                    1 if at < chars.len() => chars[at] = ch,
+                    _ => chars.insert(at, ch),
+                }
+                (chars.into_iter().collect(), family)
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: std::env::var("TL_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        /// The macro never panics on an edited spec, and its verdict is the runtime's.
+        #[test]
+        fn macro_and_runtime_agree_on_edited_specs((spec, family) in edited()) {
+            agree(&spec, family).map_err(TestCaseError::fail)?;
+        }
+    }
 }
 
 #[test]

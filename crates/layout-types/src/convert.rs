@@ -315,7 +315,8 @@ impl LoopNest {
             let a = plan.axes[k];
             if n > 0 {
                 let outer = &mut plan.axes[n - 1];
-                if outer.src == a.src * a.extent as isize && outer.dst == a.dst * a.extent as isize {
+                let scaled = |stride: isize| stride.checked_mul(a.extent as isize);
+                if scaled(a.src) == Some(outer.src) && scaled(a.dst) == Some(outer.dst) {
                     *outer = LoopAxis { extent: outer.extent * a.extent, src: a.src, dst: a.dst };
                     continue;
                 }

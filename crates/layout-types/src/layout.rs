@@ -356,6 +356,32 @@ impl<L: Layout> Shape<L> {
         self.packing.is_empty()
     }
 
+    /// Bytes of storage for elements of `elem_size` bytes, or [`LayoutError::SizeOverflow`]
+    /// naming the dimension (innermost first) at which they pass `isize::MAX`, the most one
+    /// allocation can hold. Host and device allocations both ask this first.
+    ///
+    /// ```
+    /// use typed_layout::{LayoutError, Nhwc, Shape};
+    /// let s = Shape::<Nhwc>::new([2, 3, 4, 5])?;
+    /// assert_eq!(s.bytes(4)?, 480);
+    /// // 2^61 elements fit in isize; 2^61 eight-byte elements do not. N is the outermost letter.
+    /// let big = Shape::<Nhwc>::new([1 << 58, 2, 2, 2])?;
+    /// let e = big.bytes(8).unwrap_err();
+    /// assert!(e.to_string().starts_with("the size or stride product overflows at dimension N"));
+    /// # Ok::<(), LayoutError>(())
+    /// ```
+    pub fn bytes(&self, elem_size: usize) -> Result<usize, LayoutError> {
+        let letters = <L::Family as Family>::LETTERS.as_bytes();
+        let mut last = 0; // the highest offset reached by the axes so far
+        for a in self.packing.axes().iter().rev() {
+            let overflow = LayoutError::SizeOverflow { dim: crate::error::DimName::new(a.dim, letters) };
+            last += (a.extent - 1) * a.stride; // below len, which fits in isize
+            let bytes = (last + 1).checked_mul(elem_size).filter(|&b| b <= isize::MAX as usize);
+            bytes.ok_or(overflow)?;
+        }
+        Ok(self.len() * elem_size)
+    }
+
     /// Storage offset of a logical index.
     pub fn offset(&self, index: DimsOf<L>) -> Result<usize, LayoutError> {
         self.packing.offset(index.as_ref()).map_err(|d| LayoutError::IndexOutOfBounds {

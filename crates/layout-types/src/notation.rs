@@ -87,6 +87,9 @@ pub enum NotationErrorKind {
     FamilyLetters,
     /// A vectorized format where only plain per-dimension strides make sense.
     VectorizedFormat,
+    /// A vectorized dimension that is the innermost letter ([`Format::with_vector`]): its groups
+    /// and lanes would be the plain format, and its notation (`NHWC/44`) cannot be read back.
+    VectorInnermost,
 }
 
 impl NotationErrorKind {
@@ -112,7 +115,8 @@ impl NotationErrorKind {
             | K::VectorSuffixMismatch
             | K::UnexpectedNumber
             | K::TrailingCharacters
-            | K::VectorizedFormat => "NC/32HW32 Memory Layout",
+            | K::VectorizedFormat
+            | K::VectorInnermost => "NC/32HW32 Memory Layout",
             K::PackedLetterNotInFormat
             | K::PackedOutOfOrder
             | K::PackedRepeated
@@ -173,6 +177,9 @@ impl NotationErrorKind {
             }
             NotationErrorKind::VectorizedFormat => {
                 "per-dimension strides describe plain formats; NC/xHWx splits C across two axes"
+            }
+            NotationErrorKind::VectorInnermost => {
+                "the vectorized dimension is not the innermost letter: the x lanes follow the letters after C/x"
             }
         }
     }
@@ -575,7 +582,17 @@ impl Format {
     }
 
     /// This format with logical dimension `dim` grouped into vectors of `width`, as NC/xHWx
-    /// groups C. Fails for width 0 or when a dimension is already vectorized.
+    /// groups C. Fails for width 0, when a dimension is already vectorized, and when `dim` is the
+    /// innermost letter (whose notation, `NHWC/44`, could not be read back).
+    ///
+    /// ```
+    /// use typed_layout::{Format, NotationErrorKind};
+    /// let nchw = Format::parse("NCHW", "NCHW")?;
+    /// assert_eq!(nchw.with_vector(1, 32)?, Format::parse("NC/32HW32", "NCHW")?);
+    /// let nhwc = Format::parse("NHWC", "NCHW")?;
+    /// assert_eq!(nhwc.with_vector(1, 4).unwrap_err().kind(), NotationErrorKind::VectorInnermost);
+    /// # Ok::<(), typed_layout::NotationError>(())
+    /// ```
     pub const fn with_vector(self, dim: usize, width: usize) -> Result<Format, NotationError> {
         if width == 0 {
             return Err(NotationError::new(NotationErrorKind::VectorWidthZero, 0, 0));
@@ -585,6 +602,9 @@ impl Format {
         }
         if dim >= self.rank {
             return Err(NotationError::new(NotationErrorKind::UnknownLetter, 0, 0));
+        }
+        if self.order[self.rank - 1] == dim {
+            return Err(NotationError::new(NotationErrorKind::VectorInnermost, 0, 0));
         }
         Ok(Format { vector: Some(Vector { dim, width }), ..self })
     }

@@ -9,7 +9,7 @@ use core::fmt;
 
 use crate::convert::{self, Geometry};
 use crate::dtype::Element;
-use crate::error::{DimName, LayoutError};
+use crate::error::LayoutError;
 use crate::family::{DimArray, Family, SameFamily};
 use crate::layout::{DimsOf, Layout, Shape};
 use crate::overlap::{overlap, Overlap};
@@ -41,14 +41,13 @@ impl<T: Element, L: Layout> fmt::Debug for Tensor<T, L> {
     }
 }
 
-/// Allocates `len` copies of `value`, failing (instead of aborting) when the bytes do not fit.
-fn allocate<T: Element>(len: usize, value: T, letters: &str) -> Result<Vec<T>, LayoutError> {
-    let bytes_fit = len.checked_mul(T::SIZE).is_some_and(|b| b <= isize::MAX as usize);
-    if !bytes_fit {
-        return Err(LayoutError::SizeOverflow { dim: DimName::new(0, letters.as_bytes()) });
-    }
+/// Allocates the storage of `shape` filled with `value`, failing (instead of aborting) when the
+/// bytes do not fit ([`Shape::bytes`] names the dimension) or the allocator refuses them.
+fn allocate<T: Element, L: Layout>(shape: &Shape<L>, value: T) -> Result<Vec<T>, LayoutError> {
+    let bytes = shape.bytes(T::SIZE)?;
+    let len = shape.len();
     let mut data = Vec::new();
-    data.try_reserve_exact(len).map_err(|_| LayoutError::AllocationFailed { bytes: len * T::SIZE })?;
+    data.try_reserve_exact(len).map_err(|_| LayoutError::AllocationFailed { bytes })?;
     data.resize(len, value);
     Ok(data)
 }
@@ -85,7 +84,7 @@ impl<T: Element, L: Layout> Tensor<T, L> {
     /// # Ok::<(), typed_layout::LayoutError>(())
     /// ```
     pub fn filled_in(shape: Shape<L>, value: T) -> Result<Self, LayoutError> {
-        let data = allocate(shape.len(), value, <L::Family as Family>::LETTERS)?;
+        let data = allocate(&shape, value)?;
         Ok(Tensor { shape, data })
     }
 

@@ -1,6 +1,6 @@
-//! What the GPU tests share: every pair of named layouts of a family, on shapes chosen to hit
-//! each kernel shape (tile, packed tile, gather rows, narrow gather, copy, two-pass), and
-//! element values made from bits.
+//! What the integration tests share: every pair of named layouts of a family, on shapes chosen to
+//! hit each GPU kernel shape (tile, packed tile, gather rows, narrow gather, copy, two-pass), and
+//! element values made from bits (compared bit for bit, so NaN payloads count too).
 
 #![allow(dead_code)] // each test file uses part of it
 

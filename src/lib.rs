@@ -20,6 +20,8 @@
 //! | "outputs cannot overlap" | [`TensorViewMut`] (packed) and [`StridedViewMut`] (checked); [`StridedView`] is input-only |
 //! | a transform between layouts | [`convert()`], [`Tensor::to_layout`]; on the device [`gpu::Gpu::convert`] |
 //! | `cudnnHandle_t`: one device, one stream | [`gpu::Gpu`], with device tensors [`gpu::DeviceTensor`] |
+//! | `cudnnSetTensorNdDescriptor(desc, dataType, nbDims, dimA, strideA)` | [`TensorDesc::cudnn`], [`Shape::cudnn`], [`Tensor::cudnn`] → [`cudnn::NdDescriptor`], within cuDNN's limits; back with [`TensorDesc::from_cudnn`]; a real descriptor: `gpu::cudnn::TensorDescriptor` (feature `cudnn`) |
+//! | `cudnnTensorFormat_t` (NCHW, NHWC, NCHW_VECT_C) | [`cudnn::TensorFormat`], to and from layouts |
 //! | any other format: `"CNHW"`, `"NC/4HW4"`, an NHWC tensor WC-packed, 6-D with a T axis | [`layout!`], checked at compile time; [`DynLayout`] at run time, same parser |
 //! | a partially packed tensor's padded strides | [`Shape::with_strides`], [`Tensor::filled_in`] |
 //!

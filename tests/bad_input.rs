@@ -117,3 +117,38 @@ fn out_of_bounds_index_is_none() {
     let e = t.shape().offset([0, 0, 3, 0]).unwrap_err();
     assert_eq!(e.to_string(), "index 3 is out of bounds for dimension H (logical index 2) of size 3");
 }
+
+#[test]
+fn negative_dims_from_cudnn_arrays() {
+    let e = TensorDesc::from_cudnn(0, &[2, 3, -4, 5], &[60, 20, 5, 1]).unwrap_err();
+    assert_eq!(e, LayoutError::NegativeDim { dim: DimName { index: 2, letter: Some('H') }, size: -4 });
+    assert!(e.to_string().contains("must be at least 1"));
+    assert_eq!(
+        TensorDesc::from_cudnn(99, &[2, 3, 4], &[12, 4, 1]),
+        Err(LayoutError::UnknownDataType { id: 99 })
+    );
+}
+
+#[test]
+fn cudnn_limits_and_strides() {
+    // Negative strides: the guide's general tensor allows them, cuDNN's routines do not.
+    let mirrored = TensorDesc::new(DataType::Float, &[2, 3, 4], &[-12, 4, 1]).unwrap();
+    let e = mirrored.cudnn().unwrap_err();
+    assert!(matches!(e, LayoutError::CudnnStride { stride: -12, .. }), "{e}");
+    // A broadcast (stride 0) dimension: cudnnSetTensorNdDescriptor refuses it.
+    let broadcast = TensorDesc::new(DataType::Float, &[2, 3, 4], &[0, 4, 1]).unwrap();
+    assert!(matches!(broadcast.cudnn(), Err(LayoutError::CudnnStride { stride: 0, .. })));
+    // 2^31 elements: fine for typed-layout, over cuDNN's limit; the error names the dimension.
+    let big = Shape::<Nchw>::new([1 << 16, 1, 1, 1 << 15]).unwrap();
+    let e = big.cudnn(DataType::Int8).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "2147483648 at dimension N (logical index 0) is above 2147483647: cuDNN descriptors hold int dims and strides and span fewer than 2^31 elements"
+    );
+    // An int stride.
+    let wide = TensorDesc::new(DataType::Int8, &[2, 1, 1, 1], &[1 << 31, 1, 1, 1]).unwrap();
+    assert!(matches!(wide.cudnn(), Err(LayoutError::CudnnLimit { .. })));
+    // CUDNN_DATA_INT64 has no legacy descriptor.
+    let e = Tensor::<i64, Nhwc>::zeros([1, 2, 3, 4]).unwrap().cudnn().unwrap_err();
+    assert_eq!(e, LayoutError::CudnnDataType { data_type: DataType::Int64 });
+}

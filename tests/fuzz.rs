@@ -229,10 +229,29 @@ proptest! {
         let _ = desc.spatially_packed();
         let _ = desc.fully_packed(&format);
         let _ = desc.partially_packed(&format, &packed);
+        if let Ok(nd) = desc.cudnn() {
+            // What cuDNN would get converts back to this descriptor exactly.
+            let back = TensorDesc::from_cudnn(nd.data_type() as i32, nd.dims(), nd.strides());
+            prop_assert_eq!(back, Ok(desc));
+        }
         if let Ok(named) = desc.with_letters(&letters) {
             prop_assert_eq!(named.letters(), Some(letters.as_str()));
             let _ = named.fully_packed(&format);
             let _ = named.spatially_packed();
+        }
+    }
+
+    #[test]
+    fn cudnn_arrays_never_panic(
+        data_type in prop_oneof![0i32..=12, any::<i32>()],
+        dims in proptest::collection::vec(prop_oneof![3 => -2i32..=9, 1 => any::<i32>()], 0..=10),
+        strides in proptest::collection::vec(prop_oneof![3 => -2i32..=400, 1 => any::<i32>()], 0..=10),
+    ) {
+        if let Ok(desc) = TensorDesc::from_cudnn(data_type, &dims, &strides) {
+            // Accepted: within every cuDNN limit, so it converts back to the same arrays.
+            let nd = desc.cudnn().unwrap();
+            prop_assert_eq!((nd.data_type() as i32, nd.dims(), nd.strides()), (data_type, &dims[..], &strides[..]));
+            prop_assert!(nd.size_in_bytes() <= (typed_layout::cudnn::MAX_ELEMENTS as usize) * 8);
         }
     }
 

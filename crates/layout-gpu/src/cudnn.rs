@@ -1,17 +1,19 @@
-//! cuDNN's own `cudnnTransformTensor` on typed device tensors: the reference the GPU tests
-//! cross-check against and the peer the GPU benchmark times (feature `cudnn`).
+//! cuDNN itself (feature `cudnn`): real tensor descriptors built from typed-layout's checked
+//! arguments ([`TensorDescriptor`]), and `cudnnTransformTensor` on typed device tensors, the
+//! reference the GPU tests cross-check against and the peer the GPU benchmark times.
 //!
-//! cuDNN is loaded dynamically like the rest of CUDA; without it [`Cudnn::new`] returns
-//! [`GpuError::Cudnn`] saying so. NC/xHWx has no N-d descriptor (cuDNN spells it
-//! `CUDNN_TENSOR_NCHW_VECT_C` with vector data types), so it is refused here.
+//! cuDNN is loaded dynamically like the rest of CUDA; without it every constructor returns
+//! [`GpuError::Cudnn`] saying how to install it. NC/xHWx has no N-d descriptor (cuDNN spells it
+//! `CUDNN_TENSOR_NCHW_VECT_C` with vector data types: [`TensorDescriptor::with_format`]), so
+//! `transform` refuses it.
 
 use std::ffi::CStr;
 use std::sync::OnceLock;
 
 use cudarc::cudnn::sys::{self, cudnnDataType_t, cudnnStatus_t};
 use cudarc::driver::DevicePtr;
-use layout_types::plan::Part;
-use layout_types::{DataType, Element, Family, Layout, SameFamily, Shape};
+use layout_types::cudnn::{NdDescriptor, TensorFormat};
+use layout_types::{DataType, Layout, LayoutError, SameFamily, TensorDesc, MAX_RANK};
 
 use crate::{DeviceElement, DeviceTensor, Gpu, GpuError};
 
@@ -45,12 +47,7 @@ impl Cudnn {
     /// Creates a cuDNN handle bound to `gpu`'s stream.
     pub fn new(gpu: &Gpu) -> Result<Cudnn, GpuError> {
         if !available() {
-            return Err(GpuError::Cudnn {
-                call: "loading libcudnn",
-                status: "cuDNN (libcudnn.so.9) not found: `pip install nvidia-cudnn-cu13` and add its \
-                         nvidia/cudnn/lib folder to LD_LIBRARY_PATH"
-                    .into(),
-            });
+            return Err(missing());
         }
         gpu.bind()?;
         let mut handle = core::ptr::null_mut();
@@ -76,7 +73,8 @@ impl Cudnn {
         D: Layout,
         D::Family: SameFamily<S::Family>,
     {
-        let (x, y) = (Descriptor::new::<T, S>(src.shape())?, Descriptor::new::<T, D>(dst.shape())?);
+        let x = TensorDescriptor::new(&src.shape().cudnn(T::DATA_TYPE)?)?;
+        let y = TensorDescriptor::new(&dst.shape().cudnn(T::DATA_TYPE)?)?;
         let stream = gpu.stream();
         let (xp, _read) = src.data().device_ptr(stream);
         let (yp, _write) = dst.data_mut().device_ptr(stream);
@@ -101,30 +99,54 @@ impl Drop for Cudnn {
     }
 }
 
-/// A `cudnnTensorDescriptor_t` set from a shape: logical dims and strides, as i32.
-struct Descriptor(sys::cudnnTensorDescriptor_t);
+/// A cuDNN tensor descriptor (`cudnnTensorDescriptor_t`). Creating, setting and reading one
+/// needs libcudnn but no GPU, so these calls also run where no device is.
+///
+/// ```no_run
+/// use typed_layout::{gpu::cudnn::TensorDescriptor, DataType, Nhwc, Shape};
+/// let nd = Shape::<Nhwc>::new([1, 64, 5, 4])?.cudnn(DataType::Float)?;
+/// let desc = TensorDescriptor::new(&nd)?;
+/// assert_eq!(desc.get()?, nd);
+/// assert_eq!(desc.size_in_bytes()?, nd.size_in_bytes());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct TensorDescriptor(sys::cudnnTensorDescriptor_t);
 
-impl Descriptor {
-    fn new<T: Element, L: Layout>(shape: &Shape<L>) -> Result<Descriptor, GpuError> {
-        let refuse = |status: String| GpuError::Cudnn { call: "cudnnSetTensorNdDescriptor", status };
-        if shape.packing().axes().iter().any(|a| matches!(a.part, Part::Lane { .. })) {
-            return Err(refuse(format!("{} is vectorized: cuDNN has no N-d descriptor for it", L::NOTATION)));
+// SAFETY: a descriptor is plain host memory owned by this value; cuDNN reads it on any thread.
+unsafe impl Send for TensorDescriptor {}
+
+impl TensorDescriptor {
+    fn create() -> Result<TensorDescriptor, GpuError> {
+        if !available() {
+            return Err(missing());
         }
-        let to_i32 =
-            |v: usize| i32::try_from(v).map_err(|_| refuse(format!("{v} exceeds cuDNN's i32 limit")));
-        let dims = shape.packing().dims().iter().map(|&d| to_i32(d)).collect::<Result<Vec<_>, _>>()?;
-        let strides = shape.packing().strides().iter().map(|&s| to_i32(s)).collect::<Result<Vec<_>, _>>()?;
-        let letters = <L::Family as Family>::LETTERS;
-        debug_assert_eq!(letters.len(), dims.len());
         let mut desc = core::ptr::null_mut();
         // SAFETY: `desc` is a valid out-pointer.
         check("cudnnCreateTensorDescriptor", unsafe { sys::cudnnCreateTensorDescriptor(&mut desc) })?;
-        let this = Descriptor(desc);
-        // SAFETY: `dims` and `strides` hold `dims.len()` (3..=8) i32 each.
+        Ok(TensorDescriptor(desc))
+    }
+
+    /// A descriptor set by `cudnnSetTensorNdDescriptor` from checked arguments.
+    pub fn new(nd: &NdDescriptor) -> Result<TensorDescriptor, GpuError> {
+        Self::set_nd(nd.data_type() as i32, nd.dims(), nd.strides())
+    }
+
+    /// A descriptor set by `cudnnSetTensorNdDescriptor` from arrays typed-layout has not
+    /// checked: cuDNN's own verdict, to compare with [`TensorDesc::cudnn`]'s. Prefer
+    /// [`TensorDescriptor::new`].
+    pub fn set_nd(data_type: i32, dims: &[i32], strides: &[i32]) -> Result<TensorDescriptor, GpuError> {
+        if dims.len() != strides.len() {
+            return Err(LayoutError::StrideCount { dims: dims.len(), strides: strides.len() }.into());
+        }
+        let data_type = raw_data_type(data_type)?;
+        let this = Self::create()?;
+        // SAFETY: `dims` and `strides` hold `dims.len()` ints each; cuDNN checks the count and
+        // the values.
         check("cudnnSetTensorNdDescriptor", unsafe {
             sys::cudnnSetTensorNdDescriptor(
                 this.0,
-                data_type(T::DATA_TYPE),
+                data_type,
                 dims.len() as i32,
                 dims.as_ptr(),
                 strides.as_ptr(),
@@ -132,12 +154,90 @@ impl Descriptor {
         })?;
         Ok(this)
     }
+
+    /// A descriptor set by `cudnnSetTensorNdDescriptorEx`: cuDNN derives the strides of
+    /// `format` itself. `dims` are in logical order (`[n, c, h, w]`), `data_type` a
+    /// `cudnnDataType_t` value (the vector types `CUDNN_DATA_INT8x4` = 5 and `INT8x32` = 8
+    /// included, for [`TensorFormat::NchwVectC`]).
+    pub fn with_format(
+        format: TensorFormat,
+        data_type: i32,
+        dims: &[i32],
+    ) -> Result<TensorDescriptor, GpuError> {
+        let format = match format {
+            TensorFormat::Nchw => sys::cudnnTensorFormat_t::CUDNN_TENSOR_NCHW,
+            TensorFormat::Nhwc => sys::cudnnTensorFormat_t::CUDNN_TENSOR_NHWC,
+            TensorFormat::NchwVectC => sys::cudnnTensorFormat_t::CUDNN_TENSOR_NCHW_VECT_C,
+        };
+        let data_type = raw_data_type(data_type)?;
+        let this = Self::create()?;
+        // SAFETY: `dims` holds `dims.len()` ints; cuDNN checks the count and the values.
+        check("cudnnSetTensorNdDescriptorEx", unsafe {
+            sys::cudnnSetTensorNdDescriptorEx(this.0, format, data_type, dims.len() as i32, dims.as_ptr())
+        })?;
+        Ok(this)
+    }
+
+    /// `cudnnGetTensorNdDescriptor`'s raw answer: the data type value, dims and strides.
+    pub fn get_raw(&self) -> Result<(i32, Vec<i32>, Vec<i32>), GpuError> {
+        let (mut data_type, mut nb) = (0i32, 0i32);
+        let (mut dims, mut strides) = ([0i32; MAX_RANK], [0i32; MAX_RANK]);
+        // SAFETY: the arrays hold MAX_RANK ints, the count requested; the data type is written
+        // as the C enum's int into an i32 (never read as the Rust enum).
+        check("cudnnGetTensorNdDescriptor", unsafe {
+            sys::cudnnGetTensorNdDescriptor(
+                self.0,
+                MAX_RANK as i32,
+                (&mut data_type as *mut i32).cast(),
+                &mut nb,
+                dims.as_mut_ptr(),
+                strides.as_mut_ptr(),
+            )
+        })?;
+        let n = (nb.max(0) as usize).min(MAX_RANK);
+        Ok((data_type, dims[..n].to_vec(), strides[..n].to_vec()))
+    }
+
+    /// The descriptor read back by `cudnnGetTensorNdDescriptor`, checked like any cuDNN input.
+    pub fn get(&self) -> Result<NdDescriptor, GpuError> {
+        let (data_type, dims, strides) = self.get_raw()?;
+        Ok(TensorDesc::from_cudnn(data_type, &dims, &strides)?.cudnn()?)
+    }
+
+    /// `cudnnGetTensorSizeInBytes`.
+    pub fn size_in_bytes(&self) -> Result<usize, GpuError> {
+        let mut bytes = 0usize;
+        // SAFETY: `bytes` is a valid out-pointer.
+        check("cudnnGetTensorSizeInBytes", unsafe { sys::cudnnGetTensorSizeInBytes(self.0, &mut bytes) })?;
+        Ok(bytes)
+    }
 }
 
-impl Drop for Descriptor {
+impl Drop for TensorDescriptor {
     fn drop(&mut self) {
         // SAFETY: created by `cudnnCreateTensorDescriptor`, destroyed once.
         unsafe { sys::cudnnDestroyTensorDescriptor(self.0) };
+    }
+}
+
+/// A `cudnnDataType_t` from its value, for the values typed-layout names (the element types
+/// and the int8 vector types).
+fn raw_data_type(id: i32) -> Result<cudnnDataType_t, GpuError> {
+    match (DataType::from_cudnn(id), id) {
+        (Some(t), _) => Ok(data_type(t)),
+        (None, 5) => Ok(cudnnDataType_t::CUDNN_DATA_INT8x4),
+        (None, 8) => Ok(cudnnDataType_t::CUDNN_DATA_INT8x32),
+        _ => Err(LayoutError::UnknownDataType { id }.into()),
+    }
+}
+
+fn missing() -> GpuError {
+    GpuError::Cudnn {
+        call: "loading libcudnn",
+        status:
+            "cuDNN (libcudnn.so.9) not found: `bash bench/cuda-libs.sh cudnn` (pip's nvidia-cudnn-cu13) and \
+                 `eval \"$(bash bench/cuda-libs.sh --env)\"` put it on LD_LIBRARY_PATH"
+                .into(),
     }
 }
 

@@ -153,3 +153,18 @@ impl std::error::Error for GpuError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use cudarc::driver::{sys::CUresult, DriverError};
+
+    use super::GpuError;
+
+    #[test]
+    fn out_of_device_memory_is_its_own_error() {
+        let e = GpuError::driver("allocating", 1 << 40, DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY));
+        assert_eq!(e, GpuError::OutOfMemory { bytes: 1 << 40 });
+        assert_eq!(e.to_string(), "out of device memory: could not allocate 1099511627776 bytes");
+        // (Other driver errors are worded by the driver itself, so they need one to test.)
+    }
+}

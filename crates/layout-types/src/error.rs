@@ -144,6 +144,43 @@ pub enum LayoutError {
         /// Bytes requested.
         bytes: usize,
     },
+    /// A negative size, from an integer array that can hold one (cuDNN's `dimA`).
+    NegativeDim {
+        /// The offending dimension.
+        dim: DimName,
+        /// The size given.
+        size: i64,
+    },
+    /// A stride below 1 on a dimension above 1, handed to cuDNN: its routines "do not support
+    /// tensors with negative strides unless specified otherwise", and
+    /// `cudnnSetTensorNdDescriptor` refuses 0 (`CUDNN_STATUS_BAD_PARAM`).
+    CudnnStride {
+        /// The offending dimension.
+        dim: DimName,
+        /// The stride given.
+        stride: isize,
+    },
+    /// A size, stride or span above what a cuDNN descriptor holds: `int` dims and strides, and
+    /// fewer than 2^31 elements spanned, padding included.
+    CudnnLimit {
+        /// The dimension at which the limit is passed.
+        dim: DimName,
+        /// The value (dim, stride, or elements spanned so far).
+        value: u128,
+        /// The limit.
+        limit: u64,
+    },
+    /// A data type that cuDNN's (legacy) tensor descriptor does not take: `CUDNN_DATA_INT64`,
+    /// which `cudnnSetTensorNdDescriptor` answers with `CUDNN_STATUS_BAD_PARAM`.
+    CudnnDataType {
+        /// The data type.
+        data_type: crate::dtype::DataType,
+    },
+    /// A `cudnnDataType_t` value that is not one of typed-layout's element types.
+    UnknownDataType {
+        /// The value given.
+        id: i32,
+    },
     /// A question that the guide only defines for some tensors (spatial packing without spatial
     /// dimensions, letters asked of a descriptor that has none).
     NotApplicable {
@@ -212,6 +249,26 @@ impl fmt::Display for LayoutError {
             LayoutError::AllocationFailed { bytes } => {
                 write!(f, "could not allocate {bytes} bytes for the tensor's storage")
             }
+            LayoutError::NegativeDim { dim, size } => write!(
+                f,
+                "{dim} is {size}: every dimension of a tensor must be at least 1"
+            ),
+            LayoutError::CudnnStride { dim, stride } => write!(
+                f,
+                "{dim} has stride {stride}: cuDNN takes strides of at least 1 (its routines do not support negative strides; descriptors refuse 0)"
+            ),
+            LayoutError::CudnnLimit { dim, value, limit } => write!(
+                f,
+                "{value} at {dim} is above {limit}: cuDNN descriptors hold int dims and strides and span fewer than 2^31 elements"
+            ),
+            LayoutError::CudnnDataType { data_type } => write!(
+                f,
+                "{data_type} has no legacy cuDNN tensor descriptor: cudnnSetTensorNdDescriptor takes the other element types"
+            ),
+            LayoutError::UnknownDataType { id } => write!(
+                f,
+                "cudnnDataType_t {id} is not an element type of typed-layout (f32, f64, f16, bf16, i8, u8, i32, i64)"
+            ),
             LayoutError::Format(e) => write!(f, "{e}"),
             LayoutError::NotApplicable { reason } => write!(f, "{reason}"),
         }
@@ -244,6 +301,15 @@ impl LayoutError {
             LayoutError::ShapeMismatch { .. } => "a conversion keeps the logical shape",
             LayoutError::IndexOutOfBounds { .. } => "a logical index is below its dimension's size",
             LayoutError::AllocationFailed { .. } => "a tensor's storage must be allocatable",
+            LayoutError::NegativeDim { .. } => "every dimension of a tensor must be at least 1",
+            LayoutError::CudnnStride { .. } => {
+                "cuDNN takes strides of at least 1 (its routines do not support negative strides; descriptors refuse 0)"
+            }
+            LayoutError::CudnnLimit { .. } => {
+                "cuDNN descriptors hold int dims and strides and span fewer than 2^31 elements"
+            }
+            LayoutError::CudnnDataType { .. } => "cudnnSetTensorNdDescriptor does not take CUDNN_DATA_INT64",
+            LayoutError::UnknownDataType { .. } => "a data type is one of the element types typed-layout supports",
             LayoutError::Format(e) => e.message(),
             LayoutError::NotApplicable { reason } => reason,
         }

@@ -9,6 +9,7 @@
 //! * [`family`], [`layout`]: families of letters, zero-sized layouts, [`Shape`], [`StaticShape`];
 //! * [`dtype`]: [`DataType`] and the sealed [`Element`];
 //! * [`desc`], [`packing`], [`overlap`](mod@overlap): the runtime [`TensorDesc`] and the guide's predicates;
+//!   [`cudnn`]: the descriptor as cuDNN's own arguments, within cuDNN's limits;
 //! * [`tensor`]: host tensors and views; [`convert`](mod@convert): CPU conversions;
 //! * [`error`]: [`LayoutError`], which names the rule a bad input breaks.
 //!
@@ -21,6 +22,7 @@
 #![forbid(unsafe_code)]
 
 pub mod convert;
+pub mod cudnn;
 pub mod desc;
 pub mod dtype;
 pub mod dyn_layout;

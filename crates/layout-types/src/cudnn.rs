@@ -1,0 +1,266 @@
+//! cuDNN's descriptor arguments as plain values, checked against cuDNN's limits: the
+//! `(dataType, nbDims, dimA, strideA)` that `cudnnSetTensorNdDescriptor` takes, the bytes
+//! `cudnnGetTensorSizeInBytes` reports, and the legacy `cudnnTensorFormat_t`.
+//!
+//! Nothing here calls cuDNN, so every value can be built and checked on any machine; the GPU
+//! crate's `cudnn` feature hands them to the library (and its tests compare them with what
+//! libcudnn itself computes).
+//!
+//! ```
+//! use typed_layout::{cudnn::TensorFormat, DataType, Nhwc, Shape, TensorDesc};
+//! let shape = Shape::<Nhwc>::new([1, 64, 5, 4])?;
+//! let nd = shape.cudnn(DataType::Half)?;
+//! assert_eq!((nd.data_type() as i32, nd.nb_dims()), (2, 4)); // CUDNN_DATA_HALF, 4 dims
+//! assert_eq!(nd.dims(), &[1, 64, 5, 4]);
+//! assert_eq!(nd.strides(), &[1280, 1, 256, 64]);
+//! assert_eq!(nd.size_in_bytes(), 1280 * 2);
+//! // And back: cuDNN's arrays into a checked descriptor.
+//! let desc = TensorDesc::from_cudnn(2, nd.dims(), nd.strides())?;
+//! assert_eq!(desc.cudnn()?, nd);
+//! assert_eq!(TensorFormat::of(&typed_layout::DynLayout::of::<Nhwc>()), Some(TensorFormat::Nhwc));
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
+
+use crate::desc::TensorDesc;
+use crate::dtype::DataType;
+use crate::dyn_layout::DynLayout;
+use crate::error::{DimName, LayoutError};
+use crate::family::MAX_RANK;
+use crate::layout::{Layout, Shape};
+
+/// The most elements a cuDNN descriptor may span, padding included: the guide's "2
+/// Giga-elements" read as libcudnn 9 applies it, fewer than 2^31 (it refuses exactly 2^31 with
+/// `CUDNN_STATUS_NOT_SUPPORTED`; `tests/cudnn_descriptors.rs` checks the boundary).
+pub const MAX_ELEMENTS: u64 = (1 << 31) - 1;
+
+/// The largest dim or stride a descriptor holds (C `int`).
+pub const MAX_INT: u64 = i32::MAX as u64;
+
+/// cuDNN's legacy `cudnnTensorFormat_t`, which names three layouts of images (and, for 5-D
+/// descriptors, of volumes). The discriminant is cuDNN's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(i32)]
+pub enum TensorFormat {
+    /// `CUDNN_TENSOR_NCHW` (`NCDHW` for volumes).
+    Nchw = 0,
+    /// `CUDNN_TENSOR_NHWC` (`NDHWC` for volumes).
+    Nhwc = 1,
+    /// `CUDNN_TENSOR_NCHW_VECT_C`: NC/xHWx, with x given by the vector data type
+    /// (`CUDNN_DATA_INT8x4`: 4, `CUDNN_DATA_INT8x32`: 32).
+    NchwVectC = 2,
+}
+
+impl TensorFormat {
+    /// The three formats, in cuDNN's order.
+    pub const ALL: [TensorFormat; 3] = [TensorFormat::Nchw, TensorFormat::Nhwc, TensorFormat::NchwVectC];
+
+    /// The format with cuDNN's value `value`.
+    ///
+    /// ```
+    /// use typed_layout::cudnn::TensorFormat;
+    /// assert_eq!(TensorFormat::from_cudnn(1), Some(TensorFormat::Nhwc));
+    /// assert_eq!(TensorFormat::from_cudnn(3), None);
+    /// ```
+    pub const fn from_cudnn(value: i32) -> Option<TensorFormat> {
+        match value {
+            0 => Some(TensorFormat::Nchw),
+            1 => Some(TensorFormat::Nhwc),
+            2 => Some(TensorFormat::NchwVectC),
+            _ => None,
+        }
+    }
+
+    /// The enumerator's name (`"CUDNN_TENSOR_NHWC"`).
+    pub const fn cudnn_name(self) -> &'static str {
+        match self {
+            TensorFormat::Nchw => "CUDNN_TENSOR_NCHW",
+            TensorFormat::Nhwc => "CUDNN_TENSOR_NHWC",
+            TensorFormat::NchwVectC => "CUDNN_TENSOR_NCHW_VECT_C",
+        }
+    }
+
+    /// The format cuDNN would name `layout` with: NCHW or NCDHW, NHWC or NDHWC, and NC/xHWx or
+    /// NC/xDHWx (fully packed); `None` for every other layout.
+    ///
+    /// ```
+    /// use typed_layout::{cudnn::TensorFormat, DynLayout, Layout, NcxHwx, Chwn};
+    /// assert_eq!(TensorFormat::of(&DynLayout::of::<NcxHwx<32>>()), Some(TensorFormat::NchwVectC));
+    /// assert_eq!(TensorFormat::of(&DynLayout::of::<Chwn>()), None);
+    /// ```
+    pub fn of(layout: &DynLayout) -> Option<TensorFormat> {
+        let width = layout.format().vector().map(|v| v.width);
+        TensorFormat::ALL.into_iter().find(|f| f.layout(layout.rank(), width).as_ref() == Some(layout))
+    }
+
+    /// The layout this format names for a descriptor of `rank` dims (4: image, 5: volume), with
+    /// `vector_width` x for [`TensorFormat::NchwVectC`] (and `None` for the others).
+    ///
+    /// ```
+    /// use typed_layout::{cudnn::TensorFormat, DynLayout, Ndhwc};
+    /// assert_eq!(TensorFormat::Nhwc.layout(5, None), Some(DynLayout::of::<Ndhwc>()));
+    /// assert_eq!(TensorFormat::NchwVectC.layout(4, Some(4)).unwrap().to_string(), "NC/4HW4");
+    /// assert_eq!(TensorFormat::Nchw.layout(3, None), None);
+    /// ```
+    pub fn layout(self, rank: usize, vector_width: Option<usize>) -> Option<DynLayout> {
+        let spatial = match rank {
+            4 => "HW",
+            5 => "DHW",
+            _ => return None,
+        };
+        let spec = match (self, vector_width) {
+            (TensorFormat::Nchw, None) => format!("NC{spatial}"),
+            (TensorFormat::Nhwc, None) => format!("N{spatial}C"),
+            (TensorFormat::NchwVectC, Some(x)) => format!("NC/{x}{spatial}{x}"),
+            _ => return None,
+        };
+        DynLayout::parse(&spec).ok()
+    }
+}
+
+/// The arguments of `cudnnSetTensorNdDescriptor`: data type, number of dims, and the dims and
+/// strides as C `int`s, in logical order; built only through the checks of
+/// [`TensorDesc::cudnn`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NdDescriptor {
+    data_type: DataType,
+    nb_dims: usize,
+    dims: [i32; MAX_RANK],
+    strides: [i32; MAX_RANK],
+}
+
+impl NdDescriptor {
+    /// `dataType` (its `cudnnDataType_t` value is `data_type() as i32`).
+    pub const fn data_type(&self) -> DataType {
+        self.data_type
+    }
+
+    /// `nbDims`.
+    pub const fn nb_dims(&self) -> i32 {
+        self.nb_dims as i32
+    }
+
+    /// `dimA`.
+    pub fn dims(&self) -> &[i32] {
+        &self.dims[..self.nb_dims]
+    }
+
+    /// `strideA`.
+    pub fn strides(&self) -> &[i32] {
+        &self.strides[..self.nb_dims]
+    }
+
+    /// What `cudnnGetTensorSizeInBytes` reports: the bytes from the first element to the end of
+    /// the last, padding included.
+    pub fn size_in_bytes(&self) -> usize {
+        let reach = |(&d, &s): (&i32, &i32)| (d as usize - 1) * s.max(0) as usize;
+        let last: usize = self.dims().iter().zip(self.strides()).map(reach).sum();
+        (last + 1) * self.data_type.size()
+    }
+}
+
+impl TensorDesc {
+    /// The descriptor as `cudnnSetTensorNdDescriptor`'s arguments, or the first of cuDNN's
+    /// limits it breaks: a data type it does not take (`CUDNN_DATA_INT64`:
+    /// [`LayoutError::CudnnDataType`]), a stride below 1 on a dimension above 1
+    /// ([`LayoutError::CudnnStride`]), a dim or stride
+    /// above `i32::MAX`, or 2^31 or more elements spanned ([`LayoutError::CudnnLimit`], at
+    /// the dimension, innermost first, where the span passes it).
+    ///
+    /// ```
+    /// use typed_layout::{DataType, LayoutError, TensorDesc};
+    /// let big = TensorDesc::new(DataType::Int8, &[2, 1 << 16, 1 << 15, 1], &[1 << 31, 1 << 15, 1, 1])?;
+    /// let e = big.cudnn().unwrap_err();
+    /// assert!(matches!(e, LayoutError::CudnnLimit { limit: 2147483647, .. }));
+    /// let mirrored = TensorDesc::new(DataType::Float, &[2, 3, 4], &[-12, 4, 1])?;
+    /// assert!(matches!(mirrored.cudnn(), Err(LayoutError::CudnnStride { stride: -12, .. })));
+    /// # Ok::<(), LayoutError>(())
+    /// ```
+    pub fn cudnn(&self) -> Result<NdDescriptor, LayoutError> {
+        if self.data_type() == DataType::Int64 {
+            return Err(LayoutError::CudnnDataType { data_type: DataType::Int64 });
+        }
+        let letters = self.letters().unwrap_or("").as_bytes();
+        let name = |d: usize| DimName::new(d, letters);
+        let limit =
+            |d: usize, value: u128, limit: u64| LayoutError::CudnnLimit { dim: name(d), value, limit };
+        let mut out = NdDescriptor {
+            data_type: self.data_type(),
+            nb_dims: self.rank(),
+            dims: [0; MAX_RANK],
+            strides: [0; MAX_RANK],
+        };
+        for (d, (&dim, &stride)) in self.dims().iter().zip(self.strides()).enumerate() {
+            if dim > 1 && stride < 1 {
+                return Err(LayoutError::CudnnStride { dim: name(d), stride });
+            }
+            out.dims[d] = i32::try_from(dim).map_err(|_| limit(d, dim as u128, MAX_INT))?;
+            out.strides[d] =
+                i32::try_from(stride).map_err(|_| limit(d, stride.unsigned_abs() as u128, MAX_INT))?;
+        }
+        // Elements spanned, adding dimensions from the smallest stride out.
+        let mut order: Vec<usize> = (0..self.rank()).collect();
+        order.sort_by_key(|&d| self.strides()[d]);
+        let mut span: u128 = 1;
+        for d in order {
+            // A stride below 1 is only left on a dimension of size 1, which adds nothing.
+            span += (self.dims()[d] as u128 - 1) * self.strides()[d].max(0) as u128;
+            if span > MAX_ELEMENTS as u128 {
+                return Err(limit(d, span, MAX_ELEMENTS));
+            }
+        }
+        Ok(out)
+    }
+
+    /// A descriptor from cuDNN's arguments (`cudnnGetTensorNdDescriptor`'s results): a
+    /// `cudnnDataType_t` value, `dimA` and `strideA`. Besides [`TensorDesc::new`]'s checks,
+    /// refuses an unknown data type, a negative dim, and what [`TensorDesc::cudnn`] refuses, so
+    /// the result converts back exactly.
+    ///
+    /// ```
+    /// use typed_layout::{DataType, LayoutError, TensorDesc};
+    /// let d = TensorDesc::from_cudnn(0, &[1, 64, 5, 4], &[1280, 1, 256, 64])?;
+    /// assert_eq!(d.data_type(), DataType::Float);
+    /// assert!(d.fully_packed("NHWC")?);
+    /// let e = TensorDesc::from_cudnn(0, &[1, -64, 5, 4], &[1280, 1, 256, 64]).unwrap_err();
+    /// assert_eq!(e.to_string(), "dimension C (logical index 1) is -64: every dimension of a tensor must be at least 1");
+    /// assert_eq!(TensorDesc::from_cudnn(5, &[1, 4, 1, 1], &[4, 1, 1, 1]), Err(LayoutError::UnknownDataType { id: 5 }));
+    /// # Ok::<(), LayoutError>(())
+    /// ```
+    pub fn from_cudnn(data_type: i32, dims: &[i32], strides: &[i32]) -> Result<TensorDesc, LayoutError> {
+        let data_type =
+            DataType::from_cudnn(data_type).ok_or(LayoutError::UnknownDataType { id: data_type })?;
+        let letters = crate::family::default_letters(dims.len()).unwrap_or("").as_bytes();
+        if let Some(d) = dims.iter().position(|&d| d < 0) {
+            return Err(LayoutError::NegativeDim { dim: DimName::new(d, letters), size: dims[d] as i64 });
+        }
+        let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+        let strides: Vec<isize> = strides.iter().map(|&s| s as isize).collect();
+        let desc = TensorDesc::new(data_type, &dims, &strides)?;
+        desc.cudnn()?;
+        Ok(desc)
+    }
+}
+
+impl<L: Layout> Shape<L> {
+    /// The shape's `cudnnSetTensorNdDescriptor` arguments for elements of `data_type` (see
+    /// [`TensorDesc::cudnn`]). NC/xHWx has none: cuDNN names it with
+    /// [`TensorFormat::NchwVectC`] and a vector data type instead.
+    pub fn cudnn(&self, data_type: DataType) -> Result<NdDescriptor, LayoutError> {
+        TensorDesc::from_shape(data_type, self)?.cudnn()
+    }
+}
+
+impl<T: crate::Element, L: Layout> crate::Tensor<T, L> {
+    /// The tensor's `cudnnSetTensorNdDescriptor` arguments, its data type from `T`.
+    ///
+    /// ```
+    /// use typed_layout::{Ncdhw, Tensor};
+    /// let t = Tensor::<i8, Ncdhw>::zeros([1, 2, 3, 4, 5])?;
+    /// let nd = t.cudnn()?;
+    /// assert_eq!((nd.data_type() as i32, nd.strides()), (3, &[120, 60, 20, 5, 1][..]));
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn cudnn(&self) -> Result<NdDescriptor, LayoutError> {
+        self.shape().cudnn(T::DATA_TYPE)
+    }
+}

@@ -382,6 +382,14 @@ impl<L: Layout> Shape<L> {
         Ok(self.len() * elem_size)
     }
 
+    /// The Tensor Core rules a tensor of `data_type` in this shape breaks (see
+    /// [`crate::tensor_core`]; [`Tensor::tensor_core`](crate::Tensor::tensor_core) adds the
+    /// buffer's alignment).
+    pub const fn tensor_core(&self, data_type: crate::DataType) -> crate::tensor_core::TensorCoreCheck {
+        let letters = <L::Family as Family>::LETTERS;
+        crate::tensor_core::TensorCoreCheck::of_shape(&L::FORMAT, letters, self.packing.dims(), data_type)
+    }
+
     /// Storage offset of a logical index.
     pub fn offset(&self, index: DimsOf<L>) -> Result<usize, LayoutError> {
         self.packing.offset(index.as_ref()).map_err(|d| LayoutError::IndexOutOfBounds {
@@ -455,6 +463,24 @@ macro_rules! static_dims {
             };
             /// Number of elements of storage.
             pub const LEN: usize = Self::SHAPE.packing.len();
+
+            /// The Tensor Core rules a tensor of `data_type` in this shape breaks, as a
+            /// constant (see [`crate::tensor_core`]).
+            pub const fn tensor_core(data_type: crate::DataType) -> crate::tensor_core::TensorCoreCheck {
+                crate::tensor_core::TensorCoreCheck::of_shape(&L::FORMAT, F::LETTERS, &Self::DIMS, data_type)
+            }
+        }
+
+        impl<T: crate::Element, F: Family<Dims = [usize; $r]>, L: Layout<Family = F>, $(const $d: usize),*>
+            crate::tensor_core::TensorCoreShape<T, L, $name<F, $($d),*>>
+        {
+            /// The shape, which qualifies for Tensor Cores; naming it when it does not is a
+            /// compile error that names the first rule broken.
+            pub const SHAPE: Shape<L> =
+                match StaticShape::<L, $name<F, $($d),*>>::tensor_core(T::DATA_TYPE).first() {
+                    None => StaticShape::<L, $name<F, $($d),*>>::SHAPE,
+                    Some(rule) => panic!("{}", rule.message()),
+                };
         }
     )*};
 }

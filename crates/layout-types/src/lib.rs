@@ -11,6 +11,7 @@
 //! * [`desc`], [`packing`], [`overlap`](mod@overlap): the runtime [`TensorDesc`] and the guide's predicates;
 //!   [`cudnn`]: the descriptor as cuDNN's own arguments, within cuDNN's limits;
 //! * [`tensor`]: host tensors and views; [`convert`](mod@convert): CPU conversions;
+//!   [`tensor_core`]: the guide's Tensor Core rules as run-time and compile-time checks;
 //! * [`error`]: [`LayoutError`], which names the rule a bad input breaks.
 //!
 //! ```
@@ -34,6 +35,7 @@ pub mod overlap;
 pub mod packing;
 pub mod plan;
 pub mod tensor;
+pub mod tensor_core;
 
 pub use convert::{convert, Destination, Source};
 pub use desc::TensorDesc;

@@ -25,11 +25,27 @@ use crate::overlap::{overlap, Overlap};
 /// assert_eq!(nhwc.get([0, 1, 0, 0]), Some(&20.0));
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
-#[derive(Clone, PartialEq)]
+///
+/// Storage allocated by typed-layout starts on a 1024-bit (128-byte) boundary, the alignment
+/// the guide's Tensor Core rules prefer (they require 128 bits); a tensor built
+/// [`from_vec`](Tensor::from_vec) keeps the caller's buffer, and
+/// [`tensor_core`](Tensor::tensor_core) reports its alignment.
+#[derive(Clone)]
 pub struct Tensor<T: Element, L: Layout> {
     shape: Shape<L>,
+    /// The allocation; the tensor is `data[offset..offset + shape.len()]`.
     data: Vec<T>,
+    offset: usize,
 }
+
+impl<T: Element, L: Layout> PartialEq for Tensor<T, L> {
+    fn eq(&self, other: &Self) -> bool {
+        self.shape.packing() == other.shape.packing() && self.as_slice() == other.as_slice()
+    }
+}
+
+/// The alignment of storage typed-layout allocates: 1024 bits.
+pub const STORAGE_ALIGN: usize = 128;
 
 impl<T: Element, L: Layout> fmt::Debug for Tensor<T, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -43,13 +59,20 @@ impl<T: Element, L: Layout> fmt::Debug for Tensor<T, L> {
 
 /// Allocates the storage of `shape` filled with `value`, failing (instead of aborting) when the
 /// bytes do not fit ([`Shape::bytes`] names the dimension) or the allocator refuses them.
-fn allocate<T: Element, L: Layout>(shape: &Shape<L>, value: T) -> Result<Vec<T>, LayoutError> {
+/// Returns the allocation and the offset of the tensor's first element in it.
+fn allocate<T: Element, L: Layout>(shape: &Shape<L>, value: T) -> Result<(Vec<T>, usize), LayoutError> {
     let bytes = shape.bytes(T::SIZE)?;
     let len = shape.len();
+    // Room to start the tensor on a STORAGE_ALIGN boundary inside the allocation (safe code:
+    // the allocation is over-sized and the tensor begins at an offset).
+    let slack = STORAGE_ALIGN.div_ceil(T::SIZE);
+    let total = len.checked_add(slack).ok_or(LayoutError::AllocationFailed { bytes })?;
     let mut data = Vec::new();
-    data.try_reserve_exact(len).map_err(|_| LayoutError::AllocationFailed { bytes })?;
-    data.resize(len, value);
-    Ok(data)
+    data.try_reserve_exact(total).map_err(|_| LayoutError::AllocationFailed { bytes })?;
+    data.resize(total, value);
+    let misalignment = data.as_ptr() as usize % STORAGE_ALIGN;
+    let offset = ((STORAGE_ALIGN - misalignment) % STORAGE_ALIGN) / T::SIZE;
+    Ok((data, offset))
 }
 
 impl<T: Element, L: Layout> Tensor<T, L> {
@@ -84,8 +107,8 @@ impl<T: Element, L: Layout> Tensor<T, L> {
     /// # Ok::<(), typed_layout::LayoutError>(())
     /// ```
     pub fn filled_in(shape: Shape<L>, value: T) -> Result<Self, LayoutError> {
-        let data = allocate(&shape, value)?;
-        Ok(Tensor { shape, data })
+        let (data, offset) = allocate(&shape, value)?;
+        Ok(Tensor { shape, data, offset })
     }
 
     /// A tensor of storage `shape` over `data` (physical memory order, exactly the shape's
@@ -94,7 +117,7 @@ impl<T: Element, L: Layout> Tensor<T, L> {
         if data.len() != shape.len() {
             return Err(LayoutError::BufferLength { expected: shape.len(), found: data.len() });
         }
-        Ok(Tensor { shape, data })
+        Ok(Tensor { shape, data, offset: 0 })
     }
 
     /// A tensor whose element at each logical index is `f(index)`.
@@ -108,9 +131,10 @@ impl<T: Element, L: Layout> Tensor<T, L> {
     /// ```
     pub fn from_fn(dims: DimsOf<L>, mut f: impl FnMut(DimsOf<L>) -> T) -> Result<Self, LayoutError> {
         let mut t = Self::zeros(dims)?;
-        let axes = t.shape.packing().axes();
+        let shape = t.shape;
+        let axes = shape.packing().axes();
         let mut index = DimsOf::<L>::from_fn(|_| 0);
-        for (offset, slot) in t.data.iter_mut().enumerate() {
+        for (offset, slot) in t.as_mut_slice().iter_mut().enumerate() {
             let idx = index.as_mut();
             idx.iter_mut().for_each(|i| *i = 0);
             for a in axes {
@@ -135,32 +159,53 @@ impl<T: Element, L: Layout> Tensor<T, L> {
     }
     /// Storage in physical memory order.
     pub fn as_slice(&self) -> &[T] {
-        &self.data
+        &self.data[self.offset..self.offset + self.shape.len()]
     }
     /// Mutable storage in physical memory order.
     pub fn as_mut_slice(&mut self) -> &mut [T] {
-        &mut self.data
+        let len = self.shape.len();
+        &mut self.data[self.offset..self.offset + len]
     }
-    /// The storage, in physical memory order.
-    pub fn into_vec(self) -> Vec<T> {
+    /// The storage, in physical memory order (moved to the front of its allocation when the
+    /// tensor started at an aligned offset inside it).
+    pub fn into_vec(mut self) -> Vec<T> {
+        self.data.drain(..self.offset);
+        self.data.truncate(self.shape.len());
         self.data
     }
+    /// The Tensor Core rules this tensor breaks: its shape's, its data type's, and its buffer's
+    /// alignment (met by storage typed-layout allocates).
+    ///
+    /// ```
+    /// use typed_layout::{tensor_core::TensorCoreRule, Nhwc, Tensor};
+    /// let x = Tensor::<half::f16, Nhwc>::zeros([8, 16, 7, 7])?;
+    /// assert!(x.tensor_core().is_ready());
+    /// let y = Tensor::<i8, Nhwc>::zeros([8, 3, 7, 7])?;
+    /// assert_eq!(y.tensor_core().to_string(),
+    ///     "Tensor Cores want the channel count C padded to a multiple of 8; Tensor Cores accelerate FP16, FP32 and INT32 data");
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn tensor_core(&self) -> crate::tensor_core::TensorCoreCheck {
+        self.shape.tensor_core(T::DATA_TYPE).with_address(self.as_slice().as_ptr() as usize)
+    }
+
     /// The element at a logical index, or `None` outside the tensor.
     pub fn get(&self, index: DimsOf<L>) -> Option<&T> {
-        self.data.get(self.shape.offset(index).ok()?)
+        self.as_slice().get(self.shape.offset(index).ok()?)
     }
     /// The element at a logical index, mutably.
     pub fn get_mut(&mut self, index: DimsOf<L>) -> Option<&mut T> {
         let offset = self.shape.offset(index).ok()?;
-        self.data.get_mut(offset)
+        self.as_mut_slice().get_mut(offset)
     }
     /// A shared view.
     pub fn view(&self) -> TensorView<'_, T, L> {
-        TensorView { shape: self.shape, data: &self.data }
+        TensorView { shape: self.shape, data: self.as_slice() }
     }
     /// A mutable view.
     pub fn view_mut(&mut self) -> TensorViewMut<'_, T, L> {
-        TensorViewMut { shape: self.shape, data: &mut self.data }
+        let shape = self.shape;
+        TensorViewMut { shape, data: self.as_mut_slice() }
     }
 
     /// The same logical tensor in layout `D` (same family), converted on the CPU.
@@ -403,7 +448,7 @@ mod access {
             Geometry::packed(self.shape.packing())
         }
         fn data(&self) -> &[T] {
-            &self.data
+            self.as_slice()
         }
     }
     impl<T: Element, F: Family> convert::Source<T> for StridedView<'_, T, F> {
@@ -436,7 +481,7 @@ mod access {
             Geometry::packed(self.shape.packing())
         }
         fn data_mut(&mut self) -> &mut [T] {
-            &mut self.data
+            self.as_mut_slice()
         }
     }
     impl<T: Element, F: Family> convert::Destination<T> for StridedViewMut<'_, T, F> {

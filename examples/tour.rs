@@ -1,6 +1,7 @@
 //! A tour of typed-layout: the guide's example tensor (N = 1, C = 64, H = 5, W = 4, values
 //! 0, 1, 2, … in NCHW order) in NCHW, NHWC and NC/32HW32, converted on the CPU, with the strides
-//! derived at compile time and the descriptor's answers to the guide's questions.
+//! derived at compile time, the descriptor's answers to the guide's questions, cuDNN's own
+//! descriptor arguments, and Tensor Core readiness.
 //!
 //! Run with `cargo run --release --example tour`.
 
@@ -71,6 +72,31 @@ fn main() -> Result<(), LayoutError> {
     );
     let parsed = DynLayout::parse("NHWC, WC-packed").map_err(LayoutError::from)?;
     println!("  DynLayout::parse gives the same layout: {}", parsed == DynLayout::of::<NhwcRows>());
+
+    println!("\ncuDNN's own arguments (cudnnSetTensorNdDescriptor), checked against its limits:");
+    let nd = nhwc.cudnn()?;
+    println!(
+        "  dataType {} ({}), nbDims {}, dimA {:?}, strideA {:?}, {} bytes",
+        nd.data_type() as i32,
+        nd.data_type(),
+        nd.nb_dims(),
+        nd.dims(),
+        nd.strides(),
+        nd.size_in_bytes()
+    );
+    let format = typed_layout::cudnn::TensorFormat::of(&DynLayout::of::<NcxHwx<32>>());
+    println!("  NC/32HW32 is the legacy format {:?}", format.map(|f| f.cudnn_name()));
+    if let Err(e) = Shape::<Nchw>::new([1 << 16, 1, 1, 1 << 15])?.cudnn(DataType::Int8) {
+        println!("  2^31 int8 elements: {e}");
+    }
+
+    println!("\nTensor Core readiness (the guide's rules):");
+    let input = Tensor::<half::f16, Nchw>::zeros([1, 3, 224, 224])?;
+    println!("  f16 NCHW [1, 3, 224, 224]: {}", input.tensor_core());
+    let ready = Tensor::<half::f16, Nhwc>::zeros([8, 64, 56, 56])?;
+    println!("  f16 NHWC [8, 64, 56, 56]:  {}", ready.tensor_core());
+    const READY: bool = StaticShape::<Nhwc, ImageDims<8, 64, 56, 56>>::tensor_core(DataType::Half).is_ready();
+    println!("  the same as a compile-time constant: {READY}");
 
     println!("\nbad input gets an error value:");
     let spec = "NC/32HW4";

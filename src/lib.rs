@@ -126,6 +126,7 @@
 //! This facade re-exports the workspace: the core [`layout_types`] at the top level, the
 //! `layout!` proc macro crate as [`macros`], and the GPU backend crate as [`gpu`].
 
+#![doc = include_str!("../docs/layouts.md")]
 #![forbid(unsafe_code)]
 
 pub use layout_types::*;

@@ -100,6 +100,60 @@ impl DynLayout {
         plan::derive_strided(&self.format, dims, strides, &self.letters[..self.rank])
     }
 
+    /// A text picture of the memory order of `dims` in this layout, in the guide's way: the
+    /// tensor's elements hold 0, 1, 2, … in logical order (row-major over the family's letters,
+    /// NCHW for images), and the picture lists them as memory stores them, one line per run of
+    /// the innermost storage axis (of at most 16 elements), each line headed by its offset.
+    ///
+    /// ```
+    /// use typed_layout::{DynLayout, Nhwc};
+    /// let picture = DynLayout::of::<Nhwc>().picture(&[1, 3, 2, 2])?;
+    /// assert_eq!(picture, "\
+    /// NHWC, [N, C, H, W] = [1, 3, 2, 2]
+    ///  0 |  0  4  8
+    ///  3 |  1  5  9
+    ///  6 |  2  6 10
+    ///  9 |  3  7 11
+    /// ");
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn picture(&self, dims: &[usize]) -> Result<String, LayoutError> {
+        use core::fmt::Write;
+        let packing = self.shape(dims)?;
+        let len = packing.len();
+        // The logical (row-major) value stored at each offset.
+        let mut values = vec![0usize; len];
+        let mut index = vec![0usize; dims.len()];
+        for value in 0..len {
+            let offset = packing
+                .offset(&index)
+                .map_err(|_| LayoutError::NotApplicable { reason: "a packed layout reaches every offset" })?;
+            values[offset] = value;
+            for d in (0..dims.len()).rev() {
+                index[d] += 1;
+                if index[d] < dims[d] {
+                    break;
+                }
+                index[d] = 0;
+            }
+        }
+        let row = packing.axes().last().map_or(1, |a| a.extent).clamp(1, 16);
+        let value_width = (len - 1).to_string().len();
+        let offset_width = (len - 1).to_string().len();
+        let letters: Vec<String> = self.letters().chars().map(String::from).collect();
+        let mut out = String::new();
+        // Writing to a String cannot fail.
+        let _ = writeln!(out, "{}, [{}] = {:?}", self.notation(), letters.join(", "), dims);
+        for (k, chunk) in values.chunks(row).enumerate() {
+            let _ = write!(out, "{:>offset_width$} |", k * row);
+            for v in chunk {
+                let _ = write!(out, " {v:>value_width$}");
+            }
+            out.push('\n');
+        }
+        Ok(out)
+    }
+
     /// Is `desc` stored in this layout: does it satisfy the format's packing (partially packed
     /// in the suffix's letters, or fully packed)? The descriptor must carry this layout's letters.
     ///

@@ -102,6 +102,11 @@ pub(crate) mod sealed {
         fn to_word(self) -> u64;
         /// The element whose bits are the low `8 * size_of::<Self>()` bits of `bits`.
         fn from_word(bits: u64) -> Self;
+        /// The value as an f64 (exact but for i64 beyond 2^53).
+        fn to_f64(self) -> f64;
+        /// The nearest value to `v`: floats rounded to nearest, integers rounded half away from
+        /// zero and saturated (NaN is 0).
+        fn from_f64(v: f64) -> Self;
     }
 }
 
@@ -128,8 +133,17 @@ pub trait Element: sealed::Sealed + Copy + Default + PartialEq + fmt::Debug + Se
 }
 
 macro_rules! element {
-    ($($t:ty => $dt:ident, $bits:ty, |$x:ident| $to:expr, |$b:ident| $from:expr;)*) => {$(
+    ($($t:ty => $dt:ident, $bits:ty, |$x:ident| $to:expr, |$b:ident| $from:expr, |$y:ident| $tof:expr, |$v:ident| $fromf:expr;)*) => {$(
         impl sealed::Sealed for $t {
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                let $y = self;
+                $tof
+            }
+            #[inline(always)]
+            fn from_f64($v: f64) -> Self {
+                $fromf
+            }
             #[inline(always)]
             fn to_word(self) -> u64 {
                 let $x = self;
@@ -148,14 +162,14 @@ macro_rules! element {
 }
 
 element! {
-    f32 => Float, u32, |x| x.to_bits(), |b| f32::from_bits(b);
-    f64 => Double, u64, |x| x.to_bits(), |b| f64::from_bits(b);
-    half::f16 => Half, u16, |x| x.to_bits(), |b| half::f16::from_bits(b);
-    half::bf16 => BFloat16, u16, |x| x.to_bits(), |b| half::bf16::from_bits(b);
-    i8 => Int8, u8, |x| x as u8, |b| b as i8;
-    u8 => Uint8, u8, |x| x, |b| b;
-    i32 => Int32, u32, |x| x as u32, |b| b as i32;
-    i64 => Int64, u64, |x| x as u64, |b| b as i64;
+    f32 => Float, u32, |x| x.to_bits(), |b| f32::from_bits(b), |y| y as f64, |v| v as f32;
+    f64 => Double, u64, |x| x.to_bits(), |b| f64::from_bits(b), |y| y, |v| v;
+    half::f16 => Half, u16, |x| x.to_bits(), |b| half::f16::from_bits(b), |y| y.to_f64(), |v| half::f16::from_f64(v);
+    half::bf16 => BFloat16, u16, |x| x.to_bits(), |b| half::bf16::from_bits(b), |y| y.to_f64(), |v| half::bf16::from_f64(v);
+    i8 => Int8, u8, |x| x as u8, |b| b as i8, |y| y as f64, |v| v.round() as i8;
+    u8 => Uint8, u8, |x| x, |b| b, |y| y as f64, |v| v.round() as u8;
+    i32 => Int32, u32, |x| x as u32, |b| b as i32, |y| y as f64, |v| v.round() as i32;
+    i64 => Int64, u64, |x| x as u64, |b| b as i64, |y| y as f64, |v| v.round() as i64;
 }
 
 #[cfg(test)]

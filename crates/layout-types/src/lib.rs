@@ -10,7 +10,8 @@
 //! * [`dtype`]: [`DataType`] and the sealed [`Element`];
 //! * [`desc`], [`packing`], [`overlap`](mod@overlap): the runtime [`TensorDesc`] and the guide's predicates;
 //!   [`cudnn`]: the descriptor as cuDNN's own arguments, within cuDNN's limits;
-//! * [`tensor`]: host tensors and views; [`convert`](mod@convert): CPU conversions;
+//! * [`tensor`]: host tensors and views; [`convert`](mod@convert): CPU conversions; [`cast`]: relayout,
+//!   cast and channel padding in one pass;
 //!   [`tensor_core`]: the guide's Tensor Core rules as run-time and compile-time checks;
 //! * [`error`]: [`LayoutError`], which names the rule a bad input breaks.
 //!
@@ -22,6 +23,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod cast;
 pub mod convert;
 pub mod cudnn;
 pub mod desc;

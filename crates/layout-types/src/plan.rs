@@ -255,6 +255,19 @@ impl Packing {
         Ok(offset)
     }
 
+    /// Writes into `index` (one entry per dimension) the logical index stored at `offset`
+    /// (below [`Packing::len`]): the inverse of [`Packing::offset`].
+    pub fn index_at(&self, offset: usize, index: &mut [usize]) {
+        index.iter_mut().for_each(|i| *i = 0);
+        for a in self.axes() {
+            let k = (offset / a.stride) % a.extent;
+            index[a.dim] += match a.part {
+                Part::Group { width } => k * width,
+                _ => k,
+            };
+        }
+    }
+
     /// The affine map of each logical dimension: how its coordinate reaches storage.
     pub(crate) fn dim_maps(&self) -> [DimMap; MAX_RANK] {
         let mut maps = [DimMap::Whole { stride: 0 }; MAX_RANK];

@@ -131,19 +131,10 @@ impl<T: Element, L: Layout> Tensor<T, L> {
     /// ```
     pub fn from_fn(dims: DimsOf<L>, mut f: impl FnMut(DimsOf<L>) -> T) -> Result<Self, LayoutError> {
         let mut t = Self::zeros(dims)?;
-        let shape = t.shape;
-        let axes = shape.packing().axes();
+        let packing = *t.shape.packing();
         let mut index = DimsOf::<L>::from_fn(|_| 0);
         for (offset, slot) in t.as_mut_slice().iter_mut().enumerate() {
-            let idx = index.as_mut();
-            idx.iter_mut().for_each(|i| *i = 0);
-            for a in axes {
-                let coordinate = (offset / a.stride) % a.extent;
-                idx[a.dim] += match a.part {
-                    crate::plan::Part::Group { width } => coordinate * width,
-                    _ => coordinate,
-                };
-            }
+            packing.index_at(offset, index.as_mut());
             *slot = f(index);
         }
         Ok(t)

@@ -1,0 +1,94 @@
+//! Relayout + cast + channel padding in one pass, checked element by element against the
+//! definition: every data channel is the cast source value at the same logical index, every
+//! padding channel is zero, and the padded C is the smallest multiple asked for.
+
+use half::f16;
+use typed_layout::cast::{relayout_cast_pad, Cast, Convert, Scale};
+use typed_layout::{
+    Bmn, Element, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Tensor,
+};
+
+fn check<S: Element, D: Element, LS: Layout, LD: Layout, C: Cast<S, D>>(
+    src: &Tensor<S, LS>,
+    multiple: usize,
+    cast: C,
+    want_c: usize,
+) where
+    LD::Family: SameFamily<LS::Family>,
+{
+    let out = relayout_cast_pad::<S, D, LS, LD, C>(src, multiple, cast).unwrap();
+    let t = out.tensor();
+    let src_dims = src.shape().packing().dims().to_vec();
+    let dims = t.shape().packing().dims().to_vec();
+    assert_eq!((out.channels(), out.padded_channels(), dims[1]), (src_dims[1], want_c, want_c));
+    assert_eq!(t.as_slice().as_ptr() as usize % 128, 0, "aligned");
+    let count: usize = dims.iter().product();
+    let mut index = vec![0; dims.len()];
+    for k in 0..count {
+        let mut r = k;
+        for d in (0..dims.len()).rev() {
+            index[d] = r % dims[d];
+            r /= dims[d];
+        }
+        let got = t.as_slice()[t.shape().packing().offset(&index).unwrap()];
+        let want = if index[1] < src_dims[1] {
+            cast.cast(src.as_slice()[src.shape().packing().offset(&index).unwrap()])
+        } else {
+            D::default()
+        };
+        assert_eq!(got, want, "{} → {} at {index:?}", LS::NOTATION, LD::NOTATION);
+    }
+}
+
+#[test]
+fn rgb_f32_nchw_into_f16_nhwc_padded_to_8() {
+    let src = Tensor::<f32, Nchw>::from_fn([2, 3, 5, 7], |[n, c, h, w]| {
+        (n * 1000 + c * 100 + h * 10 + w) as f32 / 7.0
+    })
+    .unwrap();
+    check::<f32, f16, Nchw, Nhwc, _>(&src, 8, Convert, 8);
+    // Spot-check the cast itself: f16's nearest value.
+    let out = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&src, 8, Convert).unwrap();
+    assert_eq!(out.tensor().get([1, 2, 4, 6]), Some(&f16::from_f32(1246.0 / 7.0)));
+    assert_eq!(out.tensor().get([1, 7, 4, 6]), Some(&f16::ZERO));
+}
+
+#[test]
+fn f32_nchw_into_int8x32_with_a_scale() {
+    let src = Tensor::<f32, Nchw>::from_fn([1, 40, 3, 3], |[_, c, h, w]| {
+        c as f32 - 20.0 + (h * 3 + w) as f32 * 0.25
+    })
+    .unwrap();
+    // 40 channels: padded to 64 (a multiple of 32).
+    check::<f32, i8, Nchw, NcxHwx<32>, _>(&src, 1, Scale(127.0 / 22.0), 64);
+    // Saturation and rounding: 22 × 127/22 = 127; a scale of 10 saturates.
+    let out = relayout_cast_pad::<f32, i8, Nchw, NcxHwx<32>, _>(&src, 1, Scale(10.0)).unwrap();
+    assert_eq!(out.tensor().get([0, 0, 0, 0]), Some(&-128));
+    assert_eq!(out.tensor().get([0, 39, 2, 2]), Some(&127));
+    assert_eq!(out.tensor().get([0, 20, 0, 1]), Some(&3)); // 0.25 × 10 = 2.5 rounds away from zero
+}
+
+#[test]
+fn nc4hw4_with_c_not_a_multiple_of_4_is_padded_up() {
+    let src =
+        Tensor::<i32, Nhwc>::from_fn([2, 6, 2, 3], |[n, c, h, w]| (n * 1000 + c * 100 + h * 10 + w) as i32)
+            .unwrap();
+    check::<i32, i32, Nhwc, NcxHwx<4>, _>(&src, 1, Convert, 8);
+    check::<i32, f32, Nhwc, Nchw, _>(&src, 16, Convert, 16);
+    let vol = Tensor::<f64, Ncdhw>::from_fn([1, 5, 2, 2, 3], |[_, c, d, h, w]| (c + d + h + w) as f64 - 2.5)
+        .unwrap();
+    check::<f64, half::bf16, Ncdhw, Ndhwc, _>(&vol, 8, Convert, 8);
+    check::<f64, u8, Ncdhw, Ndhwc, _>(&vol, 1, Convert, 5); // negatives saturate to 0
+}
+
+#[test]
+fn bad_requests_are_errors() {
+    let src = Tensor::<f32, Nchw>::zeros([1, 3, 2, 2]).unwrap();
+    let e = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&src, 0, Convert).unwrap_err();
+    assert!(matches!(e, LayoutError::NotApplicable { .. }), "{e}");
+    let m = Tensor::<f32, Bmn<RowMajor>>::zeros([1, 2, 3]).unwrap();
+    let e = relayout_cast_pad::<f32, f16, Bmn<RowMajor>, Bmn<RowMajor>, _>(&m, 8, Convert).unwrap_err();
+    assert!(e.to_string().contains("channel dimension C"), "{e}");
+    let e = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&src, usize::MAX, Convert).unwrap_err();
+    assert!(matches!(e, LayoutError::SizeOverflow { .. } | LayoutError::AllocationFailed { .. }), "{e}");
+}

@@ -1,10 +1,11 @@
 //! A tour of typed-layout: the guide's example tensor (N = 1, C = 64, H = 5, W = 4, values
 //! 0, 1, 2, … in NCHW order) in NCHW, NHWC and NC/32HW32, converted on the CPU, with the strides
 //! derived at compile time, the descriptor's answers to the guide's questions, cuDNN's own
-//! descriptor arguments, and Tensor Core readiness.
+//! descriptor arguments, Tensor Core readiness, and the fused relayout + cast + pad.
 //!
 //! Run with `cargo run --release --example tour`.
 
+use typed_layout::cast::{relayout_cast_pad, Convert};
 use typed_layout::{
     layout, DataType, DynLayout, ImageDims, Layout, LayoutError, Nchw, NcxHwx, Nhwc, Shape, StaticShape,
     StridedViewMut, Tensor, TensorDesc,
@@ -97,6 +98,18 @@ fn main() -> Result<(), LayoutError> {
     println!("  f16 NHWC [8, 64, 56, 56]:  {}", ready.tensor_core());
     const READY: bool = StaticShape::<Nhwc, ImageDims<8, 64, 56, 56>>::tensor_core(DataType::Half).is_ready();
     println!("  the same as a compile-time constant: {READY}");
+
+    println!("\nfused relayout + cast + channel padding (one pass, CPU):");
+    let rgb = Tensor::<f32, Nchw>::from_fn([1, 3, 2, 2], |[_, c, h, w]| (100 * c + 10 * h + w) as f32)?;
+    let padded = relayout_cast_pad::<f32, half::f16, Nchw, Nhwc, _>(&rgb, 8, Convert)?;
+    let pixel: Vec<String> = padded.tensor().as_slice()[..8].iter().map(|v| v.to_string()).collect();
+    println!(
+        "  f32 NCHW C=3 -> f16 NHWC C={} ({} channels of data): pixel (0, 0) = {}",
+        padded.padded_channels(),
+        padded.channels(),
+        pixel.join(", ")
+    );
+    println!("  its Tensor Core check now: {}", padded.tensor().tensor_core());
 
     println!("\nbad input gets an error value:");
     let spec = "NC/32HW4";

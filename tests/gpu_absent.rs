@@ -18,6 +18,12 @@ fn in_child(test: &str) -> String {
         .unwrap();
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "child failed:\n{text}");
+    // The child's verdict, shown in this test's output too: a skip is never silent.
+    for line in text.lines() {
+        if let Some(at) = line.find("CHECKED:").or_else(|| line.find("SKIPPED:")) {
+            println!("{}", &line[at..]);
+        }
+    }
     text
 }
 

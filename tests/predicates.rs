@@ -4,7 +4,10 @@
 
 use std::collections::HashSet;
 
+mod support;
+
 use proptest::prelude::*;
+use support::mix;
 use typed_layout::{DataType, NamedLayout, Overlap, TensorDesc};
 
 /// Every address the descriptor reaches, with multiplicity.
@@ -129,12 +132,10 @@ fn described(data_type: DataType, dims: &[usize], strides: &[isize]) -> TensorDe
 /// Formats to check: all of them up to rank 5; above, a sample (8! orders are too many), each
 /// with a sample of its packed suffixes.
 fn formats_and_suffixes(letters: &str, seed: u64) -> Vec<(String, Vec<String>)> {
-    let mut rng = seed;
+    let mut k = 0;
     let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
+        k += 1;
+        mix(seed, k)
     };
     let formats = if letters.len() <= 5 {
         permutations(letters)

@@ -105,14 +105,7 @@ impl Spec {
             s += &w.to_string();
         }
         if self.packed.iter().any(|&p| !p) {
-            let suffix: String = self
-                .order
-                .iter()
-                .zip(&self.packed)
-                .filter(|(_, &p)| p)
-                .map(|(&d, _)| self.letter(d))
-                .collect();
-            s += &format!(", {suffix}-packed");
+            s += &format!(", {}-packed", self.suffix());
         }
         s
     }

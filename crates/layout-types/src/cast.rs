@@ -140,10 +140,8 @@ where
     Ok(ChannelPadded { tensor: out, channels })
 }
 
+/// The least common multiple, if it fits (`a`, `b` at least 1).
 fn lcm(a: usize, b: usize) -> Option<usize> {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    (a / x).checked_mul(b)
+    let l = a as u128 / crate::overlap::gcd(a as u128, b as u128) * b as u128;
+    usize::try_from(l).ok()
 }

@@ -122,32 +122,23 @@ impl DynLayout {
         let packing = self.shape(dims)?;
         let len = packing.len();
         // The logical (row-major) value stored at each offset.
-        let mut values = vec![0usize; len];
         let mut index = vec![0usize; dims.len()];
-        for value in 0..len {
-            let offset = packing
-                .offset(&index)
-                .map_err(|_| LayoutError::NotApplicable { reason: "a packed layout reaches every offset" })?;
-            values[offset] = value;
-            for d in (0..dims.len()).rev() {
-                index[d] += 1;
-                if index[d] < dims[d] {
-                    break;
-                }
-                index[d] = 0;
-            }
-        }
+        let values: Vec<usize> = (0..len)
+            .map(|offset| {
+                packing.index_at(offset, &mut index);
+                index.iter().zip(dims).fold(0, |value, (&i, &d)| value * d + i)
+            })
+            .collect();
         let row = packing.axes().last().map_or(1, |a| a.extent).clamp(1, 16);
-        let value_width = (len - 1).to_string().len();
-        let offset_width = (len - 1).to_string().len();
+        let width = (len - 1).to_string().len(); // of offsets and values alike
         let letters: Vec<String> = self.letters().chars().map(String::from).collect();
         let mut out = String::new();
         // Writing to a String cannot fail.
         let _ = writeln!(out, "{}, [{}] = {:?}", self.notation(), letters.join(", "), dims);
         for (k, chunk) in values.chunks(row).enumerate() {
-            let _ = write!(out, "{:>offset_width$} |", k * row);
+            let _ = write!(out, "{:>width$} |", k * row);
             for v in chunk {
-                let _ = write!(out, " {v:>value_width$}");
+                let _ = write!(out, " {v:>width$}");
             }
             out.push('\n');
         }

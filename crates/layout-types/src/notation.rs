@@ -278,7 +278,8 @@ pub struct Format {
 /// The word that ends a packing clause (`"NHWC, WC-packed"`).
 const PACKED_SUFFIX: &str = "-packed";
 
-const fn find_byte(s: &[u8], from: usize, b: u8) -> Option<usize> {
+/// The first position of `b` in `s` at or after `from`.
+pub(crate) const fn find_byte(s: &[u8], from: usize, b: u8) -> Option<usize> {
     let mut i = from;
     while i < s.len() {
         if s[i] == b {
@@ -301,17 +302,6 @@ const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
         i += 1;
     }
     true
-}
-
-const fn find_letter(letters: &[u8], b: u8) -> Option<usize> {
-    let mut i = 0;
-    while i < letters.len() {
-        if letters[i] == b {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
 }
 
 /// Reads a decimal number at `i`, before `end`; returns (value, end of number) or an overflow
@@ -392,7 +382,7 @@ impl Format {
         while i < end {
             let b = s[i];
             if b.is_ascii_uppercase() {
-                let dim = match find_letter(fam, b) {
+                let dim = match find_byte(fam, 0, b) {
                     Some(d) => d,
                     None => return Err(NotationError::new(K::UnknownLetter, i, i + 1)),
                 };
@@ -509,7 +499,7 @@ impl Format {
             if !b.is_ascii_uppercase() {
                 return Err(NotationError::new(K::UnexpectedChar, i, i + 1));
             }
-            let position = match find_letter(fam, b) {
+            let position = match find_byte(fam, 0, b) {
                 Some(dim) => self.position_of(dim),
                 None => None,
             };

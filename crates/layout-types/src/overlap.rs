@@ -92,7 +92,7 @@ fn reach(axes: &[(u128, u128)]) -> u128 {
     axes.iter().fold(0u128, |r, &(d, s)| r.saturating_add((d - 1).saturating_mul(s)))
 }
 
-fn gcd(mut a: u128, mut b: u128) -> u128 {
+pub(crate) fn gcd(mut a: u128, mut b: u128) -> u128 {
     while b != 0 {
         (a, b) = (b, a % b);
     }

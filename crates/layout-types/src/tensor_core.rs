@@ -36,7 +36,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use crate::dtype::DataType;
-use crate::notation::Format;
+use crate::notation::{find_byte, Format};
 
 mod sealed {
     pub trait Sealed {}
@@ -136,7 +136,7 @@ impl TensorCoreCheck {
         data_type: DataType,
     ) -> TensorCoreCheck {
         let mut check = TensorCoreCheck { broken: 0 };
-        let (n, c) = (find(letters, b'N'), find(letters, b'C'));
+        let (n, c) = (find_byte(letters.as_bytes(), 0, b'N'), find_byte(letters.as_bytes(), 0, b'C'));
         let order = format.order();
         let channels_last = match (n, c) {
             (Some(n), Some(c)) => {
@@ -215,18 +215,6 @@ impl fmt::Display for TensorCoreCheck {
         }
         Ok(())
     }
-}
-
-const fn find(letters: &str, letter: u8) -> Option<usize> {
-    let bytes = letters.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == letter {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
 }
 
 /// A static shape of `T` elements in layout `L` with dims `D` that qualifies for Tensor Cores:

@@ -95,6 +95,79 @@ impl fmt::Display for DataType {
     }
 }
 
+pub mod narrow {
+    //! f64 to the 16-bit floats, correctly rounded (to nearest, ties to even) from every bit of
+    //! the f64.
+    //!
+    //! `half`'s own `from_f64` is not: without F16C it drops the f64's low 32 mantissa bits
+    //! before rounding, with F16C it rounds to f32 first, so a value just above a tie (an f32
+    //! source's last three bits, say) can round down, and the answer depends on the machine.
+    //! [`Element`](super::Element)'s conversions (and so [`Convert`](crate::cast::Convert) and
+    //! [`Scale`](crate::cast::Scale)) use these instead; the GPU backend's cast kernels emit
+    //! the same algorithm in CUDA, so both backends give the same bits.
+    //!
+    //! ```
+    //! use typed_layout::dtype::narrow;
+    //! // 1 + 2^-11 is the tie between 1 and the next f16; 2^-40 more must round up.
+    //! let above_tie = 1.0 + 2f64.powi(-11) + 2f64.powi(-40);
+    //! assert_eq!(narrow::f16_bits(above_tie), 0x3c01);
+    //! assert_eq!(narrow::f16_bits(1.0 + 2f64.powi(-11)), 0x3c00); // the tie goes to even
+    //! assert_eq!(narrow::bf16_bits(-0.0), 0x8000);
+    //! ```
+
+    /// The binary16 (IEEE half) bits nearest to `x`. NaN stays NaN (quiet, sign and top
+    /// payload bits kept); beyond the largest finite value, infinity.
+    pub const fn f16_bits(x: f64) -> u16 {
+        to_16_bits(x, 10, 5)
+    }
+
+    /// The bfloat16 bits nearest to `x`, with the conventions of [`f16_bits`].
+    pub const fn bf16_bits(x: f64) -> u16 {
+        to_16_bits(x, 7, 8)
+    }
+
+    /// The bits of the 16-bit float with `frac` fraction and `exp_bits` exponent bits nearest
+    /// to `x`. The CUDA emitted by `layout-gpu` (`codegen`) is this function line for line.
+    const fn to_16_bits(x: f64, frac: u32, exp_bits: u32) -> u16 {
+        let bits = x.to_bits();
+        let sign = ((bits >> 48) & 0x8000) as u16;
+        let exp = ((bits >> 52) & 0x7ff) as i64;
+        let man = bits & ((1 << 52) - 1);
+        let inf = sign | ((((1u32 << exp_bits) - 1) << frac) as u16);
+        if exp == 0x7ff {
+            return if man == 0 { inf } else { inf | (1 << (frac - 1)) | (man >> (52 - frac)) as u16 };
+        }
+        if exp == 0 {
+            return sign; // zero, or an f64 subnormal: far below half the smallest subnormal
+        }
+        let bias = (1i64 << (exp_bits - 1)) - 1;
+        let e = exp - 1023;
+        if e > bias {
+            return inf;
+        }
+        // The significand with its hidden bit, cut to `frac` fraction bits (fewer below the
+        // smallest normal exponent), rounded on the bits cut off.
+        let m = man | (1 << 52);
+        let min_e = 1 - bias;
+        let shift = 52 - frac as i64 + if e < min_e { min_e - e } else { 0 };
+        if shift > 54 {
+            return sign; // below a quarter of the smallest subnormal
+        }
+        let mut q = m >> shift;
+        let rest = m & ((1 << shift) - 1);
+        let half = 1 << (shift - 1);
+        if rest > half || (rest == half && q & 1 == 1) {
+            q += 1;
+        }
+        if e < min_e {
+            return sign | q as u16; // a subnormal (or, rounded up, the smallest normal)
+        }
+        // q carries the hidden bit, which adds one to the exponent field; a carry out of the
+        // significand moves on into the exponent (up to infinity).
+        sign | ((((e + bias - 1) as u64) << frac) + q) as u16
+    }
+}
+
 pub(crate) mod sealed {
     /// The bits of an element, for kernels that move several elements per machine word.
     pub trait Sealed {
@@ -164,8 +237,8 @@ macro_rules! element {
 element! {
     f32 => Float, u32, |x| x.to_bits(), |b| f32::from_bits(b), |y| y as f64, |v| v as f32;
     f64 => Double, u64, |x| x.to_bits(), |b| f64::from_bits(b), |y| y, |v| v;
-    half::f16 => Half, u16, |x| x.to_bits(), |b| half::f16::from_bits(b), |y| y.to_f64(), |v| half::f16::from_f64(v);
-    half::bf16 => BFloat16, u16, |x| x.to_bits(), |b| half::bf16::from_bits(b), |y| y.to_f64(), |v| half::bf16::from_f64(v);
+    half::f16 => Half, u16, |x| x.to_bits(), |b| half::f16::from_bits(b), |y| y.to_f64(), |v| half::f16::from_bits(narrow::f16_bits(v));
+    half::bf16 => BFloat16, u16, |x| x.to_bits(), |b| half::bf16::from_bits(b), |y| y.to_f64(), |v| half::bf16::from_bits(narrow::bf16_bits(v));
     i8 => Int8, u8, |x| x as u8, |b| b as i8, |y| y as f64, |v| v.round() as i8;
     u8 => Uint8, u8, |x| x, |b| b, |y| y as f64, |v| v.round() as u8;
     i32 => Int32, u32, |x| x as u32, |b| b as i32, |y| y as f64, |v| v.round() as i32;
@@ -214,6 +287,126 @@ mod tests {
         bits_round_trip(&[0u8, 255]);
         bits_round_trip(&[0i32, -1, i32::MIN]);
         bits_round_trip(&[0i64, -1, i64::MIN]);
+    }
+
+    /// Every f32 is exact in f64, so f64 → f16/bf16 of it must equal `half`'s f32 → f16/bf16,
+    /// which rounds from all of the f32's bits (checked on a stride through all bit patterns
+    /// and every pattern near a tie).
+    #[test]
+    fn narrowing_f32_values_matches_half_from_f32() {
+        use half::{bf16, f16};
+        let check = |b: u32| {
+            let x = f32::from_bits(b);
+            let (h, g) = (narrow::f16_bits(x as f64), narrow::bf16_bits(x as f64));
+            if x.is_nan() {
+                assert!(f16::from_bits(h).is_nan() && bf16::from_bits(g).is_nan(), "{b:#x}");
+                assert_eq!(h >> 15, (b >> 31) as u16);
+            } else {
+                assert_eq!(h, f16::from_f32(x).to_bits(), "f16 of {x:e} ({b:#x})");
+                assert_eq!(g, bf16::from_f32(x).to_bits(), "bf16 of {x:e} ({b:#x})");
+            }
+        };
+        let mut b = 0u32;
+        while let Some(next) = b.checked_add(65_521) {
+            check(b);
+            b = next;
+        }
+        // Near the f16 ties (13 cut bits: ...1000000000000 ± 1) and bf16 ties (16 cut bits),
+        // over every exponent.
+        for e in 0..256u32 {
+            for m in [0u32, 0x155, 0x3ff, 0x2aa] {
+                for (cut, t) in [(13, 1u32 << 12), (16, 1 << 15)] {
+                    for d in [-1i32, 0, 1] {
+                        let man = ((m << cut) | t).wrapping_add_signed(d) & 0x7f_ffff;
+                        check((e << 23) | man);
+                        check(0x8000_0000 | (e << 23) | man);
+                    }
+                }
+            }
+        }
+    }
+
+    /// f64 inputs with bits beyond an f32's, against exact integer arithmetic: the result is
+    /// a nearest representable value and ties go to the even one.
+    #[test]
+    fn narrowing_f64_values_is_correctly_rounded() {
+        // (fraction bits, exponent bits, narrow, smallest exponent of a subnormal's unit)
+        let formats: [(u32, u32, fn(f64) -> u16); 2] = [(10, 5, narrow::f16_bits), (7, 8, narrow::bf16_bits)];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        // `v` in units of 2^lsb, exactly (v is 0 or a normal f64 whose last bit is not below 2^lsb).
+        let units = |v: f64, lsb: i64| -> u128 {
+            if v == 0.0 {
+                return 0;
+            }
+            let b = v.to_bits();
+            let (exp, man) = ((b >> 52) as i64 & 0x7ff, b & ((1 << 52) - 1));
+            let m = man | 1 << 52;
+            let (m, exp) = (m >> m.trailing_zeros(), exp + m.trailing_zeros() as i64);
+            match exp - 1075 - lsb {
+                // far above x (below 2^53 units): its distance only needs to be large
+                shift @ 75.. => u128::MAX >> (shift.min(127) - 74),
+                shift => {
+                    assert!(shift >= 0, "{v:e} finer than 2^{lsb}");
+                    (m as u128) << shift
+                }
+            }
+        };
+        for (frac, exp_bits, f) in formats {
+            let max_finite = {
+                let bias = (1i32 << (exp_bits - 1)) - 1;
+                (2.0 - 2f64.powi(-(frac as i32))) * 2f64.powi(bias)
+            };
+            for _ in 0..200_000 {
+                // exponents from 2^-138 (so the units stay exact) to just below the largest finite
+                let e = -138 + (next() % (138 + max_finite.log2() as u64)) as i32;
+                let x = f64::from_bits(((e + 1023) as u64) << 52 | (next() & ((1 << 52) - 1)));
+                let r = f(x);
+                let value = |bits: u16| -> f64 {
+                    let (ef, mf) =
+                        ((bits >> frac) as i32 & ((1 << exp_bits) - 1), bits as u64 & ((1 << frac) - 1));
+                    let bias = (1i32 << (exp_bits - 1)) - 1;
+                    if ef == 0 {
+                        mf as f64 * 2f64.powi(1 - bias - frac as i32)
+                    } else {
+                        (1.0 + mf as f64 / (1u64 << frac) as f64) * 2f64.powi(ef - bias)
+                    }
+                };
+                if x > max_finite {
+                    // past the last finite value by at least half an ulp: infinity
+                    let ulp = 2f64.powi(((1i32 << (exp_bits - 1)) - 1) - frac as i32);
+                    if x >= max_finite + ulp / 2.0 {
+                        assert_eq!(r, ((1u16 << exp_bits) - 1) << frac, "{x:e}");
+                        continue;
+                    }
+                }
+                // x's last bit: every candidate is a multiple of it
+                let lsb = ((x.to_bits() >> 52) & 0x7ff) as i64 - 1075;
+                let at = |bits: u16| units(value(bits), lsb);
+                let (got, above, u) = (at(r), at(r + 1), units(x, lsb));
+                let d = got.abs_diff(u);
+                let tie_ok = |other: u128| d < other.abs_diff(u) || (d == other.abs_diff(u) && r & 1 == 0);
+                assert!(tie_ok(above), "{x:e} -> {r:#x}: the next value is nearer");
+                if r & 0x7fff != 0 {
+                    assert!(tie_ok(at(r - 1)), "{x:e} -> {r:#x}: the previous value is nearer");
+                }
+            }
+        }
+        // Specials.
+        assert_eq!(narrow::f16_bits(65_520.0), 0x7c00); // the tie past 65504 goes to infinity
+        assert_eq!(narrow::f16_bits(65_519.99), 0x7bff);
+        assert_eq!(narrow::f16_bits(f64::MAX), 0x7c00);
+        assert_eq!(narrow::f16_bits(f64::NEG_INFINITY), 0xfc00);
+        assert_eq!(narrow::f16_bits(2f64.powi(-25)), 0); // half the smallest subnormal: tie to 0
+        assert_eq!(narrow::f16_bits(2f64.powi(-25) * 1.5), 1);
+        assert_eq!(narrow::f16_bits(-f64::MIN_POSITIVE / 2.0), 0x8000);
+        assert_eq!(narrow::bf16_bits(2f64.powi(-133)), 1);
+        assert_eq!(narrow::f16_bits(f64::NAN) & 0x7e00, 0x7e00);
     }
 
     #[test]

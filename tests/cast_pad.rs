@@ -92,3 +92,39 @@ fn bad_requests_are_errors() {
     let e = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&src, usize::MAX, Convert).unwrap_err();
     assert!(matches!(e, LayoutError::SizeOverflow { .. } | LayoutError::AllocationFailed { .. }), "{e}");
 }
+
+#[test]
+fn vectorized_sources_outer_c_and_single_elements() {
+    use typed_layout::{Cdhwn, Chwn};
+    let value = |[n, c, h, w]: [usize; 4]| (n * 1000 + c * 100 + h * 10 + w) as i32 - 500;
+    // The source's C split into groups and lanes; the destination's too, in another width.
+    let v4 = Tensor::<i32, NcxHwx<4>>::from_fn([2, 8, 3, 5], value).unwrap();
+    check::<i32, f32, NcxHwx<4>, Nhwc, _>(&v4, 16, Convert, 16);
+    check::<i32, i8, NcxHwx<4>, NcxHwx<32>, _>(&v4, 1, Scale(0.25), 32);
+    let v2 = Tensor::<i32, NcxHwx<2>>::from_fn([1, 6, 2, 3], value).unwrap();
+    check::<i32, i64, NcxHwx<2>, NcxHwx<8>, _>(&v2, 1, Convert, 8); // a partial last group
+                                                                    // C outermost in the source (CHWN), and in a volume (CDHWN).
+    let chwn = Tensor::<i32, Chwn>::from_fn([3, 5, 2, 4], value).unwrap();
+    check::<i32, half::bf16, Chwn, NcxHwx<4>, _>(&chwn, 1, Convert, 8);
+    check::<i32, u8, Chwn, Nchw, _>(&chwn, 7, Convert, 7);
+    let vol =
+        Tensor::<f32, Cdhwn>::from_fn([2, 3, 2, 2, 3], |[n, c, d, h, w]| (n + 2 * c + d * h + w) as f32)
+            .unwrap();
+    check::<f32, f16, Cdhwn, Ndhwc, _>(&vol, 4, Convert, 4);
+    // Every dim 1: no loop is left, one element is written, then the padding.
+    let one = Tensor::<f32, Nchw>::from_fn([1, 1, 1, 1], |_| 2.5).unwrap();
+    check::<f32, i32, Nchw, Nhwc, _>(&one, 1, Convert, 1);
+    check::<f32, i32, Nchw, Nhwc, _>(&one, 4, Convert, 4);
+}
+
+/// Above `PARALLEL_THRESHOLD_BYTES` the destination is cut into tasks along the outer loop.
+#[test]
+fn a_large_tensor_runs_in_parallel_and_matches() {
+    let src = Tensor::<f32, Nchw>::from_fn([5, 3, 128, 160], |[n, c, h, w]| {
+        ((n * 7 + c * 5 + h * 3 + w) % 1000) as f32 / 3.0
+    })
+    .unwrap();
+    assert!(src.as_slice().len() * 4 > typed_layout::convert::PARALLEL_THRESHOLD_BYTES);
+    check::<f32, f16, Nchw, Nhwc, _>(&src, 8, Convert, 8);
+    check::<f32, i8, Nchw, NcxHwx<32>, _>(&src, 1, Scale(3.0), 32);
+}

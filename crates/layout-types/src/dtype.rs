@@ -330,8 +330,9 @@ mod tests {
     /// a nearest representable value and ties go to the even one.
     #[test]
     fn narrowing_f64_values_is_correctly_rounded() {
-        // (fraction bits, exponent bits, narrow, smallest exponent of a subnormal's unit)
-        let formats: [(u32, u32, fn(f64) -> u16); 2] = [(10, 5, narrow::f16_bits), (7, 8, narrow::bf16_bits)];
+        type Narrow = fn(f64) -> u16;
+        // (fraction bits, exponent bits, the conversion)
+        let formats: [(u32, u32, Narrow); 2] = [(10, 5, narrow::f16_bits), (7, 8, narrow::bf16_bits)];
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = || {
             state ^= state << 13;

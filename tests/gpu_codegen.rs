@@ -16,7 +16,9 @@ use layout_gpu::codegen::Kernel;
 use layout_gpu::schedule::{route, Route};
 use layout_gpu::{nvrtc, GpuError};
 use support::{every_pair, Visit};
-use typed_layout::{Bmn, ColMajor, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Shape};
+use typed_layout::{
+    Bmn, ColMajor, DataType, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Shape,
+};
 
 fn kernel<S: Layout, D: Layout>(dims: &[usize], elem: usize) -> (Kernel, u8)
 where
@@ -102,42 +104,16 @@ fn all_kernels() -> (BTreeMap<String, String>, usize) {
 
 #[test]
 fn every_kernel_instance_compiles_with_nvrtc_for_sm80_and_sm90() {
-    if !nvrtc::available() {
-        let reason = "NVRTC (libnvrtc.so) not found; `pip install nvidia-cuda-nvrtc` and put its nvidia/cu13/lib on LD_LIBRARY_PATH, as .ci/run does";
-        assert!(std::env::var_os("TL_REQUIRE_NVRTC").is_none(), "TL_REQUIRE_NVRTC is set but {reason}");
-        println!("SKIPPED: {reason}");
-        return;
+    if let Err(why) = support::nvrtc_present() {
+        return println!("SKIPPED: {why}");
     }
     let (kernels, passes) = all_kernels();
-    let start = std::time::Instant::now();
-    let list: Vec<(&String, &String)> = kernels.iter().collect();
-    let failures: Vec<GpuError> = std::thread::scope(|scope| {
-        let workers: Vec<_> = list
-            .chunks(list.len().div_ceil(4))
-            .map(|chunk| {
-                scope.spawn(move || {
-                    let mut bad = Vec::new();
-                    for (name, source) in chunk {
-                        for arch in ["sm_80", "sm_90"] {
-                            match nvrtc::compile(source, name, arch) {
-                                Ok(ptx) => {
-                                    assert!(ptx.to_src().contains(&format!(".entry {name}")), "{name}")
-                                }
-                                Err(e) => bad.push(e),
-                            }
-                        }
-                    }
-                    bad
-                })
-            })
-            .collect();
-        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
-    });
+    let (failures, took) = support::compile_all(&kernels);
     println!(
         "{} passes over {} distinct kernels compiled for sm_80 and sm_90 in {:.1} s",
         passes,
         kernels.len(),
-        start.elapsed().as_secs_f64()
+        took.as_secs_f64()
     );
     assert!(failures.is_empty(), "{} compile failures; first: {}", failures.len(), failures[0]);
 }
@@ -199,6 +175,12 @@ fn generated_cuda_matches_the_snapshots() {
         4,
     )
     .unwrap());
+    // A fused cast: RGB f32 NCHW into f16 NHWC with C padded to 8.
+    let (rgb, padded) =
+        (Shape::<Nchw>::new([8, 3, 224, 224]).unwrap(), Shape::<Nhwc>::new([8, 8, 224, 224]).unwrap());
+    let plan = typed_layout::cast::CastPlan::new(&rgb, &padded).unwrap();
+    let cast = layout_gpu::fused::cast_launch(&plan, DataType::Float, DataType::Half, rgb.len(), 1.0).spec;
+    cases.push((cast.name("NCHW", "NHWC"), cast.source("NCHW", "NHWC")));
     let mut wrong = Vec::new();
     for (name, source) in &cases {
         let path = dir.join(format!("{name}.cu"));

@@ -1,5 +1,6 @@
 //! The GPU backend on a real device: every pair of named layouts × every data type against the
-//! CPU backend (random bits, poisoned destinations, odd shapes), the kernel cache, a tensor over
+//! CPU backend (random bits, poisoned destinations, odd shapes), fused relayout + cast + pad
+//! against the CPU's, the kernel cache, a tensor over
 //! 2^31 elements where memory allows, and cuDNN's `cudnnTransformTensor` on the same descriptors.
 //!
 //! Without a device each test prints `SKIPPED: <reason>` and checks only what it can (that the
@@ -11,7 +12,8 @@ mod support;
 use half::{bf16, f16};
 use layout_gpu::{driver_available, DeviceElement, Gpu, GpuError};
 use support::{bytes_of, every_pair, mix, Bits, Visit};
-use typed_layout::{Layout, Nchw, Nhwc, SameFamily, Shape, Tensor};
+use typed_layout::cast::{relayout_cast_pad, Cast, Convert, Scale};
+use typed_layout::{Chwn, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, SameFamily, Shape, Tensor};
 
 fn gpu_or_skip(test: &str) -> Option<Gpu> {
     match Gpu::new(0) {
@@ -108,6 +110,51 @@ fn every_pair_and_data_type_matches_the_cpu_backend() {
     every_pair(&mut check);
     assert_eq!(gpu.compiled_kernels(), compiled, "a second round compiled again");
     println!("{} device conversions matched the CPU backend; {compiled} kernels compiled", check.conversions);
+}
+
+/// One fused cast on the device against the CPU: equal bits, but any NaN for a NaN (the
+/// hardware's conversions return a canonical NaN).
+fn fused<S, D, LS, LD>(gpu: &Gpu, dims: &[usize], multiple: usize, scale: f64) -> usize
+where
+    S: Bits + DeviceElement,
+    D: Bits + DeviceElement,
+    LS: Layout,
+    LD: Layout,
+    LD::Family: SameFamily<LS::Family>,
+    Convert: Cast<f64, S> + Cast<D, f64>,
+{
+    let shape = Shape::<LS>::from_slice(dims).unwrap();
+    let data: Vec<S> = (0..shape.len()).map(|i| support::sample::<S>(dims.len() as u64, i)).collect();
+    let host = Tensor::<S, LS>::from_vec_in(shape, data).unwrap();
+    let want = relayout_cast_pad::<S, D, LS, LD, _>(&host, multiple, Scale(scale)).unwrap();
+    let x = gpu.upload(&host).unwrap();
+    let got = gpu.relayout_cast_pad::<S, D, LS, LD, _>(&x, multiple, Scale(scale)).unwrap();
+    assert_eq!((got.channels(), got.padded_channels()), (want.channels(), want.padded_channels()));
+    let got = gpu.download(got.tensor()).unwrap();
+    for (i, (g, w)) in got.as_slice().iter().zip(want.tensor().as_slice()).enumerate() {
+        let nan = |v: D| <Convert as Cast<D, f64>>::cast(&Convert, v).is_nan();
+        assert!(
+            bytes_of(&[*g]) == bytes_of(&[*w]) || (nan(*g) && nan(*w)),
+            "{} -> {} {dims:?}: element {i} is {g:?}, the CPU's {w:?}",
+            LS::NOTATION,
+            LD::NOTATION
+        );
+    }
+    got.as_slice().len()
+}
+
+#[test]
+fn fused_relayout_cast_pad_matches_the_cpu() {
+    let Some(gpu) = gpu_or_skip("fused casts") else { return };
+    let mut n = 0;
+    n += fused::<f32, f16, Nchw, Nhwc>(&gpu, &[8, 3, 61, 67], 8, 1.0);
+    n += fused::<f32, bf16, Nchw, Nhwc>(&gpu, &[2, 3, 224, 224], 8, 1.0);
+    n += fused::<f32, i8, Nchw, NcxHwx<32>>(&gpu, &[2, 40, 17, 9], 1, 127.0 / 20.0);
+    n += fused::<f16, f32, NcxHwx<4>, Nhwc>(&gpu, &[2, 12, 5, 7], 16, 1.0);
+    n += fused::<i32, bf16, Chwn, NcxHwx<4>>(&gpu, &[5, 6, 7, 3], 1, -0.5);
+    n += fused::<f64, u8, Ncdhw, Ndhwc>(&gpu, &[2, 5, 3, 4, 5], 8, 2.0);
+    n += fused::<i64, i32, Nchw, Nhwc>(&gpu, &[1, 1, 1, 1], 4, 1.0);
+    println!("7 fused casts, {n} destination elements, matched the CPU");
 }
 
 #[test]

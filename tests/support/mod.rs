@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // each test file uses part of it
 
+pub(crate) mod emulator;
+
 use half::f16;
 use typed_layout::{
     Bmn, Cdhwn, Chwn, ColMajor, Element, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily,
@@ -138,4 +140,98 @@ pub(crate) fn bytes_of<T: Bits>(v: &[T]) -> Vec<u8> {
         x.push_bytes(&mut out);
     }
     out
+}
+
+/// `Err(why)` when NVRTC cannot be loaded (the caller prints SKIPPED); a failure instead when
+/// `TL_REQUIRE_NVRTC` is set (as `.ci/run` does, after installing NVRTC).
+pub(crate) fn nvrtc_present() -> Result<(), String> {
+    if layout_gpu::nvrtc::available() {
+        return Ok(());
+    }
+    let reason =
+        "NVRTC (libnvrtc.so) not found; `pip install nvidia-cuda-nvrtc` and put its nvidia/cu13/lib \
+                  on LD_LIBRARY_PATH, as .ci/run does (bench/cuda-libs.sh)";
+    assert!(std::env::var_os("TL_REQUIRE_NVRTC").is_none(), "TL_REQUIRE_NVRTC is set but {reason}");
+    Err(reason.into())
+}
+
+/// Compiles every `name → source` for sm_80 and sm_90 on four threads, checking each PTX has
+/// its entry: the failures, and the time taken.
+pub(crate) fn compile_all(
+    kernels: &std::collections::BTreeMap<String, String>,
+) -> (Vec<layout_gpu::GpuError>, std::time::Duration) {
+    let start = std::time::Instant::now();
+    let list: Vec<(&String, &String)> = kernels.iter().collect();
+    let failures = std::thread::scope(|scope| {
+        let workers: Vec<_> = list
+            .chunks(list.len().div_ceil(4).max(1))
+            .map(|chunk| {
+                scope.spawn(move || {
+                    let mut bad = Vec::new();
+                    for (name, source) in chunk {
+                        for arch in ["sm_80", "sm_90"] {
+                            match layout_gpu::nvrtc::compile(source, name, arch) {
+                                Ok(ptx) => {
+                                    assert!(ptx.to_src().contains(&format!(".entry {name}")), "{name}")
+                                }
+                                Err(e) => bad.push(e),
+                            }
+                        }
+                    }
+                    bad
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+    });
+    (failures, start.elapsed())
+}
+
+/// Values that sit on the conversions' edges.
+pub(crate) const SPECIALS: &[f64] = &[
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    0.0,
+    -0.0,
+    0.5,
+    -0.5,
+    1.5,
+    2.5,
+    -2.5,
+    127.5,
+    -128.5,
+    255.5,
+    65504.0,
+    65519.0,
+    65520.0,
+    1e-8,
+    -3e-8,
+    6e-5,
+    1e300,
+    -1e300,
+    2147483647.5,
+    -2147483648.5,
+    9.3e18,
+    -9.3e18,
+    3.4e38,
+    1e-40,
+];
+
+/// A value for cast tests: arbitrary bits, a moderate value, an exact half, or a special.
+pub(crate) fn sample<S: Bits>(seed: u64, i: usize) -> S
+where
+    typed_layout::cast::Convert: typed_layout::cast::Cast<f64, S>,
+{
+    use typed_layout::cast::Cast as _;
+    let r = mix(seed, i);
+    match i % 4 {
+        0 if S::DATA_TYPE == typed_layout::DataType::Float => {
+            typed_layout::cast::Convert.cast(f32::from_bits(r as u32) as f64) // any f32 bits, NaN and infinities too
+        }
+        0 => S::from_bits64(r),
+        1 => typed_layout::cast::Convert.cast(((r % 200_001) as f64 - 100_000.0) / 37.0),
+        2 => typed_layout::cast::Convert.cast(((r % 601) as f64 - 300.0) / 2.0),
+        _ => typed_layout::cast::Convert.cast(SPECIALS[r as usize % SPECIALS.len()]),
+    }
 }

@@ -11,13 +11,18 @@ use layout_types::convert::LoopNest;
 use layout_types::{Layout, SameFamily, Shape, Tensor};
 
 use crate::codegen::{KernelSpec, Params};
+use crate::fused::{cast_launch, CastLaunch, CastParams, DeviceCast};
 use crate::schedule::{route, Pass, Route};
-use crate::tensor::{DeviceElement, DeviceTensor};
+use crate::tensor::{DeviceChannelPadded, DeviceElement, DeviceTensor};
 use crate::{nvrtc, GpuError};
 
 // SAFETY: `Params` is `#[repr(C)]` plain data (three i64 arrays and a u64, no padding, no
 // pointers), and the generated kernels declare the same struct (codegen writes both).
 unsafe impl DeviceRepr for Params {}
+
+// SAFETY: as `Params`: `#[repr(C)]` plain data (three i64 arrays, a u64, four i64 and an f64, no
+// padding, no pointers), declared identically by the kernels `fused` writes.
+unsafe impl DeviceRepr for CastParams {}
 
 /// Whether the CUDA driver library can be loaded (looked up once per process).
 pub fn driver_available() -> bool {
@@ -31,7 +36,34 @@ pub fn driver_available() -> bool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct KernelKey {
     notations: (&'static str, &'static str),
-    spec: KernelSpec,
+    spec: Spec,
+}
+
+/// The two kinds of generated kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Spec {
+    /// A conversion moving elements ([`codegen`](crate::codegen)).
+    Move(KernelSpec),
+    /// A fused relayout + cast + pad ([`fused`](crate::fused)).
+    Cast(crate::fused::CastSpec),
+}
+
+impl KernelKey {
+    fn name(&self) -> String {
+        let (src, dst) = self.notations;
+        match self.spec {
+            Spec::Move(k) => k.name(src, dst),
+            Spec::Cast(k) => k.name(src, dst),
+        }
+    }
+
+    fn source(&self) -> String {
+        let (src, dst) = self.notations;
+        match self.spec {
+            Spec::Move(k) => k.source(src, dst),
+            Spec::Cast(k) => k.source(src, dst),
+        }
+    }
 }
 
 /// A handle bound to one CUDA device for its lifetime (the guide's cuDNN handle).
@@ -238,6 +270,72 @@ impl Gpu {
         Ok(dst)
     }
 
+    /// `src` in layout `LD` as `D`, cast with `cast` ([`Convert`](layout_types::cast::Convert)
+    /// or [`Scale`](layout_types::cast::Scale)) and C padded with zeros up to a multiple of
+    /// `multiple` and of `LD`'s vector width, in one kernel: the device twin of
+    /// [`relayout_cast_pad`](layout_types::cast::relayout_cast_pad), giving the same bits
+    /// (NaN payloads aside). The kernel is made for (source layout, destination layout, source
+    /// type, destination type); see the [`fused`](crate::fused) module.
+    ///
+    /// ```no_run
+    /// // Needs a CUDA device and NVRTC.
+    /// use layout_gpu::Gpu;
+    /// use typed_layout::{cast::Convert, Nchw, Nhwc, Tensor};
+    /// let gpu = Gpu::new(0)?;
+    /// let rgb = gpu.upload(&Tensor::<f32, Nchw>::filled([8, 3, 224, 224], 0.5)?)?;
+    /// let x = gpu.relayout_cast_pad::<f32, half::f16, Nchw, Nhwc, _>(&rgb, 8, Convert)?;
+    /// assert_eq!((x.channels(), x.padded_channels()), (3, 8)); // ready for Tensor Cores
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn relayout_cast_pad<S, D, LS, LD, C>(
+        &self,
+        src: &DeviceTensor<S, LS>,
+        multiple: usize,
+        cast: C,
+    ) -> Result<DeviceChannelPadded<D, LD>, GpuError>
+    where
+        S: DeviceElement,
+        D: DeviceElement,
+        LS: Layout,
+        LD: Layout,
+        LD::Family: SameFamily<LS::Family>,
+        C: DeviceCast,
+    {
+        self.check_device(src.data())?;
+        let shape = layout_types::cast::padded_shape::<LS, LD>(src.shape(), multiple)?;
+        let plan = layout_types::cast::CastPlan::new(src.shape(), &shape)?;
+        shape.bytes(D::SIZE)?;
+        let mut dst = DeviceTensor::new(self.alloc_zeros::<D>(shape.len())?, shape);
+        let launch = cast_launch(&plan, S::DATA_TYPE, D::DATA_TYPE, src.len(), cast.scale());
+        self.run_cast(&launch, (LS::NOTATION, LD::NOTATION), src.data(), dst.data_mut())?;
+        Ok(DeviceChannelPadded::new(dst, plan.channels()))
+    }
+
+    fn run_cast<S: DeviceElement, D: DeviceElement>(
+        &self,
+        launch: &CastLaunch,
+        notations: (&'static str, &'static str),
+        src: &CudaSlice<S>,
+        dst: &mut CudaSlice<D>,
+    ) -> Result<(), GpuError> {
+        let key = KernelKey { notations, spec: Spec::Cast(launch.spec) };
+        let function = self.kernel(key)?;
+        let cfg = LaunchConfig {
+            grid_dim: (launch.grid, 1, 1),
+            block_dim: launch.spec.block(),
+            shared_mem_bytes: 0,
+        };
+        let mut args = self.stream.launch_builder(&function);
+        args.arg(src).arg(dst).arg(&launch.params);
+        // SAFETY: the kernel's signature is (const src_t*, dst_t*, CastParams) with src_t and
+        // dst_t of S's and D's data types, as `fused` wrote it for this spec; `cast_launch`
+        // derived the params from the plan of these two shapes, so every offset it forms lies
+        // inside the buffers (source reads only for data channels); the buffers are distinct.
+        unsafe { args.launch(cfg) }
+            .map(|_| ())
+            .map_err(|e| GpuError::Launch { kernel: key.name(), error: format!("{e:?}") })
+    }
+
     fn alloc_zeros<T: DeviceElement>(&self, len: usize) -> Result<CudaSlice<T>, GpuError> {
         let bytes = len.saturating_mul(core::mem::size_of::<T>());
         self.stream.alloc_zeros::<T>(len).map_err(|e| GpuError::driver("allocating", bytes, e))
@@ -259,7 +357,7 @@ impl Gpu {
         dst: &mut CudaSlice<T>,
     ) -> Result<(), GpuError> {
         let launch = pass.launch;
-        let function = self.kernel(KernelKey { notations: pass.notations, spec: launch.spec })?;
+        let function = self.kernel(KernelKey { notations: pass.notations, spec: Spec::Move(launch.spec) })?;
         let cfg = LaunchConfig {
             grid_dim: (launch.grid, 1, 1),
             block_dim: launch.spec.block(),
@@ -278,13 +376,12 @@ impl Gpu {
 
     /// The compiled kernel for `key`, compiling and caching it on first use.
     fn kernel(&self, key: KernelKey) -> Result<CudaFunction, GpuError> {
-        let (src, dst) = key.notations;
         let mut cache = self.kernels.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if let Some(f) = cache.get(&key) {
             return Ok(f.clone());
         }
-        let name = key.spec.name(src, dst);
-        let ptx = nvrtc::compile(&key.spec.source(src, dst), &name, &self.arch)?;
+        let name = key.name();
+        let ptx = nvrtc::compile(&key.source(), &name, &self.arch)?;
         let load = |e| GpuError::Load { kernel: name.clone(), error: format!("{e:?}") };
         let module = self.ctx.load_module(ptx).map_err(load)?;
         let function = module.load_function(&name).map_err(load)?;

@@ -6,6 +6,7 @@
 //! | `cudnnHandle_t`: one device, one stream   | [`Gpu`]: bound to one device, owns a stream and the kernel cache |
 //! | device memory described by a tensor descriptor | [`DeviceTensor<T, L>`]: a packed buffer typed by its layout |
 //! | `cudnnTransformTensor` between layouts    | [`Gpu::convert`], [`Gpu::to_layout`]           |
+//! | input preparation (cast, pad C for Tensor Cores / INT8x32) | [`Gpu::relayout_cast_pad`]: one [`fused`] kernel |
 //! | `cudnnStatus_t`                           | [`GpuError`]: one variant per cause, with what to do |
 //!
 //! How a conversion becomes a kernel, in module order:
@@ -39,6 +40,7 @@ pub mod codegen;
 #[cfg(feature = "cudnn")]
 pub mod cudnn;
 mod error;
+pub mod fused;
 mod handle;
 pub mod nvrtc;
 pub mod schedule;
@@ -48,4 +50,4 @@ mod tensor;
 pub use cudarc;
 pub use error::GpuError;
 pub use handle::{driver_available, Gpu};
-pub use tensor::{DeviceElement, DeviceTensor};
+pub use tensor::{DeviceChannelPadded, DeviceElement, DeviceTensor};

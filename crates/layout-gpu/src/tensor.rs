@@ -72,3 +72,39 @@ impl<T: DeviceElement, L: Layout> DeviceTensor<T, L> {
         &mut self.data
     }
 }
+
+/// A device tensor whose C holds `channels` channels of data followed by zeros: what
+/// [`Gpu::relayout_cast_pad`](crate::Gpu::relayout_cast_pad) returns (the device twin of
+/// [`ChannelPadded`](layout_types::cast::ChannelPadded)).
+#[derive(Debug)]
+pub struct DeviceChannelPadded<T: DeviceElement, L: Layout> {
+    tensor: DeviceTensor<T, L>,
+    channels: usize,
+}
+
+impl<T: DeviceElement, L: Layout> DeviceChannelPadded<T, L> {
+    pub(crate) fn new(tensor: DeviceTensor<T, L>, channels: usize) -> Self {
+        DeviceChannelPadded { tensor, channels }
+    }
+
+    /// The padded tensor (its dims carry the padded C).
+    pub fn tensor(&self) -> &DeviceTensor<T, L> {
+        &self.tensor
+    }
+
+    /// The padded tensor, owned.
+    pub fn into_tensor(self) -> DeviceTensor<T, L> {
+        self.tensor
+    }
+
+    /// Channels of data.
+    pub fn channels(&self) -> usize {
+        self.channels
+    }
+
+    /// Channels stored, data and padding.
+    pub fn padded_channels(&self) -> usize {
+        let c = <L::Family as layout_types::Family>::LETTERS.find('C').unwrap_or(0);
+        self.tensor.shape().packing().dims()[c]
+    }
+}

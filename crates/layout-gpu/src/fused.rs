@@ -1,0 +1,357 @@
+//! The fused relayout + cast + channel padding kernel: one thread per destination element,
+//! in the destination's storage order, from the CPU backend's own
+//! [`CastPlan`].
+//!
+//! Each thread decomposes its index over the plan's loops (innermost first, as
+//! [`codegen`](crate::codegen)'s gather does), which gives its source offset and its logical
+//! channel; a data channel reads the source through the plan's
+//! [`ChannelMap`](layout_types::cast::ChannelMap), converts it and stores it, a padding channel
+//! stores zero. Writes are coalesced; every destination element is written exactly once, so the
+//! destination needs no clearing first.
+//!
+//! Unlike the moving kernels, a cast kernel knows its element *types*: a [`CastSpec`] bakes in
+//! the source and destination [`DataType`] and the loop count. Values pass through f64, as on
+//! the CPU ([`Element`](layout_types::Element)'s `to_f64` / `from_f64`), with the same rules
+//! written out in portable C so the two backends agree bit for bit:
+//!
+//! * f16 and bf16 are handled as bits: widening builds the f64 exactly, narrowing is
+//!   [`narrow`](layout_types::dtype::narrow)'s algorithm (nearest, ties to even, from every
+//!   bit), line for line;
+//! * integers round half away from zero and saturate, NaN becomes 0;
+//! * f32 and f64 use C's conversions (round to nearest).
+//!
+//! On a device, NaN payloads may differ (the hardware returns a canonical NaN); NaN stays NaN.
+
+use std::fmt::Write as _;
+
+use layout_types::cast::{CastPlan, Convert, Scale};
+use layout_types::plan::MAX_AXES;
+use layout_types::DataType;
+
+use crate::codegen::THREADS;
+use crate::schedule::MAX_BLOCKS;
+
+/// The run-time arguments of a cast kernel: the plan's loops (outermost first), the work count,
+/// the channel rule and the scale.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CastParams {
+    /// Extent of each loop.
+    pub extent: [i64; MAX_AXES],
+    /// Source elements per step of each loop.
+    pub src: [i64; MAX_AXES],
+    /// Logical channels per step of each loop.
+    pub channel: [i64; MAX_AXES],
+    /// Destination elements (one thread each).
+    pub work: u64,
+    /// Channels of data; higher channels are padding (zero).
+    pub channels: i64,
+    /// The source's [`ChannelMap`](layout_types::cast::ChannelMap): vector width, group stride
+    /// and lane stride.
+    pub c_width: i64,
+    /// Source elements between channel groups (or channels, for width 1).
+    pub c_outer: i64,
+    /// Source elements between lanes.
+    pub c_inner: i64,
+    /// Every value is multiplied by this before it is converted (1 for [`Convert`]).
+    pub scale: f64,
+}
+
+impl CastParams {
+    /// The struct's bytes as the kernel receives them (native endianness, C layout).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(core::mem::size_of::<CastParams>());
+        for a in [&self.extent, &self.src, &self.channel] {
+            for v in a {
+                out.extend_from_slice(&v.to_ne_bytes());
+            }
+        }
+        out.extend_from_slice(&self.work.to_ne_bytes());
+        for v in [self.channels, self.c_width, self.c_outer, self.c_inner] {
+            out.extend_from_slice(&v.to_ne_bytes());
+        }
+        out.extend_from_slice(&self.scale.to_ne_bytes());
+        out
+    }
+}
+
+/// Everything baked into one cast kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CastSpec {
+    /// Loops decomposed per thread (at least 1).
+    pub loops: u8,
+    /// The source element type.
+    pub from: DataType,
+    /// The destination element type.
+    pub to: DataType,
+    /// 64-bit offsets and counters.
+    pub wide: bool,
+}
+
+/// A cast kernel with its arguments and grid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CastLaunch {
+    /// What the kernel bakes in.
+    pub spec: CastSpec,
+    /// Its run-time arguments.
+    pub params: CastParams,
+    /// Blocks in the grid (x only); blocks have [`THREADS`] threads.
+    pub grid: u32,
+}
+
+/// How a cast reaches the device: the factor every value is multiplied by. Implemented by the
+/// two casts the kernels know, [`Convert`] and [`Scale`].
+pub trait DeviceCast: Copy {
+    /// The factor (1 for a plain conversion).
+    fn scale(&self) -> f64;
+}
+
+impl DeviceCast for Convert {
+    fn scale(&self) -> f64 {
+        1.0
+    }
+}
+
+impl DeviceCast for Scale {
+    fn scale(&self) -> f64 {
+        self.0
+    }
+}
+
+/// The launch running `plan` from a source of `src_len` elements of `from` into a destination
+/// of `to`, multiplying by `scale`.
+///
+/// ```
+/// use layout_gpu::fused::cast_launch;
+/// use typed_layout::{cast::CastPlan, DataType, Nchw, Nhwc, Shape};
+/// let plan = CastPlan::new(&Shape::<Nchw>::new([8, 3, 224, 224])?, &Shape::<Nhwc>::new([8, 8, 224, 224])?)?;
+/// let launch = cast_launch(&plan, DataType::Float, DataType::Half, 8 * 3 * 224 * 224, 1.0);
+/// assert_eq!((launch.spec.loops, launch.params.work), (3, 8 * 8 * 224 * 224));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub fn cast_launch(plan: &CastPlan, from: DataType, to: DataType, src_len: usize, scale: f64) -> CastLaunch {
+    let single = [layout_types::cast::CastLoop { extent: 1, src: 0, channel: 0 }];
+    let loops = if plan.loops().is_empty() { &single[..] } else { plan.loops() };
+    let mut params = CastParams {
+        extent: [0; MAX_AXES],
+        src: [0; MAX_AXES],
+        channel: [0; MAX_AXES],
+        work: plan.len() as u64,
+        channels: plan.channels() as i64,
+        c_width: plan.channel_map().width as i64,
+        c_outer: plan.channel_map().outer as i64,
+        c_inner: plan.channel_map().inner as i64,
+        scale,
+    };
+    for (k, l) in loops.iter().enumerate() {
+        params.extent[k] = l.extent as i64;
+        params.src[k] = l.src as i64;
+        params.channel[k] = l.channel as i64;
+    }
+    let wide = src_len.max(plan.len()) > i32::MAX as usize;
+    let spec = CastSpec { loops: loops.len() as u8, from, to, wide };
+    let grid = params.work.div_ceil(u64::from(THREADS)).clamp(1, MAX_BLOCKS) as u32;
+    CastLaunch { spec, params, grid }
+}
+
+impl CastSpec {
+    /// The block shape the kernel is written for.
+    pub fn block(&self) -> (u32, u32, u32) {
+        (THREADS, 1, 1)
+    }
+
+    /// The kernel's symbol: the two layouts' notations, the two types, the loop count.
+    ///
+    /// ```
+    /// use layout_gpu::fused::CastSpec;
+    /// use typed_layout::DataType;
+    /// let spec = CastSpec { loops: 3, from: DataType::Float, to: DataType::Half, wide: false };
+    /// assert_eq!(spec.name("NCHW", "NHWC"), "tl_cast3_NCHW_to_NHWC_FLOAT_to_HALF_i32");
+    /// ```
+    pub fn name(&self, src: &str, dst: &str) -> String {
+        let clean =
+            |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect::<String>();
+        let ty = |t: DataType| t.cudnn_name().trim_start_matches("CUDNN_DATA_");
+        let width = if self.wide { 64 } else { 32 };
+        format!(
+            "tl_cast{}_{}_to_{}_{}_to_{}_i{width}",
+            self.loops,
+            clean(src),
+            clean(dst),
+            ty(self.from),
+            ty(self.to)
+        )
+    }
+
+    /// The CUDA source of this kernel, converting `src` into `dst` (notations, for the name and
+    /// the header comment).
+    pub fn source(&self, src: &str, dst: &str) -> String {
+        let name = self.name(src, dst);
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "// typed-layout: {src} -> {dst}, {} -> {}, channels padded with zeros ({} loops).",
+            self.from, self.to, self.loops
+        );
+        s.push_str("// Generated by layout-gpu's fused module; extents and strides arrive in CastParams.\n");
+        let _ = writeln!(s, "typedef {} src_t;", ctype(self.from));
+        let _ = writeln!(s, "typedef {} dst_t;", ctype(self.to));
+        let (idx, off) =
+            if self.wide { ("unsigned long long", "long long") } else { ("unsigned int", "int") };
+        let _ = writeln!(s, "typedef {idx} idx_t;");
+        let _ = writeln!(s, "typedef {off} off_t_;");
+        let _ = writeln!(
+            s,
+            "struct CastParams {{ long long extent[{MAX_AXES}]; long long src[{MAX_AXES}]; long long channel[{MAX_AXES}]; \
+             unsigned long long work; long long channels, c_width, c_outer, c_inner; double scale; }};"
+        );
+        for t in [self.from, self.to] {
+            if let Some((tag, frac, exp_bits)) = float16(t) {
+                if !s.contains(&format!("tl_from_{tag}")) {
+                    half_functions(&mut s, tag, frac, exp_bits);
+                }
+            }
+        }
+        let _ = writeln!(
+            s,
+            "__device__ __forceinline__ double tl_load(src_t x) {{ return {}; }}",
+            load(self.from)
+        );
+        let _ = writeln!(s, "__device__ __forceinline__ dst_t tl_store(double x) {{\n{}\n}}", store(self.to));
+        let _ = writeln!(
+            s,
+            "extern \"C\" __global__ void __launch_bounds__({THREADS}) {name}(const src_t* __restrict__ src, dst_t* __restrict__ dst, const CastParams p) {{
+    const idx_t step = (idx_t)gridDim.x * blockDim.x;
+    for (idx_t w = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; w < (idx_t)p.work; w += step) {{
+        idx_t rest = w, ch = 0;
+        off_t_ s = 0;"
+        );
+        let loops = self.loops as usize;
+        for k in (1..loops).rev() {
+            let _ = writeln!(
+                s,
+                "        {{ const idx_t e = (idx_t)p.extent[{k}], q = rest / e, i = rest - q * e; \
+                 s += (off_t_)i * (off_t_)p.src[{k}]; ch += i * (idx_t)p.channel[{k}]; rest = q; }}"
+            );
+        }
+        let _ = writeln!(
+            s,
+            "        s += (off_t_)rest * (off_t_)p.src[0]; ch += rest * (idx_t)p.channel[0];
+        dst_t v = 0;
+        if (ch < (idx_t)p.channels) {{
+            const idx_t cw = (idx_t)p.c_width;
+            s += cw == 1 ? (off_t_)ch * (off_t_)p.c_outer
+                         : (off_t_)(ch / cw) * (off_t_)p.c_outer + (off_t_)(ch % cw) * (off_t_)p.c_inner;
+            v = tl_store(tl_load(src[s]) * p.scale);
+        }}
+        dst[w] = v;
+    }}
+}}"
+        );
+        s
+    }
+}
+
+/// The C type holding one element (16-bit floats as their bits).
+fn ctype(t: DataType) -> &'static str {
+    match t {
+        DataType::Float => "float",
+        DataType::Double => "double",
+        DataType::Half | DataType::BFloat16 => "unsigned short",
+        DataType::Int8 => "signed char",
+        DataType::Uint8 => "unsigned char",
+        DataType::Int32 => "int",
+        DataType::Int64 => "long long",
+    }
+}
+
+/// `(tag, fraction bits, exponent bits)` of the 16-bit float types.
+fn float16(t: DataType) -> Option<(&'static str, u32, u32)> {
+    match t {
+        DataType::Half => Some(("f16", 10, 5)),
+        DataType::BFloat16 => Some(("bf16", 7, 8)),
+        _ => None,
+    }
+}
+
+/// The expression widening `x` to double.
+fn load(t: DataType) -> String {
+    match float16(t) {
+        Some((tag, ..)) => format!("tl_from_{tag}(x)"),
+        None => "(double)x".into(),
+    }
+}
+
+/// The body narrowing double `x` to the destination type.
+fn store(t: DataType) -> String {
+    // (lowest, highest) as doubles to compare with, and as the integers returned.
+    let saturate = |lo: &str, hi: &str, lo_i: &str, hi_i: &str| {
+        format!(
+            "    if (!(x == x)) return 0;
+    if (x <= {lo}) return (dst_t)({lo_i});
+    if (x >= {hi}) return (dst_t)({hi_i});
+    const long long t = (long long)x;
+    const double d = x - (double)t;
+    return (dst_t)(d >= 0.5 ? t + 1 : d <= -0.5 ? t - 1 : t);"
+        )
+    };
+    match t {
+        DataType::Float => "    return (float)x;".into(),
+        DataType::Double => "    return x;".into(),
+        DataType::Half => "    return tl_to_f16(x);".into(),
+        DataType::BFloat16 => "    return tl_to_bf16(x);".into(),
+        DataType::Int8 => saturate("-128.0", "127.0", "-128", "127"),
+        DataType::Uint8 => saturate("0.0", "255.0", "0", "255"),
+        DataType::Int32 => saturate("-2147483648.0", "2147483647.0", "-2147483647 - 1", "2147483647"),
+        // 2^63 is the first double above i64::MAX; below it every double is an exact integer.
+        DataType::Int64 => saturate(
+            "-9223372036854775808.0",
+            "9223372036854775808.0",
+            "-9223372036854775807LL - 1",
+            "9223372036854775807LL",
+        ),
+    }
+}
+
+/// `tl_from_<tag>` (bits to double, exact) and `tl_to_<tag>` (double to bits, nearest, ties to
+/// even: `layout_types::dtype::narrow`'s algorithm) for a 16-bit float format.
+fn half_functions(s: &mut String, tag: &str, frac: u32, exp_bits: u32) {
+    let bias = (1u32 << (exp_bits - 1)) - 1;
+    let max = (1u32 << exp_bits) - 1;
+    // The value of one unit of a subnormal's significand, as a C++17 hex float.
+    let sub_unit = format!("0x1p-{}", bias - 1 + frac);
+    let _ = writeln!(
+        s,
+        "__device__ __forceinline__ double tl_from_{tag}(unsigned short h) {{
+    const unsigned long long sign = (unsigned long long)(h >> 15) << 63;
+    const unsigned e = (h >> {frac}) & {max}u, m = h & ((1u << {frac}) - 1);
+    if (e == 0) {{ const double v = (double)m * {sub_unit}; return sign ? -v : v; }}
+    const unsigned long long ef = e == {max}u ? 0x7ffull : (unsigned long long)(e + 1023 - {bias});
+    const unsigned long long quiet = (e == {max}u && m != 0) ? (1ull << 51) : 0;
+    return __longlong_as_double((long long)(sign | (ef << 52) | quiet | ((unsigned long long)m << {})));
+}}
+__device__ __forceinline__ unsigned short tl_to_{tag}(double x) {{
+    const unsigned long long bits = (unsigned long long)__double_as_longlong(x);
+    const unsigned short sign = (unsigned short)((bits >> 48) & 0x8000);
+    const long long exp = (long long)((bits >> 52) & 0x7ff);
+    const unsigned long long man = bits & ((1ull << 52) - 1);
+    const unsigned short inf = (unsigned short)(sign | ({max}u << {frac}));
+    if (exp == 0x7ff) return man == 0 ? inf : (unsigned short)(inf | (1u << {}) | (unsigned short)(man >> {}));
+    if (exp == 0) return sign;
+    const long long e = exp - 1023, bias = {bias}, min_e = 1 - bias;
+    if (e > bias) return inf;
+    const unsigned long long m = man | (1ull << 52);
+    const long long shift = {} + (e < min_e ? min_e - e : 0);
+    if (shift > 54) return sign;
+    unsigned long long q = m >> shift;
+    const unsigned long long rest = m & ((1ull << shift) - 1), half = 1ull << (shift - 1);
+    if (rest > half || (rest == half && (q & 1))) q += 1;
+    if (e < min_e) return (unsigned short)(sign | q);
+    return (unsigned short)(sign | ((((unsigned long long)(e + bias - 1)) << {frac}) + q));
+}}",
+        52 - frac,
+        frac - 1,
+        52 - frac,
+        52 - frac,
+    );
+}

@@ -99,7 +99,7 @@ fn main() -> Result<(), LayoutError> {
     const READY: bool = StaticShape::<Nhwc, ImageDims<8, 64, 56, 56>>::tensor_core(DataType::Half).is_ready();
     println!("  the same as a compile-time constant: {READY}");
 
-    println!("\nfused relayout + cast + channel padding (one pass, CPU):");
+    println!("\nfused relayout + cast + channel padding (one pass; on the GPU too, at the end, when there is one):");
     let rgb = Tensor::<f32, Nchw>::from_fn([1, 3, 2, 2], |[_, c, h, w]| (100 * c + 10 * h + w) as f32)?;
     let padded = relayout_cast_pad::<f32, half::f16, Nchw, Nhwc, _>(&rgb, 8, Convert)?;
     let pixel: Vec<String> = padded.tensor().as_slice()[..8].iter().map(|v| v.to_string()).collect();
@@ -128,23 +128,30 @@ fn main() -> Result<(), LayoutError> {
         println!("  2-D descriptor:         {e}");
     }
 
-    // The same conversion on the GPU when there is one; the CPU result is the reference.
+    // The same conversion and the fused path on the GPU when there is one; the CPU results are
+    // the reference.
     match typed_layout::gpu::Gpu::new(0) {
         Ok(gpu) => {
             let host =
                 Tensor::<f32, Nchw>::from_fn([1, 64, 5, 4], |[_, c, h, w]| (c * 20 + h * 4 + w) as f32)?;
-            let on_device = gpu
+            let converted = gpu
                 .upload(&host)
                 .and_then(|x| gpu.to_layout::<Nhwc, _, _>(&x))
                 .and_then(|y| gpu.download(&y));
-            match on_device {
-                Ok(y) => println!(
-                    "\nbackend: GPU {} ({}): NCHW→NHWC {} the CPU backend",
+            let fused = gpu
+                .upload(&rgb)
+                .and_then(|x| gpu.relayout_cast_pad::<f32, half::f16, Nchw, Nhwc, _>(&x, 8, Convert))
+                .and_then(|y| gpu.download(y.tensor()));
+            let verdict = |same: bool| if same { "equals" } else { "DIFFERS FROM" };
+            match (converted, fused) {
+                (Ok(y), Ok(z)) => println!(
+                    "\nbackend: GPU {} ({}): NCHW→NHWC {} the CPU backend; the fused f16 NHWC C=8 {} it",
                     gpu.name().unwrap_or_default(),
                     gpu.arch(),
-                    if y == host.to_layout::<Nhwc>()? { "equals" } else { "DIFFERS FROM" }
+                    verdict(y == host.to_layout::<Nhwc>()?),
+                    verdict(&z == padded.tensor()),
                 ),
-                Err(e) => println!("\nbackend: CPU (the GPU conversion failed: {e})"),
+                (Err(e), _) | (_, Err(e)) => println!("\nbackend: CPU (the GPU conversion failed: {e})"),
             }
         }
         Err(e) => println!("\nbackend: CPU (no GPU: {e})"),

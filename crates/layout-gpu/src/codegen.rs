@@ -21,6 +21,14 @@
 //!
 //! All loops are grid-stride, so any tensor fits any grid; offsets are 64-bit when either
 //! buffer has 2^31 elements or more.
+//!
+//! ```
+//! use layout_gpu::codegen::{Kernel, KernelSpec};
+//! let spec = KernelSpec { kernel: Kernel::Gather { loops: 3 }, elem_bytes: 2, vec: 1, wide: false };
+//! let cuda = spec.source("NCHW", "NHWC");
+//! assert!(cuda.contains("typedef unsigned short elem_t;")); // moved as 2-byte integers
+//! assert!(cuda.contains("extern \"C\" __global__ void __launch_bounds__(256) tl_gather3_v1_NCHW_to_NHWC_e2_i32("));
+//! ```
 
 use std::fmt::Write as _;
 

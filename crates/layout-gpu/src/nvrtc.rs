@@ -1,4 +1,14 @@
 //! NVRTC: compiling generated kernels to PTX, with no device needed.
+//!
+//! ```
+//! use layout_gpu::{codegen::{Kernel, KernelSpec}, nvrtc, GpuError};
+//! let spec = KernelSpec { kernel: Kernel::Copy, elem_bytes: 4, vec: 4, wide: false };
+//! let (name, source) = (spec.name("NCHW", "NCHW"), spec.source("NCHW", "NCHW"));
+//! match nvrtc::compile(&source, &name, "sm_90") {
+//!     Ok(ptx) => assert!(ptx.to_src().contains(&format!(".entry {name}"))),
+//!     Err(e) => assert_eq!(e, GpuError::NoNvrtc), // no libnvrtc on this machine
+//! }
+//! ```
 
 use std::sync::OnceLock;
 

@@ -3,6 +3,16 @@
 //!
 //! The nest is the CPU backend's own plan (refined, ordered as the destination stores it, with
 //! the axes contiguous on both sides fused), so NCHW→NHWC arrives as a batched 2-D transpose.
+//!
+//! ```
+//! use layout_gpu::{codegen::Kernel, schedule::{route, Route}};
+//! use typed_layout::{Nchw, Nhwc, Shape};
+//! let dims = [8, 64, 56, 56];
+//! let Route::Direct(pass) = route(&Shape::<Nchw>::new(dims)?, &Shape::<Nhwc>::new(dims)?, 4)? else { unreachable!() };
+//! assert_eq!(pass.launch.spec.kernel, Kernel::Tile { batch: 1 });
+//! assert_eq!(pass.kernel_name(), "tl_tile1_p1_NCHW_to_NHWC_e4_i32");
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
 
 use layout_types::convert::{LoopAxis, LoopNest};
 use layout_types::{Layout, LayoutError, SameFamily, Shape};

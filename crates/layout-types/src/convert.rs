@@ -14,6 +14,16 @@
 //! The loop nest is generic over the element type and both sides, so each (source, destination,
 //! type) is its own monomorphized function with no per-element dispatch. Vector widths that do
 //! not divide each other (NC/3HW3 to NC/4HW4) take a per-element path.
+//!
+//! ```
+//! use typed_layout::{convert, Nchw, Nhwc, Tensor};
+//! let a = Tensor::<f32, Nchw>::from_fn([1, 2, 2, 2], |[_, c, h, w]| (c * 4 + h * 2 + w) as f32)?;
+//! let mut b = Tensor::<f32, Nhwc>::zeros([1, 2, 2, 2])?;
+//! convert(&a, &mut b)?;
+//! // NHWC stores the two channels of each pixel side by side.
+//! assert_eq!(b.as_slice(), &[0.0, 4.0, 1.0, 5.0, 2.0, 6.0, 3.0, 7.0]);
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
 
 use crate::dtype::Element;
 use crate::error::{DimName, LayoutError};

@@ -1,4 +1,13 @@
 //! The runtime tensor descriptor: the guide's "generic n-D tensor descriptor".
+//!
+//! ```
+//! use typed_layout::{DataType, TensorDesc};
+//! // The guide's example tensor in NHWC: N, C, H, W = 1, 64, 5, 4, strides in n, c, h, w order.
+//! let d = TensorDesc::new(DataType::Float, &[1, 64, 5, 4], &[1280, 1, 256, 64])?;
+//! assert!(d.fully_packed("NHWC")? && !d.fully_packed("NCHW")?);
+//! assert!(!d.overlap().may_overlap());
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
 
 use crate::dtype::DataType;
 use crate::error::{DimName, LayoutError};

@@ -1,4 +1,11 @@
 //! Data types: the element types a tensor can hold, mapped to cuDNN's `cudnnDataType_t`.
+//!
+//! ```
+//! use typed_layout::{DataType, Element};
+//! assert_eq!(<half::bf16 as Element>::DATA_TYPE, DataType::BFloat16);
+//! assert_eq!(DataType::from_cudnn(0), Some(DataType::Float)); // CUDNN_DATA_FLOAT
+//! assert_eq!(DataType::Int8.size(), 1);
+//! ```
 
 use core::fmt;
 

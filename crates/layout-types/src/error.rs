@@ -1,4 +1,11 @@
 //! The one error type for rejected shapes, strides, buffers and formats.
+//!
+//! ```
+//! use typed_layout::{LayoutError, NcxHwx, Tensor};
+//! let e = Tensor::<i8, NcxHwx<32>>::zeros([1, 48, 5, 4]).unwrap_err();
+//! assert!(matches!(e, LayoutError::NotMultipleOfVector { size: 48, width: 32, .. }));
+//! assert!(e.to_string().contains("not a multiple of the vector width 32"));
+//! ```
 
 use core::fmt;
 

@@ -4,6 +4,12 @@
 //! (N, C, D, H, W). Dimensions are always passed in the family's logical order, whatever the
 //! layout, and strides come back in that order. A layout belongs to exactly one family, so an
 //! image layout cannot be given matmul dims, and conversions only exist within a family.
+//!
+//! ```
+//! use typed_layout::{family::rank, Family, Image, Matmul, Volume};
+//! assert_eq!((Image::LETTERS, Volume::LETTERS, Matmul::LETTERS), ("NCHW", "NCDHW", "BMN"));
+//! assert_eq!(rank::<Volume>(), 5);
+//! ```
 
 use core::fmt::Debug;
 use core::hash::Hash;

@@ -14,6 +14,13 @@
 //!   `NcxHwx<0>` fail in `const` evaluation with the rule's message. `cargo check` reports it
 //!   when the constant is used in a `const` or `static` item; when it is only used inside a
 //!   function body, the error appears at `cargo build` (post-monomorphization), not at check.
+//!
+//! ```
+//! use typed_layout::{ImageDims, Nhwc, Shape, StaticShape};
+//! const STRIDES: [usize; 4] = StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::STRIDES; // at compile time
+//! assert_eq!(Shape::<Nhwc>::new([1, 64, 5, 4])?.strides(), STRIDES); // the same code at run time
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
 
 use core::fmt::Debug;
 use core::marker::PhantomData;

@@ -18,6 +18,14 @@
 //!
 //! These functions work on plain `(dims, strides, letters)`; [`TensorDesc`](crate::TensorDesc)
 //! offers them as methods.
+//!
+//! ```
+//! use typed_layout::packing::{fully_packed, spatially_packed};
+//! // The guide's example tensor in NCHW.
+//! assert!(fully_packed(&[1, 64, 5, 4], &[1280, 20, 4, 1], "NCHW", "NCHW")?);
+//! assert!(spatially_packed(&[1, 64, 5, 4], &[1280, 20, 4, 1], "NCHW")?);
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
 
 use crate::error::LayoutError;
 use crate::family::MAX_RANK;

@@ -7,6 +7,15 @@
 //! A packed layout stores its physical axes outermost first; each axis is a whole logical
 //! dimension, or for NC/xHWx the group part (`c / x`) or the lane part (`c % x`) of C. The
 //! innermost axis has stride 1 and each outer stride is the product of the extents inside it.
+//!
+//! ```
+//! use typed_layout::{plan::derive, Format};
+//! let format = Format::parse("NC/32HW32", "NCHW")?;
+//! let p = derive(&format, &[1, 64, 5, 4], b"NCHW")?;
+//! assert_eq!(p.strides(), &[1280, 640, 128, 32]); // C's stride is between groups of 32
+//! assert_eq!(p.axes().len(), 5); // N, C/32, H, W, then the 32 lanes
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::error::{DimName, LayoutError};
 use crate::family::{MAX_RANK, MIN_RANK};

@@ -4,6 +4,14 @@
 //!
 //! Packed tensors are indexed by logical index (`[n, c, h, w]` whatever the layout) and expose
 //! their storage in physical memory order through `as_slice()`.
+//!
+//! ```
+//! use typed_layout::{Nhwc, Tensor};
+//! let mut t = Tensor::<u8, Nhwc>::zeros([1, 3, 2, 2])?;
+//! *t.get_mut([0, 2, 1, 0]).unwrap() = 7; // n, c, h, w
+//! assert_eq!(t.as_slice()[1 * 6 + 0 * 3 + 2], 7); // h · W·C + w · C + c
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
 
 use core::fmt;
 

@@ -34,14 +34,38 @@ use std::fmt::Write as _;
 
 /// Most loops a [`LoopNest`](layout_types::convert::LoopNest) has: 8 dims, each cut into at
 /// most a group, a sub-group and a lane.
+///
+/// ```
+/// use layout_gpu::codegen::{Params, MAX_LOOPS};
+/// // Params is three arrays of MAX_LOOPS i64 and a u64, passed by value to every kernel.
+/// assert_eq!(core::mem::size_of::<Params>(), 8 * (3 * MAX_LOOPS + 1));
+/// ```
 pub const MAX_LOOPS: usize = 24;
 
 /// Threads per block of the copy and gather kernels.
+///
+/// ```
+/// use layout_gpu::codegen::{Kernel, KernelSpec, THREADS};
+/// let gather = KernelSpec { kernel: Kernel::Gather { loops: 2 }, elem_bytes: 4, vec: 1, wide: false };
+/// assert_eq!(gather.block(), (THREADS, 1, 1));
+/// ```
 pub const THREADS: u32 = 256;
 
 /// A tile kernel's block is `TILE_THREADS_X` × `TILE_ROWS` threads.
+///
+/// ```
+/// use layout_gpu::codegen::{Kernel, KernelSpec, TILE_ROWS, TILE_THREADS_X};
+/// let tile = KernelSpec { kernel: Kernel::Tile { batch: 1 }, elem_bytes: 4, vec: 1, wide: false };
+/// assert_eq!(tile.block(), (TILE_THREADS_X, TILE_ROWS, 1)); // 32 × 8 threads move a 32 × 32 tile
+/// ```
 pub const TILE_THREADS_X: u32 = 32;
 /// Rows of the tile each thread row strides over.
+///
+/// ```
+/// use layout_gpu::codegen::{TILE_ROWS, TILE_THREADS_X};
+/// // Each thread row strides over 32 / TILE_ROWS rows of the tile.
+/// assert_eq!(TILE_THREADS_X / TILE_ROWS, 4);
+/// ```
 pub const TILE_ROWS: u32 = 8;
 
 /// The run-time arguments of every kernel: the loops (outermost first) and the work count.

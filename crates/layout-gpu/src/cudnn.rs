@@ -18,6 +18,13 @@ use layout_types::{DataType, Layout, LayoutError, SameFamily, TensorDesc, MAX_RA
 use crate::{DeviceElement, DeviceTensor, Gpu, GpuError};
 
 /// Whether the cuDNN library can be loaded (looked up once per process).
+///
+/// ```
+/// use layout_gpu::cudnn::available;
+/// if !available() {
+///     println!("no libcudnn.so.9 here: the cuDNN interop calls return GpuError::Cudnn");
+/// }
+/// ```
 pub fn available() -> bool {
     static PRESENT: OnceLock<bool> = OnceLock::new();
     // SAFETY: `is_culib_present` only tries to open the library by its candidate names.

@@ -25,6 +25,13 @@ unsafe impl DeviceRepr for Params {}
 unsafe impl DeviceRepr for CastParams {}
 
 /// Whether the CUDA driver library can be loaded (looked up once per process).
+///
+/// ```
+/// use layout_gpu::{driver_available, Gpu, GpuError};
+/// if !driver_available() {
+///     assert_eq!(Gpu::new(0).unwrap_err(), GpuError::NoDriver); // an error value, not a panic
+/// }
+/// ```
 pub fn driver_available() -> bool {
     static PRESENT: OnceLock<bool> = OnceLock::new();
     // SAFETY: `is_culib_present` only tries to open the library by its candidate names.

@@ -20,6 +20,13 @@ use crate::GpuError;
 ///
 /// cudarc panics when it first calls into a library that is absent; every NVRTC call in this
 /// crate asks this first.
+///
+/// ```
+/// use layout_gpu::{nvrtc, GpuError};
+/// if !nvrtc::available() {
+///     assert_eq!(nvrtc::compile("", "k", "sm_90").unwrap_err(), GpuError::NoNvrtc);
+/// }
+/// ```
 pub fn available() -> bool {
     static PRESENT: OnceLock<bool> = OnceLock::new();
     // SAFETY: `is_culib_present` only tries to open the library by its candidate names; it calls

@@ -21,9 +21,32 @@ use crate::codegen::{Kernel, KernelSpec, Params, MAX_LOOPS, TILE_THREADS_X};
 
 /// Planes whose source-inner or destination-inner extent is below this take the gather kernel:
 /// a 32-wide tile would leave most of its threads idle (C = 3 into NHWC, W = 4 out of it).
+///
+/// ```
+/// use layout_gpu::{codegen::Kernel, schedule::{route, Route, NARROW}};
+/// use typed_layout::{Nchw, Nhwc, Shape};
+/// let kernel = |c: usize| -> Result<Kernel, typed_layout::LayoutError> {
+///     let dims = [8, c, 64, 64];
+///     let Route::Direct(p) = route(&Shape::<Nchw>::new(dims)?, &Shape::<Nhwc>::new(dims)?, 4)? else { unreachable!() };
+///     Ok(p.launch.spec.kernel)
+/// };
+/// assert_eq!(kernel(NARROW - 1)?, Kernel::Gather { loops: 3 });
+/// assert_eq!(kernel(NARROW)?, Kernel::Tile { batch: 1 });
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 pub const NARROW: usize = 16;
 
 /// Most blocks a launch asks for; grid-stride loops cover the rest.
+///
+/// ```
+/// use layout_gpu::schedule::{route, MAX_BLOCKS};
+/// use typed_layout::{Nchw, Shape};
+/// // 2^32 f32 elements copied in 16-byte vectors: 2^30 vectors, 2^22 blocks of 256; the grid is
+/// // capped and strides.
+/// let big = Shape::<Nchw>::new([256, 64, 512, 512])?;
+/// assert_eq!(route(&big, &big, 4)?.passes()[0].launch.grid as u64, MAX_BLOCKS);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 pub const MAX_BLOCKS: u64 = 1 << 20;
 
 /// Widest single access in bytes.
@@ -41,6 +64,15 @@ pub struct Launch {
 }
 
 /// Notation of the row-major intermediate of a two-pass conversion, in kernel names.
+///
+/// ```
+/// use layout_gpu::schedule::{route, LOGICAL};
+/// use typed_layout::{NcxHwx, Shape};
+/// let (a, b) = (Shape::<NcxHwx<3>>::new([1, 12, 2, 2])?, Shape::<NcxHwx<4>>::new([1, 12, 2, 2])?);
+/// let r = route(&a, &b, 4)?;
+/// assert_eq!(r.passes()[1].kernel_name(), format!("tl_gather3_v1_{LOGICAL}_to_NC_4HW4_e4_i32"));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 pub const LOGICAL: &str = "logical";
 
 /// One kernel launch of a conversion.

@@ -92,6 +92,18 @@ impl<T: Element, L: Layout> ChannelPadded<T, L> {
 /// pool (feature `parallel`).
 ///
 /// Fails for a family without a C, a `multiple` of 0, or a padded size that does not fit.
+///
+/// ```
+/// use typed_layout::cast::{relayout_cast_pad, Scale};
+/// use typed_layout::{Nchw, NcxHwx, Tensor};
+/// // cuDNN's INT8x32 input: 40 channels quantized with a scale, padded to 64.
+/// let x = Tensor::<f32, Nchw>::from_fn([1, 40, 3, 3], |[_, c, _, _]| c as f32 / 10.0)?;
+/// let q = relayout_cast_pad::<f32, i8, Nchw, NcxHwx<32>, _>(&x, 1, Scale(127.0 / 3.9))?;
+/// assert_eq!((q.channels(), q.padded_channels()), (40, 64));
+/// assert_eq!(q.tensor().get([0, 39, 0, 0]), Some(&127));
+/// assert_eq!(q.tensor().get([0, 50, 0, 0]), Some(&0)); // padding
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 pub fn relayout_cast_pad<S, D, LS, LD, C>(
     src: &Tensor<S, LS>,
     multiple: usize,

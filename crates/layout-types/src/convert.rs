@@ -159,6 +159,15 @@ fn same_dims(sg: &Geometry, dg: &Geometry, letters: &[u8]) -> Result<(), LayoutE
 }
 
 /// Conversions moving fewer bytes than this run on the calling thread, without allocating.
+///
+/// ```
+/// use typed_layout::{convert::PARALLEL_THRESHOLD_BYTES, Nchw, Tensor};
+/// // 4 KiB: converted on the calling thread, with no allocation besides the result.
+/// let small = Tensor::<f32, Nchw>::zeros([1, 16, 8, 8])?;
+/// assert!(small.as_slice().len() * 4 < PARALLEL_THRESHOLD_BYTES);
+/// let _ = small.to_layout::<typed_layout::Nhwc>()?;
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 pub const PARALLEL_THRESHOLD_BYTES: usize = 1 << 20;
 
 /// Most refined axes: each dimension splits into at most three (group, sub-group, lane).

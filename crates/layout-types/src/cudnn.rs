@@ -31,9 +31,26 @@ use crate::layout::{Layout, Shape};
 /// The most elements a cuDNN descriptor may span, padding included: the guide's "2
 /// Giga-elements" read as libcudnn 9 applies it, fewer than 2^31 (it refuses exactly 2^31 with
 /// `CUDNN_STATUS_NOT_SUPPORTED`; `tests/cudnn_descriptors.rs` checks the boundary).
+///
+/// ```
+/// use typed_layout::{cudnn::MAX_ELEMENTS, DataType, LayoutError, Nchw, Shape};
+/// let fits = Shape::<Nchw>::new([1, 1, 1, MAX_ELEMENTS as usize])?;
+/// assert!(fits.cudnn(DataType::Int8).is_ok());
+/// let over = Shape::<Nchw>::new([2, 1, 1, 1 << 30])?; // 2^31 elements: cuDNN refuses it
+/// assert!(matches!(over.cudnn(DataType::Int8), Err(LayoutError::CudnnLimit { .. })));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 pub const MAX_ELEMENTS: u64 = (1 << 31) - 1;
 
 /// The largest dim or stride a descriptor holds (C `int`).
+///
+/// ```
+/// use typed_layout::{cudnn::MAX_INT, DataType, TensorDesc};
+/// // A stride that does not fit cuDNN's int: refused, naming the dimension.
+/// let d = TensorDesc::new(DataType::Int8, &[2, 1, 1, 1], &[MAX_INT as isize + 1, 1, 1, 1])?;
+/// assert!(d.cudnn().is_err());
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 pub const MAX_INT: u64 = i32::MAX as u64;
 
 /// cuDNN's legacy `cudnnTensorFormat_t`, which names three layouts of images (and, for 5-D

@@ -17,8 +17,21 @@ use core::hash::Hash;
 use crate::notation::{NotationError, NotationErrorKind};
 
 /// Largest rank of a tensor descriptor ("a number of dimensions from 3 to 8").
+///
+/// ```
+/// use typed_layout::{DataType, LayoutError, TensorDesc, MAX_RANK};
+/// let e = TensorDesc::new(DataType::Float, &[1; MAX_RANK + 1], &[1; MAX_RANK + 1]).unwrap_err();
+/// assert_eq!(e, LayoutError::RankOutOfRange { rank: 9 });
+/// ```
 pub const MAX_RANK: usize = 8;
 /// Smallest rank of a tensor descriptor.
+///
+/// ```
+/// use typed_layout::{DataType, LayoutError, TensorDesc, MIN_RANK};
+/// assert_eq!(MIN_RANK, 3); // a matmul tensor (B, M, N) is the smallest
+/// let e = TensorDesc::new(DataType::Float, &[4, 4], &[4, 1]).unwrap_err();
+/// assert_eq!(e, LayoutError::RankOutOfRange { rank: 2 });
+/// ```
 pub const MIN_RANK: usize = 3;
 
 mod sealed {
@@ -102,6 +115,11 @@ impl<F: Family> SameFamily<F> for F {
 }
 
 /// Number of dimensions of family `F`.
+///
+/// ```
+/// use typed_layout::{family::rank, Image, Matmul, Volume};
+/// assert_eq!((rank::<Matmul>(), rank::<Image>(), rank::<Volume>()), (3, 4, 5));
+/// ```
 pub const fn rank<F: Family>() -> usize {
     F::LETTERS.len()
 }
@@ -231,6 +249,12 @@ impl BuiltinFamily {
 
 /// The default letters of a descriptor of rank `rank`: `"BMN"`, `"NCHW"`, `"NCDHW"`, or none
 /// above rank 5 (the guide names no letters there).
+///
+/// ```
+/// use typed_layout::family::default_letters;
+/// assert_eq!(default_letters(4), Some("NCHW"));
+/// assert_eq!(default_letters(6), None);
+/// ```
 pub const fn default_letters(rank: usize) -> Option<&'static str> {
     match rank {
         3 => Some(Matmul::LETTERS),

@@ -9,6 +9,14 @@
 //! (outputs are refused).
 
 /// Tensors up to this many elements are checked by enumerating their addresses.
+///
+/// ```
+/// use typed_layout::overlap::{overlap, Overlap, ENUMERATION_LIMIT};
+/// // Small tensors are settled by listing their addresses; larger ones by reasoning on the strides.
+/// assert!(2 * 3 * 4 <= ENUMERATION_LIMIT);
+/// assert_eq!(overlap(&[2, 3, 4], &[12, 4, 1]), Overlap::Disjoint);
+/// assert_eq!(overlap(&[4096, 4096, 2], &[8192, 2, 1]), Overlap::Disjoint);
+/// ```
 pub const ENUMERATION_LIMIT: usize = 1 << 20;
 
 /// Whether a tensor's dimensions overlap.

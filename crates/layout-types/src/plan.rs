@@ -22,6 +22,14 @@ use crate::family::{MAX_RANK, MIN_RANK};
 use crate::notation::Format;
 
 /// Most physical axes a layout can have: every dimension plus one vector lane axis.
+///
+/// ```
+/// use typed_layout::{plan::MAX_AXES, NcxHwx, Shape};
+/// let axes = Shape::<NcxHwx<32>>::new([1, 64, 5, 4])?.packing().axes().len();
+/// assert_eq!(axes, 5); // N, C/32, H, W and the lanes: at most MAX_AXES = 9 for rank 8
+/// assert!(axes <= MAX_AXES);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 pub const MAX_AXES: usize = MAX_RANK + 1;
 
 /// Which part of a logical dimension a physical axis walks.
@@ -83,6 +91,13 @@ pub struct Packing {
 /// `letters` names the dimensions in errors. Fails on a rank outside 3..=8 or different from the
 /// format's, a zero dim, a vectorized dim that is not a multiple of its width, or an element
 /// count above `isize::MAX`.
+///
+/// ```
+/// use typed_layout::{plan::derive, Format};
+/// let p = derive(&Format::parse("NHWC", "NCHW")?, &[1, 64, 5, 4], b"NCHW")?;
+/// assert_eq!((p.strides(), p.len()), (&[1280, 1, 256, 64][..], 1280));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const fn derive(format: &Format, dims: &[usize], letters: &[u8]) -> Result<Packing, LayoutError> {
     let rank = dims.len();
     if rank < MIN_RANK || rank > MAX_RANK {
@@ -158,6 +173,16 @@ pub const fn derive(format: &Format, dims: &[usize], letters: &[u8]) -> Result<P
 ///
 /// Strides that satisfy the rules nest, so the shape never overlaps; its length is one past the
 /// largest offset.
+///
+/// ```
+/// use typed_layout::{plan::derive_strided, Format};
+/// // NHWC, WC-packed: H may be padded (320 ≥ 4 · 64), W and C must be packed.
+/// let f = Format::parse("NHWC", "NCHW")?.with_packed("WC", "NCHW")?;
+/// let p = derive_strided(&f, &[1, 64, 5, 4], &[1600, 1, 320, 64], b"NCHW")?;
+/// assert_eq!(p.len(), 4 * 320 + 3 * 64 + 63 + 1);
+/// assert!(derive_strided(&f, &[1, 64, 5, 4], &[1600, 1, 320, 65], b"NCHW").is_err()); // W not packed
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub const fn derive_strided(
     format: &Format,
     dims: &[usize],

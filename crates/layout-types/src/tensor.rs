@@ -53,6 +53,13 @@ impl<T: Element, L: Layout> PartialEq for Tensor<T, L> {
 }
 
 /// The alignment of storage typed-layout allocates: 1024 bits.
+///
+/// ```
+/// use typed_layout::{tensor::STORAGE_ALIGN, Nchw, Tensor};
+/// let t = Tensor::<u8, Nchw>::zeros([1, 3, 5, 7])?;
+/// assert_eq!(t.as_slice().as_ptr() as usize % STORAGE_ALIGN, 0);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 pub const STORAGE_ALIGN: usize = 128;
 
 impl<T: Element, L: Layout> fmt::Debug for Tensor<T, L> {

@@ -104,6 +104,12 @@ impl Params {
 }
 
 /// The shape of a kernel and its loop count.
+///
+/// ```
+/// use layout_gpu::codegen::{Kernel, KernelSpec};
+/// let copy = KernelSpec { kernel: Kernel::Copy, elem_bytes: 1, vec: 16, wide: false };
+/// assert_eq!(copy.name("NHWC", "NHWC"), "tl_copy_v16_NHWC_to_NHWC_e1_i32");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kernel {
     /// One contiguous run.

@@ -97,6 +97,17 @@ impl Pass {
 }
 
 /// How a conversion runs on the device.
+///
+/// ```
+/// use layout_gpu::schedule::{route, Route};
+/// use typed_layout::{Nchw, Nhwc, Shape};
+/// let (a, b) = (Shape::<Nchw>::new([2, 3, 4, 5])?, Shape::<Nhwc>::new([2, 3, 4, 5])?);
+/// match route(&a, &b, 2)? {
+///     Route::Direct(pass) => assert_eq!(pass.notations, ("NCHW", "NHWC")),
+///     Route::ViaLogical { .. } => unreachable!("whole dims always nest"),
+/// }
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(clippy::large_enum_variant)] // lives on the stack for one call; boxing would allocate per conversion
 pub enum Route {

@@ -55,6 +55,14 @@ pub const MAX_INT: u64 = i32::MAX as u64;
 
 /// cuDNN's legacy `cudnnTensorFormat_t`, which names three layouts of images (and, for 5-D
 /// descriptors, of volumes). The discriminant is cuDNN's value.
+///
+/// ```
+/// use typed_layout::{cudnn::TensorFormat, DynLayout, NcxHwx, Nhwc};
+/// assert_eq!(TensorFormat::of(&DynLayout::of::<Nhwc>()), Some(TensorFormat::Nhwc));
+/// assert_eq!(TensorFormat::of(&DynLayout::of::<NcxHwx<32>>()), Some(TensorFormat::NchwVectC));
+/// assert_eq!(TensorFormat::Nhwc as i32, 1); // CUDNN_TENSOR_NHWC
+/// assert_eq!(TensorFormat::from_cudnn(0), Some(TensorFormat::Nchw));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[repr(i32)]
 pub enum TensorFormat {

@@ -186,6 +186,12 @@ pub const fn check_letters(letters: &str) -> Result<(), NotationError> {
 }
 
 /// The families typed-layout names, as a runtime value.
+///
+/// ```
+/// use typed_layout::BuiltinFamily;
+/// assert_eq!(BuiltinFamily::Volume.letters(), "NCDHW");
+/// assert_eq!(BuiltinFamily::for_spec("NDHWC").name(), "Volume");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BuiltinFamily {
     /// [`Matmul`]: `BMN`.

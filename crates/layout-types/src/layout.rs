@@ -60,6 +60,13 @@ pub trait Layout: Copy + Default + Debug + Send + Sync + 'static {
 }
 
 /// The logical dims of layout `L`: `[usize; 4]` for image layouts.
+///
+/// ```
+/// use typed_layout::{DimsOf, Nhwc, Shape};
+/// let dims: DimsOf<Nhwc> = [1, 64, 5, 4]; // [usize; 4], always n, c, h, w
+/// assert_eq!(Shape::<Nhwc>::new(dims)?.dims(), dims);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 pub type DimsOf<L> = <<L as Layout>::Family as Family>::Dims;
 
 macro_rules! named_layout {
@@ -218,6 +225,15 @@ impl<O: MatrixOrder> Layout for Bmn<O> {
 ///
 /// NC/xHWx is absent: its C is split in two axes, which plain per-dimension strides cannot
 /// express.
+///
+/// ```
+/// use typed_layout::{DataType, NamedLayout, TensorDesc};
+/// let d = TensorDesc::new(DataType::Half, &[8, 64, 5, 4], &[1280, 1, 256, 64])?;
+/// assert!(d.matches(NamedLayout::Nhwc));
+/// assert_eq!(d.named_layouts(), [NamedLayout::Nhwc]);
+/// assert_eq!(NamedLayout::Nhwc.notation(), "NHWC");
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NamedLayout {
     /// [`Nchw`]
@@ -445,6 +461,16 @@ pub struct StaticShape<L, D>(PhantomData<(L, D)>);
 macro_rules! static_dims {
     ($($name:ident [$r:literal] <$($d:ident),*>;)*) => {$(
         #[doc = concat!("Dims of a rank-", stringify!($r), " family `F` fixed at compile time, in logical order.")]
+        ///
+        /// The families' aliases ([`ImageDims`], [`VolumeDims`], [`MatmulDims`]) name these:
+        ///
+        /// ```
+        /// use typed_layout::{Dims4, Image, ImageDims, Nhwc, StaticShape};
+        /// assert_eq!(
+        ///     StaticShape::<Nhwc, Dims4<Image, 1, 64, 5, 4>>::STRIDES,
+        ///     StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::STRIDES,
+        /// );
+        /// ```
         pub struct $name<F, $(const $d: usize),*>(PhantomData<F>);
 
         impl<F: Family<Dims = [usize; $r]>, L: Layout<Family = F>, $(const $d: usize),*>
@@ -502,11 +528,30 @@ static_dims! {
 }
 
 /// Static image dims `[n, c, h, w]`.
+///
+/// ```
+/// use typed_layout::{ImageDims, Nchw, StaticShape};
+/// type Rgb = StaticShape<Nchw, ImageDims<1, 3, 224, 224>>;
+/// const LEN: usize = Rgb::LEN;
+/// assert_eq!((Rgb::DIMS, LEN), ([1, 3, 224, 224], 3 * 224 * 224));
+/// ```
 pub type ImageDims<const N: usize, const C: usize, const H: usize, const W: usize> = Dims4<Image, N, C, H, W>;
 /// Static volume dims `[n, c, d, h, w]`.
+///
+/// ```
+/// use typed_layout::{Ndhwc, StaticShape, VolumeDims};
+/// const STRIDES: [usize; 5] = StaticShape::<Ndhwc, VolumeDims<1, 8, 2, 3, 4>>::STRIDES;
+/// assert_eq!(STRIDES, [192, 1, 96, 32, 8]); // n, c, d, h, w
+/// ```
 pub type VolumeDims<const N: usize, const C: usize, const D: usize, const H: usize, const W: usize> =
     Dims5<Volume, N, C, D, H, W>;
 /// Static matmul dims `[b, m, n]`.
+///
+/// ```
+/// use typed_layout::{Bmn, ColMajor, MatmulDims, StaticShape};
+/// const STRIDES: [usize; 3] = StaticShape::<Bmn<ColMajor>, MatmulDims<2, 3, 4>>::STRIDES;
+/// assert_eq!(STRIDES, [12, 1, 3]); // b, m, n: M is contiguous
+/// ```
 pub type MatmulDims<const B: usize, const M: usize, const N: usize> = Dims3<Matmul, B, M, N>;
 
 #[cfg(test)]

@@ -35,6 +35,14 @@ use core::fmt;
 use crate::family::{MAX_RANK, MIN_RANK};
 
 /// Why a notation string was rejected. Each kind names one rule of the guide.
+///
+/// ```
+/// use typed_layout::{DynLayout, NotationErrorKind};
+/// let kind = |spec: &str| DynLayout::parse(spec).unwrap_err().kind();
+/// assert_eq!(kind("NC/32HW4"), NotationErrorKind::VectorSuffixMismatch);
+/// assert_eq!(kind("NCHC"), NotationErrorKind::RepeatedLetter);
+/// assert_eq!(kind("nchw"), NotationErrorKind::LowercaseLetter);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum NotationErrorKind {

@@ -20,6 +20,15 @@
 pub const ENUMERATION_LIMIT: usize = 1 << 20;
 
 /// Whether a tensor's dimensions overlap.
+///
+/// ```
+/// use typed_layout::{DataType, Overlap, TensorDesc};
+/// // H and W both step by 1: (h, w) = (0, 1) and (1, 0) share an address.
+/// let d = TensorDesc::new(DataType::Float, &[1, 1, 3, 4], &[12, 12, 1, 1])?;
+/// assert_eq!(d.overlap(), Overlap::Overlapping);
+/// assert!(d.overlap().may_overlap());
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Overlap {
     /// Every index has its own address.

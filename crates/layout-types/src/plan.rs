@@ -33,6 +33,16 @@ use crate::notation::Format;
 pub const MAX_AXES: usize = MAX_RANK + 1;
 
 /// Which part of a logical dimension a physical axis walks.
+///
+/// ```
+/// use typed_layout::{plan::Part, NcxHwx, Shape};
+/// let s = Shape::<NcxHwx<4>>::new([1, 8, 2, 2])?;
+/// let parts: Vec<Part> = s.packing().axes().iter().map(|a| a.part).collect();
+/// assert_eq!(parts[1], Part::Group { width: 4 }); // c / 4
+/// assert_eq!(parts[4], Part::Lane { width: 4 }); // c % 4, innermost
+/// assert_eq!(Part::Group { width: 4 }.coordinate(6), 1);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Part {
     /// The whole dimension: coordinate `i`.

@@ -70,6 +70,15 @@ impl MathMode for TensorOpMath {
 }
 
 /// One of the guide's Tensor Core rules.
+///
+/// ```
+/// use typed_layout::{tensor_core::TensorCoreRule, Nchw, Tensor};
+/// let rgb = Tensor::<half::f16, Nchw>::zeros([8, 3, 32, 32])?;
+/// let check = rgb.tensor_core();
+/// assert!(check.breaks(TensorCoreRule::ChannelsLast) && check.breaks(TensorCoreRule::ChannelsMultipleOf8));
+/// assert!(!check.breaks(TensorCoreRule::BatchMultipleOf8));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TensorCoreRule {
     /// Inputs in NHWC (NDHWC for volumes): N outermost, C innermost, no vectorized C.

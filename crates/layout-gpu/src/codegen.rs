@@ -73,6 +73,19 @@ pub const TILE_ROWS: u32 = 8;
 /// Layout by kernel shape: copy uses `extent[0]` (elements); gather uses its `loops` axes in
 /// destination order; tile puts its batch axes first, then `a` (the source's innermost axis),
 /// then `b` (the destination's). `work` is the number of work items the grid strides over.
+///
+/// ```
+/// use layout_gpu::codegen::Params;
+/// use layout_gpu::schedule::route;
+/// use typed_layout::{Nchw, Nhwc, Shape};
+/// let dims = [2, 64, 8, 8];
+/// let r = route(&Shape::<Nchw>::new(dims)?, &Shape::<Nhwc>::new(dims)?, 4)?;
+/// let p: Params = r.passes()[0].launch.params;
+/// // The tile kernel: N as a batch loop, then H·W (the source's inner axis), then C.
+/// assert_eq!((&p.extent[..3], &p.src[..3], &p.dst[..3]), (&[2, 64, 64][..], &[4096, 1, 64][..], &[4096, 64, 1][..]));
+/// assert_eq!(p.to_bytes().len(), core::mem::size_of::<Params>());
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Params {
@@ -128,6 +141,13 @@ pub enum Kernel {
 }
 
 /// Everything baked into one kernel as a compile-time constant.
+///
+/// ```
+/// use layout_gpu::codegen::{Kernel, KernelSpec};
+/// let spec = KernelSpec { kernel: Kernel::Tile { batch: 1 }, elem_bytes: 1, vec: 4, wide: false };
+/// assert_eq!(spec.block(), (32, 8, 1));
+/// assert!(spec.source("NCHW", "NHWC").contains("__shared__ elem_t tile[128][128 + 4];"));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KernelSpec {
     /// The kernel's shape.

@@ -6,6 +6,19 @@
 //! [`GpuError::Cudnn`] saying how to install it. NC/xHWx has no N-d descriptor (cuDNN spells it
 //! `CUDNN_TENSOR_NCHW_VECT_C` with vector data types: [`TensorDescriptor::with_format`]), so
 //! `transform` refuses it.
+//!
+//! ```
+//! use layout_gpu::cudnn::{available, TensorDescriptor};
+//! use typed_layout::{DataType, Nhwc, Shape};
+//! let nd = Shape::<Nhwc>::new([1, 64, 5, 4])?.cudnn(DataType::Half)?;
+//! if available() {
+//!     // Runs without a GPU: cuDNN's descriptor calls are host code.
+//!     let desc = TensorDescriptor::new(&nd)?;
+//!     assert_eq!(desc.get()?, nd);
+//!     assert_eq!(desc.size_in_bytes()?, 2 * 1280);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::ffi::CStr;
 use std::sync::OnceLock;
@@ -41,6 +54,19 @@ fn check(call: &'static str, status: cudnnStatus_t) -> Result<(), GpuError> {
 }
 
 /// A cuDNN handle on a [`Gpu`]'s device and stream.
+///
+/// ```no_run
+/// // Needs a CUDA device and cuDNN.
+/// use layout_gpu::{cudnn::Cudnn, Gpu};
+/// use typed_layout::{Nchw, Nhwc, Shape, Tensor};
+/// let gpu = Gpu::new(0)?;
+/// let dnn = Cudnn::new(&gpu)?;
+/// let x = gpu.upload(&Tensor::<f32, Nchw>::filled([8, 64, 56, 56], 1.0)?)?;
+/// let mut y = gpu.zeros::<f32, Nhwc>(Shape::new([8, 64, 56, 56])?)?;
+/// dnn.transform(&gpu, &x, &mut y)?; // cudnnTransformTensor, the reference for Gpu::convert
+/// assert_eq!(gpu.download(&y)?, gpu.download(&gpu.to_layout::<Nhwc, _, _>(&x)?)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct Cudnn {
     handle: sys::cudnnHandle_t,

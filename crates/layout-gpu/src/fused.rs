@@ -45,6 +45,17 @@ use crate::schedule::MAX_BLOCKS;
 
 /// The run-time arguments of a cast kernel: the plan's loops (outermost first), the work count,
 /// the channel rule and the scale.
+///
+/// ```
+/// use layout_gpu::fused::{cast_launch, CastParams};
+/// use typed_layout::{cast::CastPlan, DataType, Nchw, NcxHwx, Shape};
+/// // NC/4HW4 source: a channel reaches it through its group (16 elements apart) and lane (1).
+/// let (src, dst) = (Shape::<NcxHwx<4>>::new([1, 8, 2, 2])?, Shape::<Nchw>::new([1, 8, 2, 2])?);
+/// let p: CastParams = cast_launch(&CastPlan::new(&src, &dst)?, DataType::Half, DataType::Float, 32, 1.0).params;
+/// assert_eq!((p.c_width, p.c_outer, p.c_inner, p.channels), (4, 16, 1, 8));
+/// assert_eq!(p.to_bytes().len(), core::mem::size_of::<CastParams>());
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CastParams {
@@ -88,6 +99,15 @@ impl CastParams {
 }
 
 /// Everything baked into one cast kernel.
+///
+/// ```
+/// use layout_gpu::fused::CastSpec;
+/// use typed_layout::DataType;
+/// let spec = CastSpec { loops: 2, from: DataType::BFloat16, to: DataType::Uint8, wide: false };
+/// let cuda = spec.source("NHWC", "NCHW");
+/// assert!(cuda.contains("tl_from_bf16") && cuda.contains("typedef unsigned char dst_t;"));
+/// assert_eq!(spec.block(), (256, 1, 1));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CastSpec {
     /// Loops decomposed per thread (at least 1).
@@ -101,6 +121,15 @@ pub struct CastSpec {
 }
 
 /// A cast kernel with its arguments and grid.
+///
+/// ```
+/// use layout_gpu::fused::cast_launch;
+/// use typed_layout::{cast::CastPlan, DataType, Nchw, Nhwc, Shape};
+/// let (rgb, padded) = (Shape::<Nchw>::new([64, 3, 224, 224])?, Shape::<Nhwc>::new([64, 8, 224, 224])?);
+/// let launch = cast_launch(&CastPlan::new(&rgb, &padded)?, DataType::Uint8, DataType::Half, rgb.len(), 1.0 / 255.0);
+/// assert_eq!(launch.grid, (64 * 8 * 224 * 224 / 256) as u32); // one thread per destination element
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CastLaunch {
     /// What the kernel bakes in.

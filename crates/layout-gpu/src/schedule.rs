@@ -53,6 +53,16 @@ pub const MAX_BLOCKS: u64 = 1 << 20;
 const MAX_ACCESS_BYTES: usize = 16;
 
 /// A kernel with its arguments and grid.
+///
+/// ```
+/// use layout_gpu::schedule::schedule;
+/// use typed_layout::{convert::LoopNest, Nchw, Nhwc, Shape};
+/// let (a, b) = (Shape::<Nchw>::new([1, 3, 224, 224])?, Shape::<Nhwc>::new([1, 3, 224, 224])?);
+/// let launch = schedule(&LoopNest::between(&a, &b)?.unwrap(), 2, a.len(), b.len());
+/// assert_eq!(launch.spec.block(), (256, 1, 1)); // a narrow plane: the gather kernel
+/// assert_eq!(launch.grid as usize, (3 * 224 * 224usize).div_ceil(256));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Launch {
     /// What the kernel bakes in.
@@ -76,6 +86,17 @@ pub struct Launch {
 pub const LOGICAL: &str = "logical";
 
 /// One kernel launch of a conversion.
+///
+/// ```
+/// use layout_gpu::schedule::route;
+/// use typed_layout::{Nhwc, NcxHwx, Shape};
+/// let dims = [2, 64, 8, 8];
+/// let r = route(&Shape::<Nhwc>::new(dims)?, &Shape::<NcxHwx<32>>::new(dims)?, 1)?;
+/// let pass = &r.passes()[0];
+/// assert_eq!(pass.notations, ("NHWC", "NC/32HW32"));
+/// assert!(pass.source().contains(&pass.kernel_name()));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pass {
     /// The kernel and its arguments.

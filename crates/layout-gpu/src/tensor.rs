@@ -76,6 +76,19 @@ impl<T: DeviceElement, L: Layout> DeviceTensor<T, L> {
 /// A device tensor whose C holds `channels` channels of data followed by zeros: what
 /// [`Gpu::relayout_cast_pad`](crate::Gpu::relayout_cast_pad) returns (the device twin of
 /// [`ChannelPadded`](layout_types::cast::ChannelPadded)).
+///
+/// ```no_run
+/// // Needs a CUDA device and NVRTC.
+/// use layout_gpu::Gpu;
+/// use typed_layout::{cast::Scale, Nchw, NcxHwx, Tensor};
+/// let gpu = Gpu::new(0)?;
+/// let x = gpu.upload(&Tensor::<f32, Nchw>::filled([1, 40, 7, 7], 0.5)?)?;
+/// let q = gpu.relayout_cast_pad::<f32, i8, Nchw, NcxHwx<32>, _>(&x, 1, Scale(100.0))?;
+/// assert_eq!((q.channels(), q.padded_channels()), (40, 64));
+/// let host = gpu.download(q.tensor())?;
+/// assert_eq!((host.get([0, 0, 0, 0]), host.get([0, 63, 0, 0])), (Some(&50), Some(&0)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct DeviceChannelPadded<T: DeviceElement, L: Layout> {
     tensor: DeviceTensor<T, L>,

@@ -36,11 +36,27 @@ pub trait Cast<S: Element, D: Element>: Copy + Send + Sync {
 
 /// The value in the destination type: floats rounded to nearest, integers rounded half away from
 /// zero and saturated (NaN becomes 0).
+///
+/// ```
+/// use typed_layout::cast::{Cast, Convert};
+/// let h: half::f16 = Convert.cast(1.0f32 / 3.0);
+/// assert_eq!(h, half::f16::from_f32(1.0 / 3.0));
+/// assert_eq!(<Convert as Cast<f32, i8>>::cast(&Convert, 2.5), 3); // half away from zero
+/// assert_eq!(<Convert as Cast<f32, u8>>::cast(&Convert, -7.0), 0); // saturated
+/// assert_eq!(<Convert as Cast<f64, i32>>::cast(&Convert, f64::NAN), 0);
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Convert;
 
 /// `value × scale`, then as [`Convert`]: saturated to the destination (`Scale(127.0 / max)`
 /// quantizes to i8).
+///
+/// ```
+/// use typed_layout::cast::{Cast, Scale};
+/// let quantize = Scale(127.0 / 4.0); // values in [-4, 4] onto i8
+/// assert_eq!(<Scale as Cast<f32, i8>>::cast(&quantize, 3.0), 95);
+/// assert_eq!(<Scale as Cast<f32, i8>>::cast(&quantize, -9.0), -128);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Scale(pub f64);
 
@@ -60,6 +76,18 @@ impl<S: Element, D: Element> Cast<S, D> for Scale {
 
 /// A tensor whose channel dimension C holds `channels` channels of data followed by zeros up to
 /// its dims' C.
+///
+/// ```
+/// use typed_layout::cast::{relayout_cast_pad, Convert};
+/// use typed_layout::{Nchw, NcxHwx, Tensor};
+/// let x = Tensor::<i32, Nchw>::filled([1, 6, 2, 2], 9)?;
+/// let p = relayout_cast_pad::<i32, i32, Nchw, NcxHwx<4>, _>(&x, 1, Convert)?;
+/// assert_eq!((p.channels(), p.padded_channels()), (6, 8)); // C up to the vector width's multiple
+/// assert_eq!(p.tensor().dims(), [1, 8, 2, 2]);
+/// let t = p.into_tensor();
+/// assert_eq!((t.get([0, 5, 1, 1]), t.get([0, 6, 1, 1])), (Some(&9), Some(&0)));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChannelPadded<T: Element, L: Layout> {
     tensor: Tensor<T, L>,
@@ -163,6 +191,19 @@ fn channel_dim(letters: &str) -> Result<usize, LayoutError> {
 
 /// One loop of a [`CastPlan`]: a run of the destination's storage, and how far the source
 /// offset and the logical channel move per step.
+///
+/// ```
+/// use typed_layout::cast::{CastLoop, CastPlan};
+/// use typed_layout::{Nchw, NcxHwx, Shape};
+/// // Into NC/4HW4: the channel groups and the lanes are separate loops of C.
+/// let plan = CastPlan::new(&Shape::<Nchw>::new([1, 6, 1, 5])?, &Shape::<NcxHwx<4>>::new([1, 8, 1, 5])?)?;
+/// assert_eq!(plan.loops(), &[
+///     CastLoop { extent: 2, src: 0, channel: 4 }, // C / 4
+///     CastLoop { extent: 5, src: 1, channel: 0 }, // W (N and H are 1)
+///     CastLoop { extent: 4, src: 0, channel: 1 }, // C % 4
+/// ]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct CastLoop {
     /// Number of positions.
@@ -176,6 +217,16 @@ pub struct CastLoop {
 
 /// Where logical channel `c` sits in the source: `(c / width) * outer + (c % width) * inner`
 /// elements on (a plain C has `width` 1, `outer` its stride and `inner` 0).
+///
+/// ```
+/// use typed_layout::cast::{CastPlan, ChannelMap};
+/// use typed_layout::{Nhwc, NcxHwx, Shape};
+/// let plan = CastPlan::new(&Shape::<NcxHwx<4>>::new([1, 8, 2, 2])?, &Shape::<Nhwc>::new([1, 8, 2, 2])?)?;
+/// let map = plan.channel_map();
+/// assert_eq!(map, ChannelMap { width: 4, outer: 16, inner: 1 });
+/// assert_eq!(map.offset(5), 16 + 1); // group 1, lane 1
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ChannelMap {
     /// The source's vector width in C (1 if C is not vectorized).

@@ -142,6 +142,12 @@ pub struct CastLaunch {
 
 /// How a cast reaches the device: the factor every value is multiplied by. Implemented by the
 /// two casts the kernels know, [`Convert`] and [`Scale`].
+///
+/// ```
+/// use layout_gpu::fused::DeviceCast;
+/// use typed_layout::cast::{Convert, Scale};
+/// assert_eq!((Convert.scale(), Scale(0.5).scale()), (1.0, 0.5));
+/// ```
 pub trait DeviceCast: Copy {
     /// The factor (1 for a plain conversion).
     fn scale(&self) -> f64;

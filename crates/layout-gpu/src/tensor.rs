@@ -5,6 +5,12 @@ use layout_types::{DimsOf, Element, Layout, Shape};
 
 /// An element type the GPU backend moves: every [`Element`] (f32, f64, f16, bf16, i8, u8, i32,
 /// i64). Kernels see only its size.
+///
+/// ```
+/// use layout_gpu::DeviceElement;
+/// fn device_bytes<T: DeviceElement>(len: usize) -> usize { len * T::SIZE }
+/// assert_eq!(device_bytes::<half::bf16>(1280), 2560);
+/// ```
 pub trait DeviceElement: Element + DeviceRepr + ValidAsZeroBits {}
 
 impl<T: Element + DeviceRepr + ValidAsZeroBits> DeviceElement for T {}

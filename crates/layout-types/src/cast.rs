@@ -29,6 +29,21 @@ use crate::plan::{DimMap, Part, MAX_AXES};
 use crate::tensor::Tensor;
 
 /// How a source element becomes a destination element.
+///
+/// ```
+/// use typed_layout::cast::{relayout_cast_pad, Cast};
+/// use typed_layout::{Nchw, Nhwc, Tensor};
+/// /// Image bytes to [0, 1] floats (CPU only: the GPU kernels know Convert and Scale).
+/// #[derive(Clone, Copy)]
+/// struct Normalize;
+/// impl Cast<u8, f32> for Normalize {
+///     fn cast(&self, v: u8) -> f32 { v as f32 / 255.0 }
+/// }
+/// let rgb = Tensor::<u8, Nchw>::filled([1, 3, 2, 2], 255)?;
+/// let x = relayout_cast_pad::<u8, f32, Nchw, Nhwc, _>(&rgb, 4, Normalize)?;
+/// assert_eq!(&x.tensor().as_slice()[..4], &[1.0, 1.0, 1.0, 0.0]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 pub trait Cast<S: Element, D: Element>: Copy + Send + Sync {
     /// The destination value of `value`.
     fn cast(&self, value: S) -> D;

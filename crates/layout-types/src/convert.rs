@@ -50,6 +50,19 @@ pub(crate) mod sealed {
 
 /// Something a conversion can read: [`Tensor`](crate::Tensor), [`TensorView`](crate::TensorView),
 /// [`StridedView`](crate::StridedView).
+///
+/// ```
+/// use typed_layout::{convert, convert::Source, Nhwc, Tensor};
+/// /// Any readable image (tensor, view, strided view) into a fresh NHWC tensor.
+/// fn to_nhwc<S: Source<f32, Family = typed_layout::Image>>(src: &S, dims: [usize; 4]) -> Result<Tensor<f32, Nhwc>, typed_layout::LayoutError> {
+///     let mut out = Tensor::zeros(dims)?;
+///     convert(src, &mut out)?;
+///     Ok(out)
+/// }
+/// let x = Tensor::<f32, typed_layout::Nchw>::filled([1, 2, 2, 2], 1.0)?;
+/// assert_eq!(to_nhwc(&x, [1, 2, 2, 2])?.as_slice(), &[1.0; 8]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the input of a conversion",
     label = "not a source",
@@ -62,6 +75,18 @@ pub trait Source<T: Element>: sealed::Readable<T> {
 
 /// Something a conversion can write, never overlapping: [`Tensor`](crate::Tensor),
 /// [`TensorViewMut`](crate::TensorViewMut), [`StridedViewMut`](crate::StridedViewMut).
+///
+/// ```
+/// use typed_layout::{convert, convert::Destination, Nchw, Tensor};
+/// /// Fills any writable image from an NCHW tensor.
+/// fn fill<D: Destination<u8, Family = typed_layout::Image>>(dst: &mut D) -> Result<(), typed_layout::LayoutError> {
+///     convert(&Tensor::<u8, Nchw>::filled([1, 1, 2, 2], 3)?, dst)
+/// }
+/// let mut y = Tensor::<u8, typed_layout::Chwn>::zeros([1, 1, 2, 2])?;
+/// fill(&mut y)?;
+/// assert_eq!(y.as_slice(), &[3; 4]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the output of a conversion",
     label = "not a destination",
@@ -73,6 +98,15 @@ pub trait Destination<T: Element>: sealed::Writable<T> {
 }
 
 /// How a tensor's logical index reaches storage: dims, a map per dimension, a base offset.
+///
+/// ```
+/// // Not built by hand: every Source and Destination gives its own, and a conversion reads the
+/// // loop nest the two make. Packed shapes show it through LoopNest:
+/// use typed_layout::{convert::LoopNest, Nchw, Nhwc, Shape};
+/// let nest = LoopNest::between(&Shape::<Nchw>::new([2, 8, 4, 4])?, &Shape::<Nhwc>::new([2, 8, 4, 4])?)?.unwrap();
+/// assert_eq!(nest.axes().len(), 3); // N, H·W, C
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Geometry {
     rank: usize,
@@ -174,6 +208,15 @@ pub const PARALLEL_THRESHOLD_BYTES: usize = 1 << 20;
 const MAX_REFINED: usize = 3 * MAX_RANK;
 
 /// One loop of a [`LoopNest`]: how far it runs and how far each side moves per step.
+///
+/// ```
+/// use typed_layout::{convert::{LoopAxis, LoopNest}, Bmn, ColMajor, RowMajor, Shape};
+/// let (a, b) = (Shape::<Bmn<RowMajor>>::new([1, 3, 4])?, Shape::<Bmn<ColMajor>>::new([1, 3, 4])?);
+/// let nest = LoopNest::between(&a, &b)?.unwrap();
+/// // Column-major order: N outermost (destination stride 3), M innermost.
+/// assert_eq!(nest.axes(), &[LoopAxis { extent: 4, src: 1, dst: 3 }, LoopAxis { extent: 3, src: 4, dst: 1 }]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct LoopAxis {
     /// Number of positions.

@@ -145,6 +145,15 @@ impl TensorFormat {
 /// The arguments of `cudnnSetTensorNdDescriptor`: data type, number of dims, and the dims and
 /// strides as C `int`s, in logical order; built only through the checks of
 /// [`TensorDesc::cudnn`].
+///
+/// ```
+/// use typed_layout::{DataType, Nhwc, Shape};
+/// let nd = Shape::<Nhwc>::new([1, 64, 5, 4])?.cudnn(DataType::Half)?;
+/// assert_eq!((nd.data_type() as i32, nd.nb_dims()), (2, 4)); // CUDNN_DATA_HALF, 4 dims
+/// assert_eq!((nd.dims(), nd.strides()), (&[1, 64, 5, 4][..], &[1280, 1, 256, 64][..]));
+/// assert_eq!(nd.size_in_bytes(), 2560);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct NdDescriptor {
     data_type: DataType,

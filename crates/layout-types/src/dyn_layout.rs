@@ -20,6 +20,14 @@ use crate::notation::{Format, NotationBuf, NotationError, NotationErrorKind};
 use crate::plan::{self, Packing};
 
 /// A runtime layout: which letters in which logical order (the family), and the format.
+///
+/// ```
+/// use typed_layout::{DynLayout, NcxHwx};
+/// let l = DynLayout::parse("NC/32HW32")?;
+/// assert_eq!(l, DynLayout::of::<NcxHwx<32>>());
+/// assert_eq!(l.shape(&[1, 64, 5, 4])?.strides(), &[1280, 640, 128, 32]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DynLayout {
     letters: [u8; MAX_RANK],

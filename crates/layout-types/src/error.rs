@@ -13,6 +13,17 @@ use crate::overlap::Overlap;
 
 /// Which dimension an error is about: its position in logical order and, where the family names
 /// it, its letter.
+///
+/// ```
+/// use typed_layout::{LayoutError, Nchw, Tensor};
+/// match Tensor::<f32, Nchw>::zeros([1, 0, 2, 2]) {
+///     Err(LayoutError::ZeroDim { dim }) => {
+///         assert_eq!((dim.index, dim.letter), (1, Some('C')));
+///         assert_eq!(dim.to_string(), "dimension C (logical index 1)");
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DimName {
     /// Position in the family's logical order (`[n, c, h, w]` → `c` is 1).

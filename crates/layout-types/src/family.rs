@@ -42,6 +42,13 @@ mod sealed {
 ///
 /// This is what lets [`Family::Dims`] be `[usize; 4]` for images and `[usize; 3]` for matmul,
 /// so passing the wrong number of dims is a type error.
+///
+/// ```
+/// use typed_layout::DimArray;
+/// let dims = <[usize; 4]>::from_fn(|i| i + 1);
+/// assert_eq!(dims, [1, 2, 3, 4]);
+/// assert_eq!(<[usize; 3]>::try_from_slice(&[1, 2]), None); // wrong rank
+/// ```
 pub trait DimArray<E: Copy + Default>:
     sealed::Sealed + Copy + Debug + Eq + Hash + Send + Sync + AsRef<[E]> + AsMut<[E]> + 'static
 {
@@ -77,6 +84,12 @@ dim_array!(3, 4, 5, 6, 7, 8);
 ///
 /// Implemented by [`Image`], [`Volume`] and [`Matmul`]; `layout!` (in the macros crate) can
 /// declare further families with letters of their own.
+///
+/// ```
+/// use typed_layout::{Family, Image, Volume};
+/// fn spatial_letters<F: Family>() -> String { F::LETTERS.chars().filter(|c| !"NC".contains(*c)).collect() }
+/// assert_eq!((spatial_letters::<Image>(), spatial_letters::<Volume>()), ("HW".into(), "DHW".into()));
+/// ```
 pub trait Family: Copy + Default + Debug + Send + Sync + 'static {
     /// The letters in logical order (`"NCHW"` for images). Uppercase ASCII, no repeats.
     const LETTERS: &'static str;
@@ -125,6 +138,16 @@ pub const fn rank<F: Family>() -> usize {
 }
 
 /// Batches of 2-D images: dims `[n, c, h, w]`.
+///
+/// ```
+/// use typed_layout::{Family, StridedView, Image};
+/// assert_eq!(Image::LETTERS, "NCHW");
+/// // A strided view over a plain buffer is typed by its family alone.
+/// let data: Vec<f32> = (0..24).map(|v| v as f32).collect();
+/// let v = StridedView::<f32, Image>::new(&data, [1, 2, 3, 4], [24, 12, 4, 1], 0)?;
+/// assert_eq!(v.get([1, 2, 3, 4].map(|d: usize| d - 1)), Some(&23.0));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Image;
 impl Family for Image {
@@ -134,6 +157,16 @@ impl Family for Image {
 }
 
 /// Batches of 3-D images: dims `[n, c, d, h, w]`.
+///
+/// ```
+/// use typed_layout::{Family, StridedView, Volume};
+/// assert_eq!(Volume::LETTERS, "NCDHW");
+/// // A strided view over a plain buffer is typed by its family alone.
+/// let data: Vec<f32> = (0..24).map(|v| v as f32).collect();
+/// let v = StridedView::<f32, Volume>::new(&data, [1, 2, 1, 3, 4], [24, 12, 12, 4, 1], 0)?;
+/// assert_eq!(v.get([1, 2, 1, 3, 4].map(|d: usize| d - 1)), Some(&23.0));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Volume;
 impl Family for Volume {
@@ -143,6 +176,16 @@ impl Family for Volume {
 }
 
 /// Batched matrices for matmul: dims `[b, m, n]` (batch, rows, columns).
+///
+/// ```
+/// use typed_layout::{Family, StridedView, Matmul};
+/// assert_eq!(Matmul::LETTERS, "BMN");
+/// // A strided view over a plain buffer is typed by its family alone.
+/// let data: Vec<f32> = (0..24).map(|v| v as f32).collect();
+/// let v = StridedView::<f32, Matmul>::new(&data, [2, 3, 4], [12, 4, 1], 0)?;
+/// assert_eq!(v.get([2, 3, 4].map(|d: usize| d - 1)), Some(&23.0));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Matmul;
 impl Family for Matmul {

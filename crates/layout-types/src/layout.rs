@@ -179,6 +179,12 @@ mod sealed {
 }
 
 /// Row- or column-major order of the matrices in a [`Bmn`] layout.
+///
+/// ```
+/// use typed_layout::{Bmn, ColMajor, Layout, MatrixOrder, RowMajor};
+/// fn notation<O: MatrixOrder>() -> &'static str { <Bmn<O> as Layout>::NOTATION }
+/// assert_eq!((notation::<RowMajor>(), notation::<ColMajor>()), ("BMN", "BNM"));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a matrix order",
     label = "expected `RowMajor` or `ColMajor`",
@@ -190,9 +196,21 @@ pub trait MatrixOrder: sealed::Sealed + Copy + Default + Debug + Send + Sync + '
 }
 
 /// Packed row-major matrices: dims `[B, M, N]`, strides `[M·N, N, 1]`.
+///
+/// ```
+/// use typed_layout::{Bmn, RowMajor, Shape};
+/// assert_eq!(Shape::<Bmn<RowMajor>>::new([2, 3, 4])?.strides(), [12, 4, 1]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct RowMajor;
 /// Packed column-major matrices: dims `[B, M, N]`, strides `[M·N, 1, M]`.
+///
+/// ```
+/// use typed_layout::{Bmn, ColMajor, Shape};
+/// assert_eq!(Shape::<Bmn<ColMajor>>::new([2, 3, 4])?.strides(), [12, 1, 3]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ColMajor;
 impl sealed::Sealed for RowMajor {}

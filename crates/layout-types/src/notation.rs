@@ -194,6 +194,13 @@ impl NotationErrorKind {
 }
 
 /// A rejected notation string: what rule it broke and where (byte offsets into the string).
+///
+/// ```
+/// use typed_layout::{DynLayout, NotationErrorKind};
+/// let e = DynLayout::parse("NCHX").unwrap_err();
+/// assert_eq!((e.kind(), e.span()), (NotationErrorKind::UnknownLetter, (3, 4)));
+/// assert!(e.to_string().starts_with("invalid layout notation at byte 3"));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct NotationError {
     kind: NotationErrorKind,
@@ -261,6 +268,13 @@ impl NotationError {
 }
 
 /// A vectorized dimension: the logical dimension `dim` is split into groups of `width`.
+///
+/// ```
+/// use typed_layout::{Format, Vector};
+/// let f = Format::parse("NC/32HW32", "NCHW")?;
+/// assert_eq!(f.vector(), Some(Vector { dim: 1, width: 32 }));
+/// # Ok::<(), typed_layout::NotationError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Vector {
     /// Logical index of the vectorized dimension (C is 1 in images and volumes).
@@ -273,6 +287,15 @@ pub struct Vector {
 ///
 /// Only legal formats can be built: every constructor validates, so holding a `Format` means the
 /// letters are a permutation of the family's and any vector width is at least 1.
+///
+/// ```
+/// use typed_layout::Format;
+/// let f = Format::parse("NHWC", "NCHW")?;
+/// assert_eq!(f.order(), &[0, 2, 3, 1]); // N, H, W, C as logical indices
+/// assert!(f.is_fully_packed());
+/// assert_eq!(f.with_packed("WC", "NCHW")?.notation("NCHW").as_str(), "NHWC, WC-packed");
+/// # Ok::<(), typed_layout::NotationError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Format {
     rank: usize,
@@ -682,6 +705,12 @@ impl Format {
 const NOTATION_CAP: usize = MAX_RANK + 1 + 2 * 20 + 2 + MAX_RANK + PACKED_SUFFIX.len();
 
 /// A notation string built at compile time: a fixed buffer, read with [`NotationBuf::as_str`].
+///
+/// ```
+/// use typed_layout::{DynLayout, NcxHwx};
+/// let buf = DynLayout::of::<NcxHwx<4>>().notation(); // built without allocating
+/// assert_eq!(buf.as_str(), "NC/4HW4");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct NotationBuf {
     bytes: [u8; NOTATION_CAP],

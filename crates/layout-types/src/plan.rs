@@ -71,6 +71,13 @@ impl Part {
 }
 
 /// One physical axis of a packed layout.
+///
+/// ```
+/// use typed_layout::{plan::{Axis, Part}, Nhwc, Shape};
+/// let s = Shape::<Nhwc>::new([1, 64, 5, 4])?;
+/// assert_eq!(s.packing().axes()[3], Axis { dim: 1, part: Part::Whole, extent: 64, stride: 1 }); // C
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Axis {
     /// Logical index of the dimension this axis walks.
@@ -86,6 +93,16 @@ pub struct Axis {
 const EMPTY_AXIS: Axis = Axis { dim: 0, part: Part::Whole, extent: 1, stride: 1 };
 
 /// The derived storage of one packed shape: dims, physical axes, logical strides and length.
+///
+/// ```
+/// use typed_layout::{Nhwc, Shape};
+/// let p = *Shape::<Nhwc>::new([1, 64, 5, 4])?.packing();
+/// assert_eq!((p.dims(), p.strides(), p.len()), (&[1, 64, 5, 4][..], &[1280, 1, 256, 64][..], 1280));
+/// let mut index = [0; 4];
+/// p.index_at(p.offset(&[0, 3, 2, 1]).unwrap(), &mut index);
+/// assert_eq!(index, [0, 3, 2, 1]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Packing {
     rank: usize,

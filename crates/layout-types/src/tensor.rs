@@ -228,6 +228,17 @@ impl<T: Element, L: Layout> Tensor<T, L> {
 }
 
 /// A shared view of packed storage in layout `L`.
+///
+/// ```
+/// use typed_layout::{Nhwc, TensorView};
+/// let data: Vec<f32> = (0..24).map(|v| v as f32).collect(); // someone else's NHWC buffer
+/// let v = TensorView::<f32, Nhwc>::new([1, 2, 3, 4], &data)?;
+/// assert_eq!(v.get([0, 1, 0, 0]), Some(&1.0)); // c = 1 is the second element
+/// let mut nchw = typed_layout::Tensor::<f32, typed_layout::Nchw>::zeros([1, 2, 3, 4])?;
+/// typed_layout::convert(&v, &mut nchw)?; // views convert like tensors
+/// assert_eq!(nchw.as_slice()[12], 1.0); // c = 1 starts the second plane
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy)]
 pub struct TensorView<'a, T: Element, L: Layout> {
     shape: Shape<L>,
@@ -259,6 +270,15 @@ impl<'a, T: Element, L: Layout> TensorView<'a, T, L> {
 
 /// A mutable view of packed storage in layout `L`: a possible conversion output (a packed
 /// layout never overlaps).
+///
+/// ```
+/// use typed_layout::{convert, Nchw, Nhwc, Tensor, TensorViewMut};
+/// let src = Tensor::<f32, Nchw>::filled([1, 2, 3, 4], 5.0)?;
+/// let mut buffer = vec![0.0f32; 24]; // a buffer owned elsewhere, filled in NHWC
+/// convert(&src, &mut TensorViewMut::<f32, Nhwc>::new([1, 2, 3, 4], &mut buffer)?)?;
+/// assert!(buffer.iter().all(|&v| v == 5.0));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug)]
 pub struct TensorViewMut<'a, T: Element, L: Layout> {
     shape: Shape<L>,

@@ -43,6 +43,13 @@ mod sealed {
 }
 
 /// cuDNN's `cudnnMathType_t`, as a type parameter for whatever runs the math.
+///
+/// ```
+/// use typed_layout::tensor_core::{DefaultMath, MathMode, TensorOpMath};
+/// /// What a convolution would be told: cudnnSetConvolutionMathType's argument.
+/// fn math_type<M: MathMode>() -> i32 { M::CUDNN_VALUE }
+/// assert_eq!((math_type::<DefaultMath>(), math_type::<TensorOpMath>()), (0, 1));
+/// ```
 pub trait MathMode: sealed::Sealed + Copy + Default + fmt::Debug + Send + Sync + 'static {
     /// The `cudnnMathType_t` value.
     const CUDNN_VALUE: i32;
@@ -51,10 +58,20 @@ pub trait MathMode: sealed::Sealed + Copy + Default + fmt::Debug + Send + Sync +
 }
 
 /// `CUDNN_DEFAULT_MATH`: no Tensor Cores.
+///
+/// ```
+/// use typed_layout::tensor_core::{DefaultMath, MathMode};
+/// assert_eq!((DefaultMath::CUDNN_VALUE, DefaultMath::TENSOR_CORES), (0, false));
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct DefaultMath;
 /// `CUDNN_TENSOR_OP_MATH`: Tensor Cores where the operation qualifies (cuDNN falls back to
 /// scalar math where they are not applicable).
+///
+/// ```
+/// use typed_layout::tensor_core::{MathMode, TensorOpMath};
+/// assert_eq!((TensorOpMath::CUDNN_VALUE, TensorOpMath::TENSOR_CORES), (1, true));
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct TensorOpMath;
 
@@ -130,6 +147,15 @@ impl fmt::Display for TensorCoreRule {
 }
 
 /// The set of Tensor Core rules a tensor breaks; empty means it qualifies.
+///
+/// ```
+/// use typed_layout::{tensor_core::TensorCoreRule, DataType, Nhwc, Shape};
+/// let check = Shape::<Nhwc>::new([4, 64, 56, 56])?.tensor_core(DataType::Half);
+/// assert!(!check.is_ready());
+/// assert_eq!(check.broken().collect::<Vec<_>>(), [TensorCoreRule::BatchMultipleOf8]);
+/// assert!(check.with_address(0x1004).breaks(TensorCoreRule::Aligned128)); // 4 bytes off 128 bits
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct TensorCoreCheck {
     broken: u8,
@@ -230,4 +256,12 @@ impl fmt::Display for TensorCoreCheck {
 /// naming its `SHAPE` is a compile error, naming the first rule broken, when it does not.
 /// (Alignment is a property of a buffer, not of a shape: storage typed-layout allocates meets
 /// it.)
+///
+/// ```
+/// use typed_layout::{tensor_core::TensorCoreShape, ImageDims, Nhwc, Shape};
+/// const INPUT: Shape<Nhwc> = TensorCoreShape::<half::f16, Nhwc, ImageDims<8, 64, 56, 56>>::SHAPE;
+/// assert_eq!(INPUT.dims(), [8, 64, 56, 56]);
+/// // TensorCoreShape::<f32, Nhwc, ImageDims<8, 3, 224, 224>>::SHAPE does not compile:
+/// // "Tensor Cores want the channel count C padded to a multiple of 8" (ui-tests/types).
+/// ```
 pub struct TensorCoreShape<T, L, D>(PhantomData<(T, L, D)>);

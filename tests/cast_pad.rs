@@ -127,4 +127,9 @@ fn a_large_tensor_runs_in_parallel_and_matches() {
     assert!(src.as_slice().len() * 4 > typed_layout::convert::PARALLEL_THRESHOLD_BYTES);
     check::<f32, f16, Nchw, Nhwc, _>(&src, 8, Convert, 8);
     check::<f32, i8, Nchw, NcxHwx<32>, _>(&src, 1, Scale(3.0), 32);
+    // A plan of one loop is cut into tasks along that loop: W alone, then C alone.
+    let row = Tensor::<f32, Nchw>::from_fn([1, 1, 1, 300_000], |[_, _, _, w]| w as f32).unwrap();
+    check::<f32, f32, Nchw, Nhwc, _>(&row, 1, Convert, 1);
+    let deep = Tensor::<f32, Nhwc>::from_fn([1, 300_000, 1, 1], |[_, c, _, _]| c as f32).unwrap();
+    check::<f32, f64, Nhwc, Nchw, _>(&deep, 1, Convert, 300_000);
 }

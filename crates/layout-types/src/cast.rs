@@ -410,14 +410,10 @@ impl CastPlan {
         let (map, channels) = (self.map, self.channels);
         // The outer loops' counters, the first one starting at `first` (an odometer).
         let mut at = [0usize; MAX_AXES];
-        let (mut s, mut ch) = (0, 0);
-        if let Some(o) = outer.first() {
-            at[0] = first;
-            (s, ch) = (first * o.src, first * o.channel);
-        } else {
-            // A single loop: `first` positions of it are another task's.
-            debug_assert_eq!(first, 0);
-        }
+        at[0] = first;
+        // A single loop is itself cut into tasks: `dst` is then one row starting at `first`.
+        let o = outer.first().unwrap_or(&inner);
+        let (mut s, mut ch) = (first * o.src, first * o.channel);
         for row in dst.chunks_mut(inner.extent) {
             if inner.channel == 0 {
                 if ch >= channels {

@@ -177,8 +177,7 @@ impl DeviceCast for Scale {
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 pub fn cast_launch(plan: &CastPlan, from: DataType, to: DataType, src_len: usize, scale: f64) -> CastLaunch {
-    let single = [layout_types::cast::CastLoop { extent: 1, src: 0, channel: 0 }];
-    let loops = if plan.loops().is_empty() { &single[..] } else { plan.loops() };
+    let loops = plan.loops();
     let mut params = CastParams {
         extent: [0; MAX_AXES],
         src: [0; MAX_AXES],

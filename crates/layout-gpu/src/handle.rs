@@ -11,7 +11,7 @@ use layout_types::convert::LoopNest;
 use layout_types::{Layout, SameFamily, Shape, Tensor};
 
 use crate::codegen::{KernelSpec, Params};
-use crate::fused::{cast_launch, CastLaunch, CastParams, DeviceCast};
+use crate::fused::{cast_launch, CastParams, DeviceCast};
 use crate::schedule::{route, Pass, Route};
 use crate::tensor::{DeviceChannelPadded, DeviceElement, DeviceTensor};
 use crate::{nvrtc, GpuError};
@@ -314,33 +314,15 @@ impl Gpu {
         shape.bytes(D::SIZE)?;
         let mut dst = DeviceTensor::new(self.alloc_zeros::<D>(shape.len())?, shape);
         let launch = cast_launch(&plan, S::DATA_TYPE, D::DATA_TYPE, src.len(), cast.scale());
-        self.run_cast(&launch, (LS::NOTATION, LD::NOTATION), src.data(), dst.data_mut())?;
-        Ok(DeviceChannelPadded::new(dst, plan.channels()))
-    }
-
-    fn run_cast<S: DeviceElement, D: DeviceElement>(
-        &self,
-        launch: &CastLaunch,
-        notations: (&'static str, &'static str),
-        src: &CudaSlice<S>,
-        dst: &mut CudaSlice<D>,
-    ) -> Result<(), GpuError> {
-        let key = KernelKey { notations, spec: Spec::Cast(launch.spec) };
-        let function = self.kernel(key)?;
-        let cfg = LaunchConfig {
-            grid_dim: (launch.grid, 1, 1),
-            block_dim: launch.spec.block(),
-            shared_mem_bytes: 0,
-        };
-        let mut args = self.stream.launch_builder(&function);
-        args.arg(src).arg(dst).arg(&launch.params);
+        let key = KernelKey { notations: (LS::NOTATION, LD::NOTATION), spec: Spec::Cast(launch.spec) };
         // SAFETY: the kernel's signature is (const src_t*, dst_t*, CastParams) with src_t and
         // dst_t of S's and D's data types, as `fused` wrote it for this spec; `cast_launch`
         // derived the params from the plan of these two shapes, so every offset it forms lies
         // inside the buffers (source reads only for data channels); the buffers are distinct.
-        unsafe { args.launch(cfg) }
-            .map(|_| ())
-            .map_err(|e| GpuError::Launch { kernel: key.name(), error: format!("{e:?}") })
+        unsafe {
+            self.launch(key, launch.grid, launch.spec.block(), src.data(), dst.data_mut(), &launch.params)?
+        };
+        Ok(DeviceChannelPadded::new(dst, plan.channels()))
     }
 
     fn alloc_zeros<T: DeviceElement>(&self, len: usize) -> Result<CudaSlice<T>, GpuError> {
@@ -364,21 +346,38 @@ impl Gpu {
         dst: &mut CudaSlice<T>,
     ) -> Result<(), GpuError> {
         let launch = pass.launch;
-        let function = self.kernel(KernelKey { notations: pass.notations, spec: Spec::Move(launch.spec) })?;
-        let cfg = LaunchConfig {
-            grid_dim: (launch.grid, 1, 1),
-            block_dim: launch.spec.block(),
-            shared_mem_bytes: 0,
-        };
-        let mut args = self.stream.launch_builder(&function);
-        args.arg(src).arg(dst).arg(&launch.params);
+        let key = KernelKey { notations: pass.notations, spec: Spec::Move(launch.spec) };
         // SAFETY: the kernel's signature is (const elem_t*, elem_t*, Params) with elem_t of
         // T's size, as codegen wrote it for this spec; `schedule` derived `params` from the two
         // shapes whose buffers these are, so every offset the kernel forms lies inside them;
         // the source and destination are distinct allocations (one is borrowed mutably).
+        unsafe { self.launch(key, launch.grid, launch.spec.block(), src, dst, &launch.params) }
+    }
+
+    /// Launches the kernel of `key` (compiling it on first use) on `(src, dst, params)` with a
+    /// 1-D grid of `grid` blocks of `block` threads.
+    ///
+    /// # Safety
+    ///
+    /// The kernel must take exactly `(const S*, D*, P)`, and every offset it forms from `params`
+    /// must lie inside `src` and `dst`.
+    unsafe fn launch<S: DeviceRepr, D: DeviceRepr, P: DeviceRepr>(
+        &self,
+        key: KernelKey,
+        grid: u32,
+        block: (u32, u32, u32),
+        src: &CudaSlice<S>,
+        dst: &mut CudaSlice<D>,
+        params: &P,
+    ) -> Result<(), GpuError> {
+        let function = self.kernel(key)?;
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: block, shared_mem_bytes: 0 };
+        let mut args = self.stream.launch_builder(&function);
+        args.arg(src).arg(dst).arg(params);
+        // SAFETY: the caller's contract: the arguments match the kernel and stay in bounds.
         unsafe { args.launch(cfg) }
             .map(|_| ())
-            .map_err(|e| GpuError::Launch { kernel: pass.kernel_name(), error: format!("{e:?}") })
+            .map_err(|e| GpuError::Launch { kernel: key.name(), error: format!("{e:?}") })
     }
 
     /// The compiled kernel for `key`, compiling and caching it on first use.

@@ -348,10 +348,15 @@ impl CastPlan {
             plan.loops[plan.n] = step;
             plan.n += 1;
         }
+        if plan.n == 0 {
+            // Every dim is 1: one loop of one position, so every consumer has a loop to run.
+            plan.loops[0] = CastLoop { extent: 1, src: 0, channel: 0 };
+            plan.n = 1;
+        }
         Ok(plan)
     }
 
-    /// The loops, outermost first.
+    /// The loops, outermost first; at least one.
     pub fn loops(&self) -> &[CastLoop] {
         &self.loops[..self.n]
     }
@@ -378,8 +383,7 @@ impl CastPlan {
 
     /// Writes all of `dst` (the destination's storage) from `src` (the source's).
     fn run<S: Element, D: Element, C: Cast<S, D>>(&self, src: &[S], dst: &mut [D], cast: C) {
-        let single = [CastLoop { extent: 1, src: 0, channel: 0 }];
-        let loops = if self.n == 0 { &single[..] } else { self.loops() };
+        let loops = self.loops();
         #[cfg(feature = "parallel")]
         {
             let threads = rayon::current_num_threads();

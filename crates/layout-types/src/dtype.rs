@@ -176,8 +176,9 @@ pub mod narrow {
 }
 
 pub(crate) mod sealed {
-    /// The bits of an element, for kernels that move several elements per machine word.
-    pub trait Sealed {
+    /// The bits of an element, for kernels that move several elements per machine word (or
+    /// register: every element type is plain old data, viewed as bytes by the SIMD blocks).
+    pub trait Sealed: bytemuck::Pod {
         /// The element's bits, zero-extended.
         fn to_word(self) -> u64;
         /// The element whose bits are the low `8 * size_of::<Self>()` bits of `bits`.

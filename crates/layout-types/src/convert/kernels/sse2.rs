@@ -1,0 +1,159 @@
+//! [`BLOCK`]×[`BLOCK`] transposes of 1-, 2- and 4-byte elements with SSE2's unpack shuffles.
+//!
+//! SSE2 is x86-64's baseline, so these need no run-time detection; `safe_arch` wraps each
+//! intrinsic in a safe function (`std::arch`'s cannot be called from safe code even where the
+//! feature is always on). Each stage interleaves pairs of registers at twice the previous lane
+//! width, so three stages turn eight source runs into eight destination runs: element `k` of
+//! every run gathers into output run `k`.
+
+use super::BLOCK;
+use crate::dtype::Element;
+use safe_arch::{
+    load_unaligned_m128i, m128i, store_unaligned_m128i, unpack_high_i16_m128i, unpack_high_i32_m128i,
+    unpack_high_i64_m128i, unpack_high_i8_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i,
+    unpack_low_i64_m128i, unpack_low_i8_m128i,
+};
+
+/// Edge of a block of 1-byte elements: one register holds a run of 16.
+pub(super) const BYTE_BLOCK: usize = 16;
+
+/// Transposes one [`BYTE_BLOCK`]×[`BYTE_BLOCK`] block of 1-byte elements (runs as in [`block`]).
+#[inline(always)]
+pub(super) fn byte_block<T: Element>(
+    src: &[T],
+    from: usize,
+    src_stride: usize,
+    dst: &mut [T],
+    to: usize,
+    dst_stride: usize,
+) {
+    let mut v: [m128i; BYTE_BLOCK] =
+        core::array::from_fn(|c| load(bytemuck::cast_slice(&src[from + c * src_stride..][..BYTE_BLOCK])));
+    // Register k and byte p hold run k, element p. Interleaving the bytes of registers i and i + 8
+    // into registers 2i and 2i + 1 rotates the eight bits (k, p) left by one; four rounds swap
+    // them: register p, byte k.
+    for _ in 0..4 {
+        v = core::array::from_fn(|k| {
+            let (a, b) = (v[k / 2], v[k / 2 + 8]);
+            if k % 2 == 0 {
+                unpack_low_i8_m128i(a, b)
+            } else {
+                unpack_high_i8_m128i(a, b)
+            }
+        });
+    }
+    for (r, row) in v.into_iter().enumerate() {
+        let out: &mut [u8] = bytemuck::cast_slice_mut(&mut dst[to + r * dst_stride..][..BYTE_BLOCK]);
+        store_unaligned_m128i(out.try_into().expect("16 bytes"), row);
+    }
+}
+
+/// Transposes one block whose source runs start at `from + c * src_stride` and destination runs
+/// at `to + r * dst_stride`; `T::SIZE` is 1, 2 or 4.
+#[inline(always)]
+pub(super) fn block<T: Element>(
+    src: &[T],
+    from: usize,
+    src_stride: usize,
+    dst: &mut [T],
+    to: usize,
+    dst_stride: usize,
+) {
+    let run = |c: usize| -> &[u8] { bytemuck::cast_slice(&src[from + c * src_stride..][..BLOCK]) };
+    let mut out = |r: usize, bytes: &[u8]| {
+        bytemuck::cast_slice_mut::<T, u8>(&mut dst[to + r * dst_stride..][..BLOCK]).copy_from_slice(bytes)
+    };
+    match T::SIZE {
+        1 => {
+            let rows = bytes_8x8(core::array::from_fn(|c| {
+                u64::from_le_bytes(run(c).try_into().expect("8 one-byte elements"))
+            }));
+            for (r, row) in rows.iter().enumerate() {
+                out(r, &row.to_le_bytes());
+            }
+        }
+        2 => {
+            let rows = halves_8x8(core::array::from_fn(|c| load(run(c))));
+            for (r, &row) in rows.iter().enumerate() {
+                out(r, &<[u8; 16]>::from(row));
+            }
+        }
+        _ => {
+            // Quadrant by quadrant: four runs' halves in, four halves out, so the block never
+            // needs more registers than SSE2 has.
+            for g in 0..2 {
+                for h in 0..2 {
+                    let rows =
+                        words_4x4(core::array::from_fn(|i| load(&run(4 * g + i)[16 * h..16 * h + 16])));
+                    for (k, row) in rows.into_iter().enumerate() {
+                        let at = to + (4 * h + k) * dst_stride + 4 * g;
+                        let out: &mut [u8] = bytemuck::cast_slice_mut(&mut dst[at..at + 4]);
+                        store_unaligned_m128i(out.try_into().expect("16 bytes"), row);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn load(bytes: &[u8]) -> m128i {
+    load_unaligned_m128i(bytes.try_into().expect("16 bytes"))
+}
+
+/// Eight runs of eight bytes, transposed: output `k` holds byte `k` of every run.
+#[inline(always)]
+fn bytes_8x8(runs: [u64; 8]) -> [u64; 8] {
+    let v = |i: usize| m128i::from([runs[i], 0]);
+    // Byte pairs, then 4-byte groups, then whole 8-byte columns: two outputs per register.
+    let a = [0, 2, 4, 6].map(|i| unpack_low_i8_m128i(v(i), v(i + 1)));
+    let b = [
+        unpack_low_i16_m128i(a[0], a[1]),
+        unpack_high_i16_m128i(a[0], a[1]),
+        unpack_low_i16_m128i(a[2], a[3]),
+        unpack_high_i16_m128i(a[2], a[3]),
+    ];
+    let c = [
+        unpack_low_i32_m128i(b[0], b[2]),
+        unpack_high_i32_m128i(b[0], b[2]),
+        unpack_low_i32_m128i(b[1], b[3]),
+        unpack_high_i32_m128i(b[1], b[3]),
+    ];
+    let pairs = c.map(<[u64; 2]>::from);
+    core::array::from_fn(|k| pairs[k / 2][k % 2])
+}
+
+/// Eight runs of eight 2-byte lanes, transposed.
+#[inline(always)]
+fn halves_8x8(r: [m128i; 8]) -> [m128i; 8] {
+    let a =
+        [0, 2, 4, 6].map(|i| [unpack_low_i16_m128i(r[i], r[i + 1]), unpack_high_i16_m128i(r[i], r[i + 1])]);
+    // a[i / 2][h]: lanes 4h..4h+4 of runs i and i + 1, interleaved.
+    let b = |i: usize, h: usize| {
+        [unpack_low_i32_m128i(a[i][h], a[i + 1][h]), unpack_high_i32_m128i(a[i][h], a[i + 1][h])]
+    };
+    // b(i, h)[q]: lanes 4h + 2q and 4h + 2q + 1 of runs 2i..2i + 4.
+    let (top, bottom) = ([b(0, 0), b(0, 1)], [b(2, 0), b(2, 1)]);
+    core::array::from_fn(|k| {
+        let (h, q, odd) = (k / 4, (k / 2) % 2, k % 2);
+        let (x, y) = (top[h][q], bottom[h][q]);
+        if odd == 0 {
+            unpack_low_i64_m128i(x, y)
+        } else {
+            unpack_high_i64_m128i(x, y)
+        }
+    })
+}
+
+/// Four runs of four 4-byte lanes, transposed.
+#[inline(always)]
+fn words_4x4([a, b, c, d]: [m128i; 4]) -> [m128i; 4] {
+    let (t0, t1) = (unpack_low_i32_m128i(a, b), unpack_high_i32_m128i(a, b));
+    let (t2, t3) = (unpack_low_i32_m128i(c, d), unpack_high_i32_m128i(c, d));
+    [
+        unpack_low_i64_m128i(t0, t2),
+        unpack_high_i64_m128i(t0, t2),
+        unpack_low_i64_m128i(t1, t3),
+        unpack_high_i64_m128i(t1, t3),
+    ]
+}

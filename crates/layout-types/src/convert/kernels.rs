@@ -190,7 +190,7 @@ fn tiles(
 
 /// `K` source streams (at `s + c * stream`, each `n` long) interleaved into `n` destination rows
 /// of `K` elements (at `d + i * row`).
-#[inline]
+#[inline(never)] // once per plane; its loop compiles apart from the block loops
 fn interleave<T: Copy, const K: usize>(
     src: &[T],
     s: usize,
@@ -221,7 +221,7 @@ fn interleave<T: Copy, const K: usize>(
 
 /// `n` source runs of `K` elements (at `s + i * run`) spread over `K` destination streams (at
 /// `d + r * stream`, each `n` long).
-#[inline]
+#[inline(never)] // as `interleave`
 fn deinterleave<T: Copy, const K: usize>(
     src: &[T],
     s: usize,

@@ -30,6 +30,9 @@ const SWEEP_BYTES: usize = 4096;
 /// Bytes of a tile: the lines a sweep leaves partly written stay in L2 until complete.
 const TILE_BYTES: usize = 256 << 10;
 
+/// Tile edges are multiples of this, which every block edge divides.
+const TILE_GRAIN: usize = 16;
+
 /// Shortest sweep worth making, in bytes per stream.
 const MIN_SWEEP_BYTES: usize = 512;
 
@@ -163,11 +166,13 @@ fn tiling<T>(src_stride: usize, dst_stride: usize) -> (bool, (usize, usize)) {
     let size = core::mem::size_of::<T>();
     let along_rows = dst_stride <= src_stride;
     let near = dst_stride.min(src_stride).saturating_mul(size).max(1);
-    let sweep = (SWEEP_BYTES / size).min(TILE_BYTES / near);
+    // Whole blocks of every edge, so only the plane's own ends are ragged.
+    let whole = |n: usize| n / TILE_GRAIN * TILE_GRAIN;
+    let sweep = whole((SWEEP_BYTES / size).min(TILE_BYTES / near));
     if sweep * size < MIN_SWEEP_BYTES {
         return (false, square_tile::<T>());
     }
-    let across = (TILE_BYTES / (sweep * size)).max(BLOCK);
+    let across = whole(TILE_BYTES / (sweep * size)).max(TILE_GRAIN);
     (along_rows, if along_rows { (sweep, across) } else { (across, sweep) })
 }
 

@@ -16,6 +16,8 @@ use safe_arch::{
 
 /// Edge of a block of 1-byte elements: one register holds a run of 16.
 pub(super) const BYTE_BLOCK: usize = 16;
+const _: () =
+    assert!(super::TILE_GRAIN.is_multiple_of(BYTE_BLOCK) && super::TILE_GRAIN.is_multiple_of(BLOCK));
 
 /// Transposes one [`BYTE_BLOCK`]×[`BYTE_BLOCK`] block of 1-byte elements (runs as in [`block`]).
 #[inline(always)]

@@ -1,17 +1,16 @@
-//! [`BLOCK`]×[`BLOCK`] transposes of 1-, 2- and 4-byte elements with SSE2's unpack shuffles.
+//! Block transposes of 1-, 2- and 4-byte elements with SSE2's unpack shuffles: 16×16 bytes,
+//! 8×8 of 2-byte elements, 8×8 of 4-byte ones as four 4×4 quadrants ([`transpose_lanes`]), and
+//! 8×8 bytes for planes narrower than 16 ([`bytes_8x8`]).
 //!
 //! SSE2 is x86-64's baseline, so these need no run-time detection; `safe_arch` wraps each
 //! intrinsic in a safe function (`std::arch`'s cannot be called from safe code even where the
-//! feature is always on). Each stage interleaves pairs of registers at twice the previous lane
-//! width, so three stages turn eight source runs into eight destination runs: element `k` of
-//! every run gathers into output run `k`.
+//! feature is always on).
 
 use super::BLOCK;
 use crate::dtype::Element;
 use safe_arch::{
     load_unaligned_m128i, m128i, store_unaligned_m128i, unpack_high_i16_m128i, unpack_high_i32_m128i,
-    unpack_high_i64_m128i, unpack_high_i8_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i,
-    unpack_low_i64_m128i, unpack_low_i8_m128i,
+    unpack_high_i8_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i, unpack_low_i8_m128i,
 };
 
 /// Edge of a block of 1-byte elements: one register holds a run of 16.
@@ -29,21 +28,9 @@ pub(super) fn byte_block<T: Element>(
     to: usize,
     dst_stride: usize,
 ) {
-    let mut v: [m128i; BYTE_BLOCK] =
+    let v: [m128i; BYTE_BLOCK] =
         core::array::from_fn(|c| load(bytemuck::cast_slice(&src[from + c * src_stride..][..BYTE_BLOCK])));
-    // Register k and byte p hold run k, element p. Interleaving the bytes of registers i and i + 8
-    // into registers 2i and 2i + 1 rotates the eight bits (k, p) left by one; four rounds swap
-    // them: register p, byte k.
-    for _ in 0..4 {
-        v = core::array::from_fn(|k| {
-            let (a, b) = (v[k / 2], v[k / 2 + 8]);
-            if k % 2 == 0 {
-                unpack_low_i8_m128i(a, b)
-            } else {
-                unpack_high_i8_m128i(a, b)
-            }
-        });
-    }
+    let v = transpose_lanes(v, unpack_low_i8_m128i, unpack_high_i8_m128i);
     for (r, row) in v.into_iter().enumerate() {
         let out: &mut [u8] = bytemuck::cast_slice_mut(&mut dst[to + r * dst_stride..][..BYTE_BLOCK]);
         store_unaligned_m128i(out.try_into().expect("16 bytes"), row);
@@ -75,7 +62,8 @@ pub(super) fn block<T: Element>(
             }
         }
         2 => {
-            let rows = halves_8x8(core::array::from_fn(|c| load(run(c))));
+            let runs: [m128i; BLOCK] = core::array::from_fn(|c| load(run(c)));
+            let rows = transpose_lanes(runs, unpack_low_i16_m128i, unpack_high_i16_m128i);
             for (r, &row) in rows.iter().enumerate() {
                 out(r, &<[u8; 16]>::from(row));
             }
@@ -85,8 +73,8 @@ pub(super) fn block<T: Element>(
             // needs more registers than SSE2 has.
             for g in 0..2 {
                 for h in 0..2 {
-                    let rows =
-                        words_4x4(core::array::from_fn(|i| load(&run(4 * g + i)[16 * h..16 * h + 16])));
+                    let runs = core::array::from_fn(|i| load(&run(4 * g + i)[16 * h..16 * h + 16]));
+                    let rows = transpose_lanes::<4>(runs, unpack_low_i32_m128i, unpack_high_i32_m128i);
                     for (k, row) in rows.into_iter().enumerate() {
                         let at = to + (4 * h + k) * dst_stride + 4 * g;
                         let out: &mut [u8] = bytemuck::cast_slice_mut(&mut dst[at..at + 4]);
@@ -125,37 +113,26 @@ fn bytes_8x8(runs: [u64; 8]) -> [u64; 8] {
     core::array::from_fn(|k| pairs[k / 2][k % 2])
 }
 
-/// Eight runs of eight 2-byte lanes, transposed.
+/// `N` registers of `N` lanes each, transposed: register `k`, lane `p` ends in register `p`,
+/// lane `k`. `low` and `high` interleave the low and high halves of two registers' lanes.
+///
+/// Each round interleaves registers `i` and `i + N/2` into registers `2i` and `2i + 1`, which
+/// rotates the bits of (register, lane) left by one; `log2 N` rounds swap the two halves.
 #[inline(always)]
-fn halves_8x8(r: [m128i; 8]) -> [m128i; 8] {
-    let a =
-        [0, 2, 4, 6].map(|i| [unpack_low_i16_m128i(r[i], r[i + 1]), unpack_high_i16_m128i(r[i], r[i + 1])]);
-    // a[i / 2][h]: lanes 4h..4h+4 of runs i and i + 1, interleaved.
-    let b = |i: usize, h: usize| {
-        [unpack_low_i32_m128i(a[i][h], a[i + 1][h]), unpack_high_i32_m128i(a[i][h], a[i + 1][h])]
-    };
-    // b(i, h)[q]: lanes 4h + 2q and 4h + 2q + 1 of runs 2i..2i + 4.
-    let (top, bottom) = ([b(0, 0), b(0, 1)], [b(2, 0), b(2, 1)]);
-    core::array::from_fn(|k| {
-        let (h, q, odd) = (k / 4, (k / 2) % 2, k % 2);
-        let (x, y) = (top[h][q], bottom[h][q]);
-        if odd == 0 {
-            unpack_low_i64_m128i(x, y)
-        } else {
-            unpack_high_i64_m128i(x, y)
-        }
-    })
-}
-
-/// Four runs of four 4-byte lanes, transposed.
-#[inline(always)]
-fn words_4x4([a, b, c, d]: [m128i; 4]) -> [m128i; 4] {
-    let (t0, t1) = (unpack_low_i32_m128i(a, b), unpack_high_i32_m128i(a, b));
-    let (t2, t3) = (unpack_low_i32_m128i(c, d), unpack_high_i32_m128i(c, d));
-    [
-        unpack_low_i64_m128i(t0, t2),
-        unpack_high_i64_m128i(t0, t2),
-        unpack_low_i64_m128i(t1, t3),
-        unpack_high_i64_m128i(t1, t3),
-    ]
+fn transpose_lanes<const N: usize>(
+    mut v: [m128i; N],
+    low: fn(m128i, m128i) -> m128i,
+    high: fn(m128i, m128i) -> m128i,
+) -> [m128i; N] {
+    for _ in 0..N.ilog2() {
+        v = core::array::from_fn(|k| {
+            let (a, b) = (v[k / 2], v[k / 2 + N / 2]);
+            if k % 2 == 0 {
+                low(a, b)
+            } else {
+                high(a, b)
+            }
+        });
+    }
+    v
 }

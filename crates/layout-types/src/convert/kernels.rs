@@ -12,9 +12,12 @@
 //! hardware prefetcher follows few streams far ahead and they never compete for one cache set
 //! (in a power-of-two plane every stream maps to the same set). Where both sides' streams are
 //! far apart (a large square matrix) small square-ish tiles are walked instead ([`tiling`]).
+//! The other side's lines, which the sweep would first touch a few bytes each and far apart, are
+//! prefetched in address order while the previous tile runs ([`LineWalk`]).
 
 use super::LoopAxis;
 use crate::dtype::Element;
+use core::ops::Range;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
@@ -32,6 +35,9 @@ const TILE_BYTES: usize = 256 << 10;
 
 /// Tile edges are multiples of this, which every block edge divides.
 const TILE_GRAIN: usize = 16;
+
+/// Bytes of a cache line.
+const CACHE_LINE: usize = 64;
 
 /// Shortest sweep worth making, in bytes per stream.
 const MIN_SWEEP_BYTES: usize = 512;
@@ -132,7 +138,27 @@ fn tiled<T: Element, const E: usize>(
     tile: (usize, usize),
 ) {
     let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
-    for (r_tile, c_tile) in tiles(rows.extent, cols.extent, tile) {
+    // The near side's lines: the destination's rows when sweeping along rows, else the
+    // source's columns.
+    let near_lines = |r: &Range<usize>, c: &Range<usize>| {
+        if along_rows {
+            Lines {
+                first: d + r.start * dst_stride + c.start,
+                stride: dst_stride,
+                count: r.len(),
+                span: c.len(),
+            }
+        } else {
+            Lines {
+                first: s + c.start * src_stride + r.start,
+                stride: src_stride,
+                count: c.len(),
+                span: r.len(),
+            }
+        }
+    };
+    let mut tiles = tiles(rows.extent, cols.extent, tile).peekable();
+    while let Some((r_tile, c_tile)) = tiles.next() {
         // Whole blocks, then the ragged right and bottom edges.
         let rb = r_tile.start + r_tile.len() / E * E;
         let cb = c_tile.start + c_tile.len() / E * E;
@@ -141,17 +167,106 @@ fn tiled<T: Element, const E: usize>(
         } else {
             (r_tile.start..rb, c_tile.start..cb)
         };
+        let blocks = (bands.len() / E) * (sweep.len() / E);
+        let near: &[T] = if along_rows { dst } else { src };
+        let mut next = tiles.peek().map(|(r, c)| LineWalk::new(near_lines(r, c), blocks, near));
         for band in bands.step_by(E) {
             for at in sweep.clone().step_by(E) {
                 let (r, c) = if along_rows { (at, band) } else { (band, at) };
                 let (from, to) = (s + r + c * src_stride, d + r * dst_stride + c);
                 transpose_block::<T, E>(src, from, src_stride, dst, to, dst_stride);
+                if let Some(walk) = &mut next {
+                    walk.step(if along_rows { dst } else { src });
+                }
             }
         }
         let (s, d) = (s as isize, d as isize);
         scalar_tile(src, s, dst, d, rows, cols, r_tile.start..rb, cb..c_tile.end);
         scalar_tile(src, s, dst, d, rows, cols, rb..r_tile.end, c_tile);
     }
+}
+
+/// Lines of a tile on one side: `count` runs of `span` elements, `stride` apart from `first`.
+#[derive(Clone, Copy)]
+struct Lines {
+    first: usize,
+    stride: usize,
+    count: usize,
+    span: usize,
+}
+
+/// The cache lines of a tile's near side, in address order: prefetched a few per block while
+/// the previous tile runs, so they are in cache before its sweep starts.
+///
+/// Without it the sweep first touches those lines one per step, [`BLOCK`] rows apart: a
+/// pattern that neither the hardware prefetcher nor the DRAM row buffers follow well (measured,
+/// 256 MiB f32 NCHW→NHWC, one thread: writing a 256 KiB tile's rows band by band ran at 8 GB/s,
+/// in address order at 18; the conversion went from 0.46 of a memcpy to 0.65).
+struct LineWalk {
+    lines: Lines,
+    /// Elements per cache line, and where index 0 sits within its line.
+    per_line: usize,
+    skew: usize,
+    /// Cache lines to prefetch per block.
+    per_block: usize,
+    /// The next line and the element in it to yield.
+    line: usize,
+    at: usize,
+}
+
+impl LineWalk {
+    /// A walk over `lines` of `buf`, spread over `blocks` blocks.
+    fn new<T>(lines: Lines, blocks: usize, buf: &[T]) -> Self {
+        let size = core::mem::size_of::<T>();
+        let per_line = (CACHE_LINE / size).max(1);
+        let skew = (buf.as_ptr() as usize / size.max(1)) % per_line;
+        let lines_per_run = (lines.span + per_line).div_ceil(per_line);
+        // Done half-way through the tile, so the last lines are in before they are needed.
+        let per_block = (2 * lines.count * lines_per_run).div_ceil(blocks.max(1));
+        LineWalk { lines, per_line, skew, per_block, line: 0, at: lines.first }
+    }
+
+    /// Prefetches the next `per_block` cache lines of `buf` (the buffer given to `new`).
+    #[inline(always)]
+    fn step<T>(&mut self, buf: &[T]) {
+        for _ in 0..self.per_block {
+            let Some(at) = self.next() else { return };
+            if let Some(x) = buf.get(at) {
+                prefetch(x);
+            }
+        }
+    }
+}
+
+impl Iterator for LineWalk {
+    type Item = usize;
+
+    /// One element index in each cache line of the lines, in order.
+    fn next(&mut self) -> Option<usize> {
+        let Lines { first, stride, count, span } = self.lines;
+        if self.line >= count || span == 0 {
+            return None;
+        }
+        let at = self.at;
+        let end = first + self.line * stride + span;
+        let boundary = ((at + self.skew) / self.per_line + 1) * self.per_line - self.skew;
+        if boundary < end {
+            self.at = boundary;
+        } else {
+            self.line += 1;
+            self.at = first + self.line * stride;
+        }
+        Some(at)
+    }
+}
+
+/// Asks for the cache line holding `x` (a hint: no effect on results).
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    safe_arch::prefetch_t0(x);
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// How to cut a plane whose columns are `src_stride` apart in the source and rows `dst_stride`
@@ -432,5 +547,47 @@ mod tests {
         check::<i32>(sse2::block);
         check_edge::<u8, { sse2::BYTE_BLOCK }>(sse2::byte_block);
         check_edge::<i8, { sse2::BYTE_BLOCK }>(sse2::byte_block);
+    }
+
+    /// The walk yields one index in every cache line of every run, run by run in address order,
+    /// whatever the runs' alignment.
+    #[test]
+    fn line_walk_visits_each_cache_line_of_a_tile_once_in_order() {
+        let buf = [0f32; 4];
+        for (first, stride, count, span) in
+            [(0, 64, 3, 64), (3, 100, 4, 40), (10, 16, 5, 16), (7, 1000, 2, 1)]
+        {
+            for skew in 0..16 {
+                let lines = Lines { first, stride, count, span };
+                let mut walk = LineWalk::new(lines, 1, &buf);
+                walk.skew = skew;
+                let line_of = |i: usize| (i + skew) / 16;
+                let mut expected = Vec::new();
+                for k in 0..count {
+                    let run = first + k * stride..first + k * stride + span;
+                    let mut ids: Vec<_> = run.clone().map(|i| (k, line_of(i))).collect();
+                    ids.dedup();
+                    expected.extend(ids);
+                }
+                let got: Vec<_> = walk
+                    .map(|i| {
+                        let k = (i - first) / stride;
+                        assert!(i - first - k * stride < span, "{i} outside the runs");
+                        (k, line_of(i))
+                    })
+                    .collect();
+                assert_eq!(got, expected, "runs {first} + k * {stride}, {span} long, skew {skew}");
+            }
+        }
+    }
+
+    /// Enough cache lines per block to finish the walk within the first half of the tile.
+    #[test]
+    fn line_walk_finishes_in_half_the_blocks() {
+        let lines = Lines { first: 0, stride: 64, count: 1024, span: 64 };
+        let buf = [0f32; 1];
+        let walk = LineWalk::new(lines, 1024, &buf);
+        let total = LineWalk::new(lines, 1024, &buf).count();
+        assert!(walk.per_block * 512 >= total, "{} per block, {total} lines", walk.per_block);
     }
 }

@@ -28,8 +28,12 @@ pub(super) fn byte_block<T: Element>(
     to: usize,
     dst_stride: usize,
 ) {
-    let v = runs::<T, BYTE_BLOCK>(src, from, src_stride).map(|run| load(bytemuck::cast_slice(run)));
-    let v = transpose_lanes(v, unpack_low_i8_m128i, unpack_high_i8_m128i);
+    let runs = runs::<T, BYTE_BLOCK>(src, from, src_stride);
+    let v = transpose_lanes::<BYTE_BLOCK>(
+        core::array::from_fn(|c| load(bytemuck::cast_slice(runs[c]))),
+        unpack_low_i8_m128i,
+        unpack_high_i8_m128i,
+    );
     for (out, row) in rows::<T, BYTE_BLOCK>(dst, to, dst_stride).into_iter().zip(v) {
         store(bytemuck::cast_slice_mut(out), row);
     }
@@ -46,20 +50,25 @@ pub(super) fn block<T: Element>(
     to: usize,
     dst_stride: usize,
 ) {
-    let runs = runs::<T, BLOCK>(src, from, src_stride).map(|run| bytemuck::cast_slice::<T, u8>(run));
-    let rows = rows::<T, BLOCK>(dst, to, dst_stride).map(|row| bytemuck::cast_slice_mut::<T, u8>(row));
+    // (`array::map` over the runs here compiles to copies through the stack: 3× slower.)
+    let runs = runs::<T, BLOCK>(src, from, src_stride);
+    let run = |c: usize| -> &[u8] { bytemuck::cast_slice(runs[c]) };
+    let rows = rows::<T, BLOCK>(dst, to, dst_stride);
     match T::SIZE {
         1 => {
-            let v =
-                bytes_8x8(runs.map(|run| u64::from_le_bytes(run.try_into().expect("8 one-byte elements"))));
-            for (out, row) in rows.into_iter().zip(v) {
-                out.copy_from_slice(&row.to_le_bytes());
+            let v = bytes_8x8(core::array::from_fn(|c| {
+                u64::from_le_bytes(run(c).try_into().expect("8 one-byte elements"))
+            }));
+            for (r, row) in v.into_iter().enumerate() {
+                bytes_mut(&mut *rows[r]).copy_from_slice(&row.to_le_bytes());
             }
         }
         2 => {
-            let v = transpose_lanes(runs.map(load), unpack_low_i16_m128i, unpack_high_i16_m128i);
-            for (out, row) in rows.into_iter().zip(v) {
-                store(out, row);
+            let v: [m128i; BLOCK] = core::array::from_fn(|c| load(run(c)));
+            for (r, row) in
+                transpose_lanes(v, unpack_low_i16_m128i, unpack_high_i16_m128i).into_iter().enumerate()
+            {
+                store(bytes_mut(&mut *rows[r]), row);
             }
         }
         _ => {
@@ -67,10 +76,10 @@ pub(super) fn block<T: Element>(
             // needs more registers than SSE2 has.
             for g in 0..2 {
                 for h in 0..2 {
-                    let v = core::array::from_fn(|i| load(&runs[4 * g + i][16 * h..16 * h + 16]));
+                    let v = core::array::from_fn(|i| load(&run(4 * g + i)[16 * h..16 * h + 16]));
                     let v = transpose_lanes::<4>(v, unpack_low_i32_m128i, unpack_high_i32_m128i);
                     for (k, row) in v.into_iter().enumerate() {
-                        store(&mut rows[4 * h + k][16 * g..16 * g + 16], row);
+                        store(&mut bytes_mut(&mut *rows[4 * h + k])[16 * g..16 * g + 16], row);
                     }
                 }
             }
@@ -81,6 +90,11 @@ pub(super) fn block<T: Element>(
 #[inline(always)]
 fn load(bytes: &[u8]) -> m128i {
     load_unaligned_m128i(bytes.try_into().expect("16 bytes"))
+}
+
+#[inline(always)]
+fn bytes_mut<T: Element>(run: &mut [T]) -> &mut [u8] {
+    bytemuck::cast_slice_mut(run)
 }
 
 #[inline(always)]

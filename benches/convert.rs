@@ -21,8 +21,8 @@ use criterion::{Criterion, Throughput};
 use half::f16;
 use ndarray::{ArrayViewD, IxDyn};
 use rayon::prelude::*;
-use typed_layout::family::SameFamily;
-use typed_layout::layout::DimsOf;
+use typed_layout::DimsOf;
+use typed_layout::SameFamily;
 use typed_layout::{
     convert, Bmn, ColMajor, Element, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Tensor,
 };

@@ -5,7 +5,7 @@
 //!
 //! Run with `cargo run --release --example tour`.
 
-use typed_layout::cast::{relayout_cast_pad, Convert};
+use typed_layout::cast::{relayout_cast_pad, Unscaled};
 use typed_layout::{
     layout, DataType, DynLayout, ImageDims, Layout, LayoutError, Nchw, NcxHwx, Nhwc, Shape, StaticShape,
     StridedViewMut, Tensor, TensorDesc,
@@ -101,7 +101,7 @@ fn main() -> Result<(), LayoutError> {
 
     println!("\nfused relayout + cast + channel padding (one pass; on the GPU too, at the end, when there is one):");
     let rgb = Tensor::<f32, Nchw>::from_fn([1, 3, 2, 2], |[_, c, h, w]| (100 * c + 10 * h + w) as f32)?;
-    let padded = relayout_cast_pad::<f32, half::f16, Nchw, Nhwc, _>(&rgb, 8, Convert)?;
+    let padded = relayout_cast_pad::<f32, half::f16, Nchw, Nhwc, _>(&rgb, 8, Unscaled)?;
     let pixel: Vec<String> = padded.tensor().as_slice()[..8].iter().map(|v| v.to_string()).collect();
     println!(
         "  f32 NCHW C=3 -> f16 NHWC C={} ({} channels of data): pixel (0, 0) = {}",
@@ -140,7 +140,7 @@ fn main() -> Result<(), LayoutError> {
                 .and_then(|y| gpu.download(&y));
             let fused = gpu
                 .upload(&rgb)
-                .and_then(|x| gpu.relayout_cast_pad::<f32, half::f16, Nchw, Nhwc, _>(&x, 8, Convert))
+                .and_then(|x| gpu.relayout_cast_pad::<f32, half::f16, Nchw, Nhwc, _>(&x, 8, Unscaled))
                 .and_then(|y| gpu.download(y.tensor()));
             let verdict = |same: bool| if same { "equals" } else { "DIFFERS FROM" };
             match (converted, fused) {

@@ -7,22 +7,22 @@
 //!
 //! | The guide says | typed-layout has |
 //! |---|---|
-//! | WXYZ format, letters in decreasing-stride order (`"NHWC"`) | [`Format`], parsed by a `const fn` ([`notation`]) |
+//! | WXYZ format, letters in decreasing-stride order (`"NHWC"`) | [`Format`], parsed by a `const fn` |
 //! | 3-D BMN, 4-D NCHW, 5-D NCDHW tensors | the families [`Matmul`], [`Image`], [`Volume`]; dims always in their logical order |
 //! | NCHW, NHWC, CHWN, NCDHW, NDHWC, CDHWN | zero-sized [`Nchw`], [`Nhwc`], [`Chwn`], [`Ncdhw`], [`Ndhwc`], [`Cdhwn`] |
 //! | NC/xHWx (`CUDNN_TENSOR_NCHW_VECT_C`) | [`NcxHwx<X>`](NcxHwx) |
 //! | packed row-major / column-major matmul | [`Bmn<RowMajor>`](Bmn), [`Bmn<ColMajor>`](Bmn) |
-//! | strides of a fully packed tensor | [`Shape`] at run time, [`StaticShape`] at compile time, one derivation ([`plan`]) |
+//! | strides of a fully packed tensor | [`Shape`] at run time, [`StaticShape`] at compile time, one derivation ([`placement`]) |
 //! | generic n-D tensor descriptor | [`TensorDesc`] |
-//! | fully, partially, spatially packed | [`TensorDesc::fully_packed`], [`TensorDesc::partially_packed`], [`TensorDesc::spatially_packed`] ([`packing`]) |
-//! | overlapping tensors | [`TensorDesc::overlap`] ([`overlap`](mod@overlap)) |
+//! | fully, partially, spatially packed | [`TensorDesc::fully_packed`], [`TensorDesc::partially_packed`], [`TensorDesc::spatially_packed`] ([`predicates`]) |
+//! | overlapping tensors | [`TensorDesc::overlap`] ([`predicates::overlap`]) |
 //! | `cudnnDataType_t` | [`DataType`], and the sealed [`Element`] for f32, f64, f16, bf16, i8, u8, i32, i64 |
 //! | "outputs cannot overlap" | [`TensorViewMut`] (packed) and [`StridedViewMut`] (checked); [`StridedView`] is input-only |
 //! | a transform between layouts | [`convert()`], [`Tensor::to_layout`]; on the device [`gpu::Gpu::convert`] |
 //! | `cudnnHandle_t`: one device, one stream | [`gpu::Gpu`], with device tensors [`gpu::DeviceTensor`] |
 //! | `cudnnSetTensorNdDescriptor(desc, dataType, nbDims, dimA, strideA)` | [`TensorDesc::cudnn`], [`Shape::cudnn`], [`Tensor::cudnn`] → [`cudnn::NdDescriptor`], within cuDNN's limits; back with [`TensorDesc::from_cudnn`]; a real descriptor: `gpu::cudnn::TensorDescriptor` (feature `cudnn`) |
 //! | `cudnnTensorFormat_t` (NCHW, NHWC, NCHW_VECT_C) | [`cudnn::TensorFormat`], to and from layouts |
-//! | "convert inputs to NHWC, pad the channel count to multiples of 8"; INT8x32 input preparation | [`cast::relayout_cast_pad`]: relayout + cast ([`cast::Convert`], [`cast::Scale`]) + zero channel padding in one pass, into a [`cast::ChannelPadded`] tensor; on the GPU [`gpu::Gpu::relayout_cast_pad`], one kernel running the same [`cast::CastPlan`] |
+//! | "convert inputs to NHWC, pad the channel count to multiples of 8"; INT8x32 input preparation | [`cast::relayout_cast_pad`]: relayout + cast ([`cast::Unscaled`], [`cast::Scale`]) + zero channel padding in one pass, into a [`cast::ChannelPadded`] tensor; on the GPU [`gpu::Gpu::relayout_cast_pad`], one kernel running the same [`cast::CastNest`] |
 //! | `cudnnMathType_t`, the Tensor Core guidelines (NHWC, C and N multiples of 8, 128-bit alignment) | [`tensor_core::DefaultMath`], [`tensor_core::TensorOpMath`]; [`Shape::tensor_core`], [`Tensor::tensor_core`] name every rule broken; [`tensor_core::TensorCoreShape`] exists only for a static shape that qualifies; host storage is 1024-bit aligned |
 //! | any other format: `"CNHW"`, `"NC/4HW4"`, an NHWC tensor WC-packed, 6-D with a T axis | [`layout!`], checked at compile time; [`DynLayout`] at run time, same parser |
 //! | a partially packed tensor's padded strides | [`Shape::with_strides`], [`Tensor::filled_in`] |
@@ -78,8 +78,7 @@
 //! Every constructor validates and returns [`LayoutError`], which names the broken rule and the
 //! offending dimension: a rank outside 3..=8, a zero dim, a size that overflows, a buffer of the
 //! wrong length, an overlapping output, C not a multiple of x, a shape mismatch in a conversion.
-//! Rules that types can carry are compile errors instead (see [`layout`](mod@layout)'s
-//! "Compile-time errors").
+//! Rules that types can carry are compile errors instead (see "Compile-time errors" below).
 
 //!
 //! # Compile-time errors
@@ -122,22 +121,24 @@
 //! const N: &str = NcxHwx::<0>::NOTATION; // the vector width x is at least 1
 //! ```
 //!
-//! # Crates
+//! # Crates and paths
 //!
-//! This facade re-exports the workspace: the core [`layout_types`] at the top level, the
-//! `layout!` proc macro crate as [`macros`], and the GPU backend crate as [`gpu`].
+//! Every item has one path, here: the core crate's vocabulary at the top level, its
+//! specialist namespaces ([`cast`], [`cudnn`], [`tensor_core`], [`predicates`], [`placement`],
+//! [`loops`], [`narrow`]) as modules, the [`layout!`] macro, and the GPU backend as [`gpu`].
+//! The items are documented once, in the crate that defines them (`layout_types`,
+//! `layout_gpu`), where signatures keep their aliases ([`DimsOf<L>`](DimsOf)); this page links
+//! to them.
 
 #![doc = include_str!("../docs/layouts.md")]
 #![forbid(unsafe_code)]
 
+#[doc(no_inline)]
 pub use layout_types::*;
 
-/// The `layout!` proc macro crate.
-pub use layout_macros as macros;
+#[doc(no_inline)]
 pub use layout_macros::layout;
 
-/// The GPU backend crate.
+/// The GPU backend: device tensors and conversion kernels compiled with NVRTC.
+#[doc(no_inline)]
 pub use layout_gpu as gpu;
-
-/// The core crate, for paths that name it.
-pub use layout_types;

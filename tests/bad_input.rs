@@ -1,6 +1,7 @@
 //! Each class of bad input gets an error value that names its rule; nothing panics and no
 //! output is touched.
 
+use typed_layout::cudnn::CudnnError;
 use typed_layout::{
     convert, DataType, DimName, Format, Image, LayoutError, Matmul, Nchw, NcxHwx, Nhwc, NotationErrorKind,
     Overlap, Shape, StridedView, StridedViewMut, Tensor, TensorDesc, TensorView, TensorViewMut,
@@ -121,11 +122,17 @@ fn out_of_bounds_index_is_none() {
 #[test]
 fn negative_dims_from_cudnn_arrays() {
     let e = TensorDesc::from_cudnn(0, &[2, 3, -4, 5], &[60, 20, 5, 1]).unwrap_err();
-    assert_eq!(e, LayoutError::NegativeDim { dim: DimName { index: 2, letter: Some('H') }, size: -4 });
+    assert_eq!(
+        e,
+        LayoutError::Cudnn(CudnnError::NegativeDim {
+            dim: DimName { index: 2, letter: Some('H') },
+            size: -4
+        })
+    );
     assert!(e.to_string().contains("must be at least 1"));
     assert_eq!(
         TensorDesc::from_cudnn(99, &[2, 3, 4], &[12, 4, 1]),
-        Err(LayoutError::UnknownDataType { id: 99 })
+        Err(LayoutError::Cudnn(CudnnError::UnknownDataType { id: 99 }))
     );
 }
 
@@ -134,10 +141,10 @@ fn cudnn_limits_and_strides() {
     // Negative strides: the guide's general tensor allows them, cuDNN's routines do not.
     let mirrored = TensorDesc::new(DataType::Float, &[2, 3, 4], &[-12, 4, 1]).unwrap();
     let e = mirrored.cudnn().unwrap_err();
-    assert!(matches!(e, LayoutError::CudnnStride { stride: -12, .. }), "{e}");
+    assert!(matches!(e, LayoutError::Cudnn(CudnnError::Stride { stride: -12, .. })), "{e}");
     // A broadcast (stride 0) dimension: cudnnSetTensorNdDescriptor refuses it.
     let broadcast = TensorDesc::new(DataType::Float, &[2, 3, 4], &[0, 4, 1]).unwrap();
-    assert!(matches!(broadcast.cudnn(), Err(LayoutError::CudnnStride { stride: 0, .. })));
+    assert!(matches!(broadcast.cudnn(), Err(LayoutError::Cudnn(CudnnError::Stride { stride: 0, .. }))));
     // 2^31 elements: fine for typed-layout, over cuDNN's limit; the error names the dimension.
     let big = Shape::<Nchw>::new([1 << 16, 1, 1, 1 << 15]).unwrap();
     let e = big.cudnn(DataType::Int8).unwrap_err();
@@ -147,8 +154,8 @@ fn cudnn_limits_and_strides() {
     );
     // An int stride.
     let wide = TensorDesc::new(DataType::Int8, &[2, 1, 1, 1], &[1 << 31, 1, 1, 1]).unwrap();
-    assert!(matches!(wide.cudnn(), Err(LayoutError::CudnnLimit { .. })));
+    assert!(matches!(wide.cudnn(), Err(LayoutError::Cudnn(CudnnError::Limit { .. }))));
     // CUDNN_DATA_INT64 has no legacy descriptor.
     let e = Tensor::<i64, Nhwc>::zeros([1, 2, 3, 4]).unwrap().cudnn().unwrap_err();
-    assert_eq!(e, LayoutError::CudnnDataType { data_type: DataType::Int64 });
+    assert_eq!(e, LayoutError::Cudnn(CudnnError::DataType { data_type: DataType::Int64 }));
 }

@@ -3,7 +3,7 @@
 //! padding channel is zero, and the padded C is the smallest multiple asked for.
 
 use half::f16;
-use typed_layout::cast::{relayout_cast_pad, Cast, Convert, Scale};
+use typed_layout::cast::{relayout_cast_pad, Cast, Scale, Unscaled};
 use typed_layout::{
     Bmn, Element, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Tensor,
 };
@@ -18,8 +18,8 @@ fn check<S: Element, D: Element, LS: Layout, LD: Layout, C: Cast<S, D>>(
 {
     let out = relayout_cast_pad::<S, D, LS, LD, C>(src, multiple, cast).unwrap();
     let t = out.tensor();
-    let src_dims = src.shape().packing().dims().to_vec();
-    let dims = t.shape().packing().dims().to_vec();
+    let src_dims = src.shape().placement().dims().to_vec();
+    let dims = t.shape().placement().dims().to_vec();
     assert_eq!((out.channels(), out.padded_channels(), dims[1]), (src_dims[1], want_c, want_c));
     assert_eq!(t.as_slice().as_ptr() as usize % 128, 0, "aligned");
     let count: usize = dims.iter().product();
@@ -30,9 +30,9 @@ fn check<S: Element, D: Element, LS: Layout, LD: Layout, C: Cast<S, D>>(
             index[d] = r % dims[d];
             r /= dims[d];
         }
-        let got = t.as_slice()[t.shape().packing().offset(&index).unwrap()];
+        let got = t.as_slice()[t.shape().placement().offset(&index).unwrap()];
         let want = if index[1] < src_dims[1] {
-            cast.cast(src.as_slice()[src.shape().packing().offset(&index).unwrap()])
+            cast.cast(src.as_slice()[src.shape().placement().offset(&index).unwrap()])
         } else {
             D::default()
         };
@@ -46,9 +46,9 @@ fn rgb_f32_nchw_into_f16_nhwc_padded_to_8() {
         (n * 1000 + c * 100 + h * 10 + w) as f32 / 7.0
     })
     .unwrap();
-    check::<f32, f16, Nchw, Nhwc, _>(&src, 8, Convert, 8);
+    check::<f32, f16, Nchw, Nhwc, _>(&src, 8, Unscaled, 8);
     // Spot-check the cast itself: f16's nearest value.
-    let out = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&src, 8, Convert).unwrap();
+    let out = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&src, 8, Unscaled).unwrap();
     assert_eq!(out.tensor().get([1, 2, 4, 6]), Some(&f16::from_f32(1246.0 / 7.0)));
     assert_eq!(out.tensor().get([1, 7, 4, 6]), Some(&f16::ZERO));
 }
@@ -73,23 +73,23 @@ fn nc4hw4_with_c_not_a_multiple_of_4_is_padded_up() {
     let src =
         Tensor::<i32, Nhwc>::from_fn([2, 6, 2, 3], |[n, c, h, w]| (n * 1000 + c * 100 + h * 10 + w) as i32)
             .unwrap();
-    check::<i32, i32, Nhwc, NcxHwx<4>, _>(&src, 1, Convert, 8);
-    check::<i32, f32, Nhwc, Nchw, _>(&src, 16, Convert, 16);
+    check::<i32, i32, Nhwc, NcxHwx<4>, _>(&src, 1, Unscaled, 8);
+    check::<i32, f32, Nhwc, Nchw, _>(&src, 16, Unscaled, 16);
     let vol = Tensor::<f64, Ncdhw>::from_fn([1, 5, 2, 2, 3], |[_, c, d, h, w]| (c + d + h + w) as f64 - 2.5)
         .unwrap();
-    check::<f64, half::bf16, Ncdhw, Ndhwc, _>(&vol, 8, Convert, 8);
-    check::<f64, u8, Ncdhw, Ndhwc, _>(&vol, 1, Convert, 5); // negatives saturate to 0
+    check::<f64, half::bf16, Ncdhw, Ndhwc, _>(&vol, 8, Unscaled, 8);
+    check::<f64, u8, Ncdhw, Ndhwc, _>(&vol, 1, Unscaled, 5); // negatives saturate to 0
 }
 
 #[test]
 fn bad_requests_are_errors() {
     let src = Tensor::<f32, Nchw>::zeros([1, 3, 2, 2]).unwrap();
-    let e = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&src, 0, Convert).unwrap_err();
+    let e = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&src, 0, Unscaled).unwrap_err();
     assert!(matches!(e, LayoutError::NotApplicable { .. }), "{e}");
     let m = Tensor::<f32, Bmn<RowMajor>>::zeros([1, 2, 3]).unwrap();
-    let e = relayout_cast_pad::<f32, f16, Bmn<RowMajor>, Bmn<RowMajor>, _>(&m, 8, Convert).unwrap_err();
+    let e = relayout_cast_pad::<f32, f16, Bmn<RowMajor>, Bmn<RowMajor>, _>(&m, 8, Unscaled).unwrap_err();
     assert!(e.to_string().contains("channel dimension C"), "{e}");
-    let e = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&src, usize::MAX, Convert).unwrap_err();
+    let e = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&src, usize::MAX, Unscaled).unwrap_err();
     assert!(matches!(e, LayoutError::SizeOverflow { .. } | LayoutError::AllocationFailed { .. }), "{e}");
 }
 
@@ -99,22 +99,22 @@ fn vectorized_sources_outer_c_and_single_elements() {
     let value = |[n, c, h, w]: [usize; 4]| (n * 1000 + c * 100 + h * 10 + w) as i32 - 500;
     // The source's C split into groups and lanes; the destination's too, in another width.
     let v4 = Tensor::<i32, NcxHwx<4>>::from_fn([2, 8, 3, 5], value).unwrap();
-    check::<i32, f32, NcxHwx<4>, Nhwc, _>(&v4, 16, Convert, 16);
+    check::<i32, f32, NcxHwx<4>, Nhwc, _>(&v4, 16, Unscaled, 16);
     check::<i32, i8, NcxHwx<4>, NcxHwx<32>, _>(&v4, 1, Scale(0.25), 32);
     let v2 = Tensor::<i32, NcxHwx<2>>::from_fn([1, 6, 2, 3], value).unwrap();
-    check::<i32, i64, NcxHwx<2>, NcxHwx<8>, _>(&v2, 1, Convert, 8); // a partial last group
-                                                                    // C outermost in the source (CHWN), and in a volume (CDHWN).
+    check::<i32, i64, NcxHwx<2>, NcxHwx<8>, _>(&v2, 1, Unscaled, 8); // a partial last group
+                                                                     // C outermost in the source (CHWN), and in a volume (CDHWN).
     let chwn = Tensor::<i32, Chwn>::from_fn([3, 5, 2, 4], value).unwrap();
-    check::<i32, half::bf16, Chwn, NcxHwx<4>, _>(&chwn, 1, Convert, 8);
-    check::<i32, u8, Chwn, Nchw, _>(&chwn, 7, Convert, 7);
+    check::<i32, half::bf16, Chwn, NcxHwx<4>, _>(&chwn, 1, Unscaled, 8);
+    check::<i32, u8, Chwn, Nchw, _>(&chwn, 7, Unscaled, 7);
     let vol =
         Tensor::<f32, Cdhwn>::from_fn([2, 3, 2, 2, 3], |[n, c, d, h, w]| (n + 2 * c + d * h + w) as f32)
             .unwrap();
-    check::<f32, f16, Cdhwn, Ndhwc, _>(&vol, 4, Convert, 4);
+    check::<f32, f16, Cdhwn, Ndhwc, _>(&vol, 4, Unscaled, 4);
     // Every dim 1: no loop is left, one element is written, then the padding.
     let one = Tensor::<f32, Nchw>::from_fn([1, 1, 1, 1], |_| 2.5).unwrap();
-    check::<f32, i32, Nchw, Nhwc, _>(&one, 1, Convert, 1);
-    check::<f32, i32, Nchw, Nhwc, _>(&one, 4, Convert, 4);
+    check::<f32, i32, Nchw, Nhwc, _>(&one, 1, Unscaled, 1);
+    check::<f32, i32, Nchw, Nhwc, _>(&one, 4, Unscaled, 4);
 }
 
 /// Above `PARALLEL_THRESHOLD_BYTES` the destination is cut into tasks along the outer loop.
@@ -124,12 +124,12 @@ fn a_large_tensor_runs_in_parallel_and_matches() {
         ((n * 7 + c * 5 + h * 3 + w) % 1000) as f32 / 3.0
     })
     .unwrap();
-    assert!(src.as_slice().len() * 4 > typed_layout::convert::PARALLEL_THRESHOLD_BYTES);
-    check::<f32, f16, Nchw, Nhwc, _>(&src, 8, Convert, 8);
+    assert!(src.as_slice().len() * 4 > typed_layout::PARALLEL_THRESHOLD_BYTES);
+    check::<f32, f16, Nchw, Nhwc, _>(&src, 8, Unscaled, 8);
     check::<f32, i8, Nchw, NcxHwx<32>, _>(&src, 1, Scale(3.0), 32);
     // A plan of one loop is cut into tasks along that loop: W alone, then C alone.
     let row = Tensor::<f32, Nchw>::from_fn([1, 1, 1, 300_000], |[_, _, _, w]| w as f32).unwrap();
-    check::<f32, f32, Nchw, Nhwc, _>(&row, 1, Convert, 1);
+    check::<f32, f32, Nchw, Nhwc, _>(&row, 1, Unscaled, 1);
     let deep = Tensor::<f32, Nhwc>::from_fn([1, 300_000, 1, 1], |[_, c, _, _]| c as f32).unwrap();
-    check::<f32, f64, Nhwc, Nchw, _>(&deep, 1, Convert, 300_000);
+    check::<f32, f64, Nhwc, Nchw, _>(&deep, 1, Unscaled, 300_000);
 }

@@ -143,7 +143,7 @@ fn library_offsets_equal_hand_offsets() {
         let shape = Shape::<L>::from_slice(dims).unwrap();
         let mut seen = vec![false; shape.len()];
         for i in indices(dims) {
-            let o = shape.packing().offset(&i).unwrap();
+            let o = shape.placement().offset(&i).unwrap();
             assert_eq!(o, L::hand_offset(dims, &i), "{} {dims:?} {i:?}", L::NOTATION);
             assert!(!seen[o], "offset {o} reached twice");
             seen[o] = true;

@@ -220,7 +220,10 @@ fn cudnn_refuses_what_we_refuse_at_its_limits() {
     // guide), so typed-layout refuses it.
     let mirrored = TensorDesc::new(DataType::Float, &[2, 4, 5], &[-20, 5, 1]).unwrap();
     assert!(TensorDescriptor::set_nd(0, &[2, 4, 5], &[-20, 5, 1]).is_ok());
-    assert!(matches!(mirrored.cudnn(), Err(typed_layout::LayoutError::CudnnStride { stride: -20, .. })));
+    assert!(matches!(
+        mirrored.cudnn(),
+        Err(typed_layout::LayoutError::Cudnn(typed_layout::cudnn::CudnnError::Stride { stride: -20, .. }))
+    ));
 }
 
 /// NC/xHWx is cuDNN's NCHW_VECT_C with a vector data type; cuDNN reports its strides in whole

@@ -15,7 +15,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use typed_layout::family::check_letters;
+use typed_layout::check_family_letters;
 use typed_layout::{
     DataType, DimName, DynLayout, Format, Image, LayoutError, NamedLayout, Nchw, Overlap, StridedView,
     StridedViewMut, Tensor, TensorDesc,
@@ -149,7 +149,7 @@ fn check_parse(
             );
         }
         Err(e) => {
-            let text = if check_letters(letters).is_err() { letters } else { spec };
+            let text = if check_family_letters(letters).is_err() { letters } else { spec };
             let (start, end) = e.span();
             prop_assert!(
                 start <= end && end <= text.len(),

@@ -16,7 +16,7 @@ use half::{bf16, f16};
 use layout_gpu::fused::{cast_launch, DeviceCast};
 use support::emulator::{Emulator, Job, Signature};
 use support::{bytes_of, sample, Bits};
-use typed_layout::cast::{padded_shape, relayout_cast_pad, Cast, CastPlan, Convert, Scale};
+use typed_layout::cast::{padded_shape, relayout_cast_pad, Cast, CastNest, Scale, Unscaled};
 use typed_layout::{Chwn, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, SameFamily, Shape, Tensor};
 
 #[derive(Default)]
@@ -35,7 +35,7 @@ impl Cases {
         LS: Layout,
         LD: Layout,
         LD::Family: SameFamily<LS::Family>,
-        Convert: Cast<f64, S>,
+        Unscaled: Cast<f64, S>,
     {
         self.seed += 1;
         let seed = self.seed;
@@ -44,11 +44,11 @@ impl Cases {
         let src = Tensor::<S, LS>::from_vec_in(shape, data).unwrap();
         let want = match scale {
             Some(k) => relayout_cast_pad::<S, D, LS, LD, _>(&src, multiple, Scale(k)).unwrap(),
-            None => relayout_cast_pad::<S, D, LS, LD, _>(&src, multiple, Convert).unwrap(),
+            None => relayout_cast_pad::<S, D, LS, LD, _>(&src, multiple, Unscaled).unwrap(),
         };
         let padded = padded_shape::<LS, LD>(&shape, multiple).unwrap();
-        let plan = CastPlan::new(&shape, &padded).unwrap();
-        let factor = scale.map_or(Convert.scale(), |k| Scale(k).scale());
+        let plan = CastNest::new(&shape, &padded).unwrap();
+        let factor = scale.map_or(Unscaled.scale(), |k| Scale(k).scale());
         let launch = cast_launch(&plan, S::DATA_TYPE, D::DATA_TYPE, shape.len(), factor);
         let (a, b) = (LS::NOTATION, LD::NOTATION);
         let name = launch.spec.name(a, b);
@@ -74,7 +74,7 @@ impl Cases {
         LS: Layout,
         LD: Layout,
         LD::Family: SameFamily<LS::Family>,
-        Convert: Cast<f64, S>,
+        Unscaled: Cast<f64, S>,
     {
         self.add::<S, f32, LS, LD>(dims, multiple, scale);
         self.add::<S, f64, LS, LD>(dims, multiple, scale);

@@ -178,7 +178,7 @@ fn generated_cuda_matches_the_snapshots() {
     // A fused cast: RGB f32 NCHW into f16 NHWC with C padded to 8.
     let (rgb, padded) =
         (Shape::<Nchw>::new([8, 3, 224, 224]).unwrap(), Shape::<Nhwc>::new([8, 8, 224, 224]).unwrap());
-    let plan = typed_layout::cast::CastPlan::new(&rgb, &padded).unwrap();
+    let plan = typed_layout::cast::CastNest::new(&rgb, &padded).unwrap();
     let cast = layout_gpu::fused::cast_launch(&plan, DataType::Float, DataType::Half, rgb.len(), 1.0).spec;
     cases.push((cast.name("NCHW", "NHWC"), cast.source("NCHW", "NHWC")));
     let mut wrong = Vec::new();

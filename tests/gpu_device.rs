@@ -12,7 +12,7 @@ mod support;
 use half::{bf16, f16};
 use layout_gpu::{driver_available, DeviceElement, Gpu, GpuError};
 use support::{bytes_of, every_pair, mix, Bits, Visit};
-use typed_layout::cast::{relayout_cast_pad, Cast, Convert, Scale};
+use typed_layout::cast::{relayout_cast_pad, Cast, Scale, Unscaled};
 use typed_layout::{Chwn, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, SameFamily, Shape, Tensor};
 
 fn gpu_or_skip(test: &str) -> Option<Gpu> {
@@ -76,7 +76,7 @@ impl Check<'_> {
             "{} -> {} {:?} {}: device result differs from the CPU backend",
             S::NOTATION,
             D::NOTATION,
-            a.packing().dims(),
+            a.placement().dims(),
             core::any::type_name::<T>()
         );
         self.conversions += 1;
@@ -121,7 +121,7 @@ where
     LS: Layout,
     LD: Layout,
     LD::Family: SameFamily<LS::Family>,
-    Convert: Cast<f64, S> + Cast<D, f64>,
+    Unscaled: Cast<f64, S> + Cast<D, f64>,
 {
     let shape = Shape::<LS>::from_slice(dims).unwrap();
     let data: Vec<S> = (0..shape.len()).map(|i| support::sample::<S>(dims.len() as u64, i)).collect();
@@ -132,7 +132,7 @@ where
     assert_eq!((got.channels(), got.padded_channels()), (want.channels(), want.padded_channels()));
     let got = gpu.download(got.tensor()).unwrap();
     for (i, (g, w)) in got.as_slice().iter().zip(want.tensor().as_slice()).enumerate() {
-        let nan = |v: D| <Convert as Cast<D, f64>>::cast(&Convert, v).is_nan();
+        let nan = |v: D| <Unscaled as Cast<D, f64>>::cast(&Unscaled, v).is_nan();
         assert!(
             bytes_of(&[*g]) == bytes_of(&[*w]) || (nan(*g) && nan(*w)),
             "{} -> {} {dims:?}: element {i} is {g:?}, the CPU's {w:?}",
@@ -232,7 +232,7 @@ impl AgainstCudnn<'_> {
             "{} -> {} {:?} {}: differs from cudnnTransformTensor",
             S::NOTATION,
             D::NOTATION,
-            a.packing().dims(),
+            a.placement().dims(),
             core::any::type_name::<T>()
         );
         self.compared += 1;

@@ -44,7 +44,7 @@ impl Jobs {
             let sync = matches!(spec.kernel, Kernel::Tile { .. });
             let sig = Signature { params: "Params", src: "elem_t", dst: "elem_t" };
             let kernel = self.emulator.kernel(&pass.kernel_name(), || pass.source(), sync, sig);
-            let dst_len = if last { b.len() } else { a.packing().dims().iter().product() } * size;
+            let dst_len = if last { b.len() } else { a.placement().dims().iter().product() } * size;
             self.emulator.job(Job {
                 kernel,
                 grid: pass.launch.grid,
@@ -57,7 +57,7 @@ impl Jobs {
                 "{} -> {} {:?} {}-byte: {}",
                 S::NOTATION,
                 D::NOTATION,
-                a.packing().dims(),
+                a.placement().dims(),
                 size,
                 pass.kernel_name()
             );

@@ -1,7 +1,7 @@
 //! Conversions above the parallel threshold (multi-threaded with the default `parallel`
 //! feature): every element lands at its logical index, padding is left alone.
 
-use typed_layout::convert::PARALLEL_THRESHOLD_BYTES;
+use typed_layout::PARALLEL_THRESHOLD_BYTES;
 use typed_layout::{convert, layout, Layout, Nchw, NcxHwx, Nhwc, Shape, Tensor};
 
 layout! {

@@ -74,7 +74,7 @@ struct Spec {
 
 impl Spec {
     fn of<L: Layout>() -> Spec {
-        let letters = <L::Family as Family>::LETTERS;
+        let letters = L::LETTERS;
         let order = L::FORMAT.order().to_vec();
         let packed = order.iter().map(|&d| L::FORMAT.packed()[d]).collect();
         Spec { letters, order, vector: L::FORMAT.vector().map(|v| v.width), packed }
@@ -389,7 +389,7 @@ where
         A::NOTATION,
         B::NOTATION
     );
-    let (pa, pb) = (a.shape().packing(), b.shape().packing());
+    let (pa, pb) = (a.shape().placement(), b.shape().placement());
     for index in indices(dims) {
         let (x, y) = (a.as_slice()[pa.offset(&index).unwrap()], b.as_slice()[pb.offset(&index).unwrap()]);
         prop_assert!(bytes_of(&[x]) == bytes_of(&[y]), "{} → {} at {:?}", A::NOTATION, B::NOTATION, index);

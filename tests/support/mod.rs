@@ -221,17 +221,17 @@ pub(crate) const SPECIALS: &[f64] = &[
 /// A value for cast tests: arbitrary bits, a moderate value, an exact half, or a special.
 pub(crate) fn sample<S: Bits>(seed: u64, i: usize) -> S
 where
-    typed_layout::cast::Convert: typed_layout::cast::Cast<f64, S>,
+    typed_layout::cast::Unscaled: typed_layout::cast::Cast<f64, S>,
 {
     use typed_layout::cast::Cast as _;
     let r = mix(seed, i);
     match i % 4 {
         0 if S::DATA_TYPE == typed_layout::DataType::Float => {
-            typed_layout::cast::Convert.cast(f32::from_bits(r as u32) as f64) // any f32 bits, NaN and infinities too
+            typed_layout::cast::Unscaled.cast(f32::from_bits(r as u32) as f64) // any f32 bits, NaN and infinities too
         }
         0 => S::from_bits64(r),
-        1 => typed_layout::cast::Convert.cast(((r % 200_001) as f64 - 100_000.0) / 37.0),
-        2 => typed_layout::cast::Convert.cast(((r % 601) as f64 - 300.0) / 2.0),
-        _ => typed_layout::cast::Convert.cast(SPECIALS[r as usize % SPECIALS.len()]),
+        1 => typed_layout::cast::Unscaled.cast(((r % 200_001) as f64 - 100_000.0) / 37.0),
+        2 => typed_layout::cast::Unscaled.cast(((r % 601) as f64 - 300.0) / 2.0),
+        _ => typed_layout::cast::Unscaled.cast(SPECIALS[r as usize % SPECIALS.len()]),
     }
 }

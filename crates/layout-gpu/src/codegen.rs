@@ -32,7 +32,7 @@
 
 use std::fmt::Write as _;
 
-/// Most loops a [`LoopNest`](layout_types::convert::LoopNest) has: 8 dims, each cut into at
+/// Most loops a [`LoopNest`](layout_types::loops::LoopNest) has: 8 dims, each cut into at
 /// most a group, a sub-group and a lane.
 ///
 /// ```

@@ -25,7 +25,7 @@ use std::sync::OnceLock;
 
 use cudarc::cudnn::sys::{self, cudnnDataType_t, cudnnStatus_t};
 use cudarc::driver::DevicePtr;
-use layout_types::cudnn::{NdDescriptor, TensorFormat};
+use layout_types::cudnn::{CudnnError, NdDescriptor, TensorFormat};
 use layout_types::{DataType, Layout, LayoutError, SameFamily, TensorDesc, MAX_RANK};
 
 use crate::{DeviceElement, DeviceTensor, Gpu, GpuError};
@@ -260,7 +260,7 @@ fn raw_data_type(id: i32) -> Result<cudnnDataType_t, GpuError> {
         (Some(t), _) => Ok(data_type(t)),
         (None, 5) => Ok(cudnnDataType_t::CUDNN_DATA_INT8x4),
         (None, 8) => Ok(cudnnDataType_t::CUDNN_DATA_INT8x32),
-        _ => Err(LayoutError::UnknownDataType { id }.into()),
+        _ => Err(LayoutError::Cudnn(CudnnError::UnknownDataType { id }).into()),
     }
 }
 

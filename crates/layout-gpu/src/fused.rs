@@ -1,6 +1,6 @@
 //! The fused relayout + cast + channel padding kernel: one thread per destination element,
 //! in the destination's storage order, from the CPU backend's own
-//! [`CastPlan`].
+//! [`CastNest`].
 //!
 //! Each thread decomposes its index over the plan's loops (innermost first, as
 //! [`codegen`](crate::codegen)'s gather does), which gives its source offset and its logical
@@ -15,7 +15,7 @@
 //! written out in portable C so the two backends agree bit for bit:
 //!
 //! * f16 and bf16 are handled as bits: widening builds the f64 exactly, narrowing is
-//!   [`narrow`](layout_types::dtype::narrow)'s algorithm (nearest, ties to even, from every
+//!   [`narrow`](layout_types::narrow)'s algorithm (nearest, ties to even, from every
 //!   bit), line for line;
 //! * integers round half away from zero and saturate, NaN becomes 0;
 //! * f32 and f64 use C's conversions (round to nearest).
@@ -24,10 +24,10 @@
 //!
 //! ```
 //! use layout_gpu::fused::cast_launch;
-//! use typed_layout::{cast::CastPlan, DataType, Nchw, NcxHwx, Shape};
+//! use typed_layout::{cast::CastNest, DataType, Nchw, NcxHwx, Shape};
 //! // f32 NCHW with 40 channels into INT8x32 (NC/32HW32, C padded to 64), scaled.
 //! let (src, dst) = (Shape::<Nchw>::new([1, 40, 7, 7])?, Shape::<NcxHwx<32>>::new([1, 64, 7, 7])?);
-//! let launch = cast_launch(&CastPlan::new(&src, &dst)?, DataType::Float, DataType::Int8, src.len(), 127.0 / 6.0);
+//! let launch = cast_launch(&CastNest::new(&src, &dst)?, DataType::Float, DataType::Int8, src.len(), 127.0 / 6.0);
 //! let cuda = launch.spec.source("NCHW", "NC/32HW32");
 //! assert!(cuda.contains("typedef float src_t;") && cuda.contains("typedef signed char dst_t;"));
 //! assert_eq!((launch.params.channels, launch.params.work), (40, 64 * 49));
@@ -36,8 +36,8 @@
 
 use std::fmt::Write as _;
 
-use layout_types::cast::{CastPlan, Convert, Scale};
-use layout_types::plan::MAX_AXES;
+use layout_types::cast::{CastNest, Scale, Unscaled};
+use layout_types::placement::MAX_AXES;
 use layout_types::DataType;
 
 use crate::codegen::THREADS;
@@ -48,10 +48,10 @@ use crate::schedule::MAX_BLOCKS;
 ///
 /// ```
 /// use layout_gpu::fused::{cast_launch, CastParams};
-/// use typed_layout::{cast::CastPlan, DataType, Nchw, NcxHwx, Shape};
+/// use typed_layout::{cast::CastNest, DataType, Nchw, NcxHwx, Shape};
 /// // NC/4HW4 source: a channel reaches it through its group (16 elements apart) and lane (1).
 /// let (src, dst) = (Shape::<NcxHwx<4>>::new([1, 8, 2, 2])?, Shape::<Nchw>::new([1, 8, 2, 2])?);
-/// let p: CastParams = cast_launch(&CastPlan::new(&src, &dst)?, DataType::Half, DataType::Float, 32, 1.0).params;
+/// let p: CastParams = cast_launch(&CastNest::new(&src, &dst)?, DataType::Half, DataType::Float, 32, 1.0).params;
 /// assert_eq!((p.c_width, p.c_outer, p.c_inner, p.channels), (4, 16, 1, 8));
 /// assert_eq!(p.to_bytes().len(), core::mem::size_of::<CastParams>());
 /// # Ok::<(), typed_layout::LayoutError>(())
@@ -76,7 +76,7 @@ pub struct CastParams {
     pub c_outer: i64,
     /// Source elements between lanes.
     pub c_inner: i64,
-    /// Every value is multiplied by this before it is converted (1 for [`Convert`]).
+    /// Every value is multiplied by this before it is converted (1 for [`Unscaled`]).
     pub scale: f64,
 }
 
@@ -124,9 +124,9 @@ pub struct CastSpec {
 ///
 /// ```
 /// use layout_gpu::fused::cast_launch;
-/// use typed_layout::{cast::CastPlan, DataType, Nchw, Nhwc, Shape};
+/// use typed_layout::{cast::CastNest, DataType, Nchw, Nhwc, Shape};
 /// let (rgb, padded) = (Shape::<Nchw>::new([64, 3, 224, 224])?, Shape::<Nhwc>::new([64, 8, 224, 224])?);
-/// let launch = cast_launch(&CastPlan::new(&rgb, &padded)?, DataType::Uint8, DataType::Half, rgb.len(), 1.0 / 255.0);
+/// let launch = cast_launch(&CastNest::new(&rgb, &padded)?, DataType::Uint8, DataType::Half, rgb.len(), 1.0 / 255.0);
 /// assert_eq!(launch.grid, (64 * 8 * 224 * 224 / 256) as u32); // one thread per destination element
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
@@ -141,19 +141,19 @@ pub struct CastLaunch {
 }
 
 /// How a cast reaches the device: the factor every value is multiplied by. Implemented by the
-/// two casts the kernels know, [`Convert`] and [`Scale`].
+/// two casts the kernels know, [`Unscaled`] and [`Scale`].
 ///
 /// ```
 /// use layout_gpu::fused::DeviceCast;
-/// use typed_layout::cast::{Convert, Scale};
-/// assert_eq!((Convert.scale(), Scale(0.5).scale()), (1.0, 0.5));
+/// use typed_layout::cast::{Unscaled, Scale};
+/// assert_eq!((Unscaled.scale(), Scale(0.5).scale()), (1.0, 0.5));
 /// ```
 pub trait DeviceCast: Copy {
     /// The factor (1 for a plain conversion).
     fn scale(&self) -> f64;
 }
 
-impl DeviceCast for Convert {
+impl DeviceCast for Unscaled {
     fn scale(&self) -> f64 {
         1.0
     }
@@ -170,13 +170,13 @@ impl DeviceCast for Scale {
 ///
 /// ```
 /// use layout_gpu::fused::cast_launch;
-/// use typed_layout::{cast::CastPlan, DataType, Nchw, Nhwc, Shape};
-/// let plan = CastPlan::new(&Shape::<Nchw>::new([8, 3, 224, 224])?, &Shape::<Nhwc>::new([8, 8, 224, 224])?)?;
+/// use typed_layout::{cast::CastNest, DataType, Nchw, Nhwc, Shape};
+/// let plan = CastNest::new(&Shape::<Nchw>::new([8, 3, 224, 224])?, &Shape::<Nhwc>::new([8, 8, 224, 224])?)?;
 /// let launch = cast_launch(&plan, DataType::Float, DataType::Half, 8 * 3 * 224 * 224, 1.0);
 /// assert_eq!((launch.spec.loops, launch.params.work), (3, 8 * 8 * 224 * 224));
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
-pub fn cast_launch(plan: &CastPlan, from: DataType, to: DataType, src_len: usize, scale: f64) -> CastLaunch {
+pub fn cast_launch(plan: &CastNest, from: DataType, to: DataType, src_len: usize, scale: f64) -> CastLaunch {
     let loops = plan.loops();
     let mut params = CastParams {
         extent: [0; MAX_AXES],
@@ -360,7 +360,7 @@ fn store(t: DataType) -> String {
 }
 
 /// `tl_from_<tag>` (bits to double, exact) and `tl_to_<tag>` (double to bits, nearest, ties to
-/// even: `layout_types::dtype::narrow`'s algorithm) for a 16-bit float format.
+/// even: `layout_types::narrow`'s algorithm) for a 16-bit float format.
 fn half_functions(s: &mut String, tag: &str, frac: u32, exp_bits: u32) {
     let bias = (1u32 << (exp_bits - 1)) - 1;
     let max = (1u32 << exp_bits) - 1;

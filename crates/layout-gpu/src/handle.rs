@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DeviceRepr, LaunchConfig, PushKernelArg,
 };
-use layout_types::convert::LoopNest;
+use layout_types::loops::LoopNest;
 use layout_types::{Layout, SameFamily, Shape, Tensor};
 
 use crate::codegen::{KernelSpec, Params};
@@ -254,7 +254,7 @@ impl Gpu {
     ) -> Result<(), GpuError> {
         self.check_device(src.data())?;
         self.check_device(dst.data())?;
-        if src.shape().packing() != dst.shape().packing() {
+        if src.shape().placement() != dst.shape().placement() {
             LoopNest::between(src.shape(), dst.shape())?; // names the dimension that differs
             let error = "the two tensors' strides differ (padding): use convert".into();
             return Err(GpuError::Driver { during: "copying", error });
@@ -271,13 +271,13 @@ impl Gpu {
         D: Layout,
         D::Family: SameFamily<S::Family>,
     {
-        let shape = Shape::<D>::from_slice(src.shape().packing().dims())?;
+        let shape = Shape::<D>::from_slice(src.shape().placement().dims())?;
         let mut dst = self.zeros(shape)?;
         self.convert(src, &mut dst)?;
         Ok(dst)
     }
 
-    /// `src` in layout `LD` as `D`, cast with `cast` ([`Convert`](layout_types::cast::Convert)
+    /// `src` in layout `LD` as `D`, cast with `cast` ([`Unscaled`](layout_types::cast::Unscaled)
     /// or [`Scale`](layout_types::cast::Scale)) and C padded with zeros up to a multiple of
     /// `multiple` and of `LD`'s vector width, in one kernel: the device twin of
     /// [`relayout_cast_pad`](layout_types::cast::relayout_cast_pad), giving the same bits
@@ -287,10 +287,10 @@ impl Gpu {
     /// ```no_run
     /// // Needs a CUDA device and NVRTC.
     /// use layout_gpu::Gpu;
-    /// use typed_layout::{cast::Convert, Nchw, Nhwc, Tensor};
+    /// use typed_layout::{cast::Unscaled, Nchw, Nhwc, Tensor};
     /// let gpu = Gpu::new(0)?;
     /// let rgb = gpu.upload(&Tensor::<f32, Nchw>::filled([8, 3, 224, 224], 0.5)?)?;
-    /// let x = gpu.relayout_cast_pad::<f32, half::f16, Nchw, Nhwc, _>(&rgb, 8, Convert)?;
+    /// let x = gpu.relayout_cast_pad::<f32, half::f16, Nchw, Nhwc, _>(&rgb, 8, Unscaled)?;
     /// assert_eq!((x.channels(), x.padded_channels()), (3, 8)); // ready for Tensor Cores
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -310,7 +310,7 @@ impl Gpu {
     {
         self.check_device(src.data())?;
         let shape = layout_types::cast::padded_shape::<LS, LD>(src.shape(), multiple)?;
-        let plan = layout_types::cast::CastPlan::new(src.shape(), &shape)?;
+        let plan = layout_types::cast::CastNest::new(src.shape(), &shape)?;
         shape.bytes(D::SIZE)?;
         let mut dst = DeviceTensor::new(self.alloc_zeros::<D>(shape.len())?, shape);
         let launch = cast_launch(&plan, S::DATA_TYPE, D::DATA_TYPE, src.len(), cast.scale());

@@ -11,7 +11,7 @@
 //!
 //! How a conversion becomes a kernel, in module order:
 //!
-//! 1. the CPU backend's [`LoopNest`](layout_types::convert::LoopNest) refines both layouts and
+//! 1. the CPU backend's [`LoopNest`](layout_types::loops::LoopNest) refines both layouts and
 //!    fuses the axes contiguous on both sides (NCHW→NHWC becomes a batched 2-D transpose);
 //! 2. [`schedule`] picks the kernel's shape (a vectorized copy, a gather for rows and narrow
 //!    planes, a shared-memory tile for transposes) and its run-time [`codegen::Params`];

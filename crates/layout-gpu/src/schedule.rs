@@ -14,7 +14,7 @@
 //! # Ok::<(), typed_layout::LayoutError>(())
 //! ```
 
-use layout_types::convert::{LoopAxis, LoopNest};
+use layout_types::loops::{LoopAxis, LoopNest};
 use layout_types::{Layout, LayoutError, SameFamily, Shape};
 
 use crate::codegen::{Kernel, KernelSpec, Params, MAX_LOOPS, TILE_THREADS_X};
@@ -56,7 +56,7 @@ const MAX_ACCESS_BYTES: usize = 16;
 ///
 /// ```
 /// use layout_gpu::schedule::schedule;
-/// use typed_layout::{convert::LoopNest, Nchw, Nhwc, Shape};
+/// use typed_layout::{loops::LoopNest, Nchw, Nhwc, Shape};
 /// let (a, b) = (Shape::<Nchw>::new([1, 3, 224, 224])?, Shape::<Nhwc>::new([1, 3, 224, 224])?);
 /// let launch = schedule(&LoopNest::between(&a, &b)?.unwrap(), 2, a.len(), b.len());
 /// assert_eq!(launch.spec.block(), (256, 1, 1)); // a narrow plane: the gather kernel
@@ -179,7 +179,7 @@ where
         return Ok(Route::Direct(Pass { launch, notations: (from, to) }));
     }
     let (first, second) = LoopNest::via_logical(src, dst)?;
-    let len = src.packing().dims().iter().product();
+    let len = src.placement().dims().iter().product();
     let passes = [
         Pass { launch: schedule(&first, elem_bytes, src.len(), len), notations: (from, LOGICAL) },
         Pass { launch: schedule(&second, elem_bytes, len, dst.len()), notations: (LOGICAL, to) },
@@ -192,7 +192,7 @@ where
 ///
 /// ```
 /// use layout_gpu::{codegen::Kernel, schedule::schedule};
-/// use typed_layout::{convert::LoopNest, Nchw, Nhwc, Shape};
+/// use typed_layout::{loops::LoopNest, Nchw, Nhwc, Shape};
 /// let (a, b) = (Shape::<Nchw>::new([8, 64, 56, 56])?, Shape::<Nhwc>::new([8, 64, 56, 56])?);
 /// let nest = LoopNest::between(&a, &b)?.unwrap();
 /// let launch = schedule(&nest, 4, a.len(), b.len());

@@ -124,6 +124,6 @@ impl<T: DeviceElement, L: Layout> DeviceChannelPadded<T, L> {
     /// Channels stored, data and padding.
     pub fn padded_channels(&self) -> usize {
         let c = <L::Family as layout_types::Family>::LETTERS.find('C').unwrap_or(0);
-        self.tensor.shape().packing().dims()[c]
+        self.tensor.shape().placement().dims()[c]
     }
 }

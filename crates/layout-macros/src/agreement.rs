@@ -118,7 +118,7 @@ fn runtime(spec: &str, family: Option<&str>) -> Result<DynLayout, (NotationError
     parsed.map_err(|e| {
         // A bad family is reported on the family's letters, everything else on the spec.
         let text = match family {
-            Some(letters) if layout_types::family::check_letters(letters).is_err() => letters,
+            Some(letters) if layout_types::check_family_letters(letters).is_err() => letters,
             _ => spec,
         };
         (e, e.explain(text))

@@ -1,7 +1,7 @@
 //! The guide's rules, applied to each declaration by calling layout-types (the runtime parser's
 //! own `const fn`s), and the one place where a rejected spec becomes a `syn::Error`.
 
-use layout_types::family::{check_letters, BuiltinFamily};
+use layout_types::{check_family_letters, BuiltinFamily};
 use layout_types::{Format, NotationError, NotationErrorKind};
 use syn::{LitStr, Path};
 
@@ -66,7 +66,7 @@ pub(crate) fn validate(input: &Input) -> (Vec<Checked<'_>>, Option<syn::Error>) 
         match item {
             Item::Family(decl) => {
                 let value = decl.letters.value();
-                let letters = match check_letters(&value) {
+                let letters = match check_family_letters(&value) {
                     Ok(()) => Letters::Valid(value.clone()),
                     Err(e) => {
                         report(notation_error(

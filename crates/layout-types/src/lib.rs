@@ -1,19 +1,22 @@
-//! The core of typed-layout: notation → plan → layouts → descriptors → tensors → CPU conversions.
+//! The core of typed-layout: notation → family → placement → layouts → loop plan → tensors →
+//! CPU conversions, cast, descriptors.
 //!
 //! Use it through the `typed-layout` facade, whose crate docs map each concept of the cuDNN
-//! guide to the type that implements it. Modules, one per concept:
+//! guide to the type that implements it. Every public item has exactly one path: the vocabulary
+//! of every program (layouts, shapes, tensors, descriptors, errors) at the crate root, and the
+//! vocabularies of specialists in namespaces:
 //!
-//! * [`notation`]: cuDNN notation (`"NC/32HW32"`) as a typed [`Format`], parsed by a `const fn`;
-//!   [`dyn_layout`]: the same notation as a runtime [`DynLayout`];
-//! * [`plan`]: the one stride derivation, used at compile time and at run time;
-//! * [`family`], [`layout`]: families of letters, zero-sized layouts, [`Shape`], [`StaticShape`];
-//! * [`dtype`]: [`DataType`] and the sealed [`Element`];
-//! * [`desc`], [`packing`], [`overlap`](mod@overlap): the runtime [`TensorDesc`] and the guide's predicates;
-//!   [`cudnn`]: the descriptor as cuDNN's own arguments, within cuDNN's limits;
-//! * [`tensor`]: host tensors and views; [`convert`](mod@convert): CPU conversions; [`cast`]: relayout,
-//!   cast and channel padding in one pass;
-//!   [`tensor_core`]: the guide's Tensor Core rules as run-time and compile-time checks;
-//! * [`error`]: [`LayoutError`], which names the rule a bad input breaks.
+//! * [`cast`]: relayout, cast and channel padding in one pass;
+//! * [`cudnn`]: a descriptor as cuDNN's own arguments, within cuDNN's limits;
+//! * [`tensor_core`]: the guide's Tensor Core rules as run-time and compile-time checks;
+//! * [`predicates`]: the guide's questions (packed? overlapping?) on plain dims and strides;
+//! * [`placement`]: where each element lives: the one stride derivation, at compile time and at
+//!   run time;
+//! * [`loops`]: the loop plan of a conversion, which every backend runs;
+//! * [`narrow`]: f64 to the 16-bit floats, correctly rounded.
+//!
+//! The rooms behind them and the one-way arrows between the rooms are drawn in the repository's
+//! `ARCHITECTURE.md`.
 //!
 //! ```
 //! use layout_types::{Nhwc, Shape};
@@ -23,33 +26,61 @@
 
 #![forbid(unsafe_code)]
 
+// The rooms, lowest first: each imports only rooms above it in this list.
 pub mod cast;
-pub mod convert;
-pub mod cudnn;
-pub mod desc;
-pub mod dtype;
-pub mod dyn_layout;
-pub mod error;
-pub mod family;
-pub mod layout;
-pub mod notation;
-pub mod overlap;
-pub mod packing;
-pub mod plan;
-pub mod tensor;
+mod convert;
+mod desc;
+mod dtype;
+mod error;
+mod family;
+mod layout;
+pub mod loops;
+mod notation;
+mod overlap;
+pub mod placement;
+pub mod predicates;
+mod tensor;
 pub mod tensor_core;
 
-pub use convert::{convert, Destination, Source};
-pub use desc::TensorDesc;
-pub use dtype::{DataType, Element};
-pub use dyn_layout::DynLayout;
+pub use convert::{convert, Destination, Source, PARALLEL_THRESHOLD_BYTES};
+pub use desc::{DynLayout, TensorDesc};
+pub use dtype::{narrow, DataType, Element};
 pub use error::{DimName, LayoutError};
-pub use family::{BuiltinFamily, DimArray, Family, Image, Matmul, SameFamily, Volume, MAX_RANK, MIN_RANK};
+pub use family::{BuiltinFamily, DimArray, Family, Image, Matmul, SameFamily, Volume};
 pub use layout::{
     Bmn, Cdhwn, Chwn, ColMajor, Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, DimsOf, ImageDims, Layout,
     MatmulDims, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Shape, StaticShape,
-    VolumeDims,
+    StridesOf, VolumeDims,
 };
-pub use notation::{Format, NotationBuf, NotationError, NotationErrorKind, Vector};
+pub use notation::{
+    check_family_letters, Format, NotationBuf, NotationError, NotationErrorKind, Vector, MAX_RANK, MIN_RANK,
+};
 pub use overlap::Overlap;
-pub use tensor::{StridedView, StridedViewMut, Tensor, TensorView, TensorViewMut};
+pub use tensor::{StridedView, StridedViewMut, Tensor, TensorView, TensorViewMut, STORAGE_ALIGN};
+
+/// cuDNN's descriptor arguments as plain values, checked against cuDNN's limits: the
+/// `(dataType, nbDims, dimA, strideA)` that `cudnnSetTensorNdDescriptor` takes, the bytes
+/// `cudnnGetTensorSizeInBytes` reports, and the legacy `cudnnTensorFormat_t`.
+///
+/// Nothing here calls cuDNN, so every value can be built and checked on any machine; the GPU
+/// crate's `cudnn` feature hands them to the library (and its tests compare them with what
+/// libcudnn itself computes).
+///
+/// ```
+/// use typed_layout::{cudnn::TensorFormat, DataType, DynLayout, Nhwc, Shape, TensorDesc};
+/// let shape = Shape::<Nhwc>::new([1, 64, 5, 4])?;
+/// let nd = shape.cudnn(DataType::Half)?;
+/// assert_eq!((nd.data_type() as i32, nd.nb_dims()), (2, 4)); // CUDNN_DATA_HALF, 4 dims
+/// assert_eq!(nd.dims(), &[1, 64, 5, 4]);
+/// assert_eq!(nd.strides(), &[1280, 1, 256, 64]);
+/// assert_eq!(nd.size_in_bytes(), 1280 * 2);
+/// // And back: cuDNN's arrays into a checked descriptor.
+/// let desc = TensorDesc::from_cudnn(2, nd.dims(), nd.strides())?;
+/// assert_eq!(desc.cudnn()?, nd);
+/// assert_eq!(TensorFormat::of(&DynLayout::of::<Nhwc>()), Some(TensorFormat::Nhwc));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub mod cudnn {
+    pub use crate::desc::{NdDescriptor, TensorFormat, MAX_ELEMENTS, MAX_INT};
+    pub use crate::error::CudnnError;
+}

@@ -11,7 +11,7 @@
 /// Tensors up to this many elements are checked by enumerating their addresses.
 ///
 /// ```
-/// use typed_layout::overlap::{overlap, Overlap, ENUMERATION_LIMIT};
+/// use typed_layout::{predicates::{overlap, ENUMERATION_LIMIT}, Overlap};
 /// // Small tensors are settled by listing their addresses; larger ones by reasoning on the strides.
 /// assert!(2 * 3 * 4 <= ENUMERATION_LIMIT);
 /// assert_eq!(overlap(&[2, 3, 4], &[12, 4, 1]), Overlap::Disjoint);
@@ -50,7 +50,7 @@ impl Overlap {
 /// Decides whether `dims` with `strides` (same length, dims at least 1) reach an address twice.
 ///
 /// ```
-/// use typed_layout::overlap::{overlap, Overlap};
+/// use typed_layout::{predicates::overlap, Overlap};
 /// assert_eq!(overlap(&[2, 3, 4], &[12, 4, 1]), Overlap::Disjoint);
 /// assert_eq!(overlap(&[2, 3, 4], &[12, 1, 1]), Overlap::Overlapping); // h and w collide
 /// assert_eq!(overlap(&[2, 3, 4], &[0, 4, 1]), Overlap::Overlapping); // broadcast N

@@ -15,8 +15,8 @@
 //! The other side's lines, which the sweep would first touch a few bytes each and far apart, are
 //! prefetched in address order while the previous tile runs ([`LineWalk`]).
 
-use super::LoopAxis;
 use crate::dtype::Element;
+use crate::loops::LoopAxis;
 use core::ops::Range;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]

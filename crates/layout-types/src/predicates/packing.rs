@@ -20,7 +20,7 @@
 //! offers them as methods.
 //!
 //! ```
-//! use typed_layout::packing::{fully_packed, spatially_packed};
+//! use typed_layout::predicates::{fully_packed, spatially_packed};
 //! // The guide's example tensor in NCHW.
 //! assert!(fully_packed(&[1, 64, 5, 4], &[1280, 20, 4, 1], "NCHW", "NCHW")?);
 //! assert!(spatially_packed(&[1, 64, 5, 4], &[1280, 20, 4, 1], "NCHW")?);
@@ -28,13 +28,13 @@
 //! ```
 
 use crate::error::LayoutError;
-use crate::family::MAX_RANK;
-use crate::notation::{Format, NotationError, NotationErrorKind};
-use crate::plan;
+
+use crate::notation::{Format, NotationError, NotationErrorKind, MAX_RANK};
+use crate::placement;
 
 /// The three rules, for descriptor strides: `order` is the format (logical indices, outermost
 /// first), `packed[d]` says whether logical dimension `d` is in the suffix. The rules themselves
-/// are [`plan::derive_strided`]'s, the check every partially packed layout's shape passes; here
+/// are [`placement::derive_strided`]'s, the check every partially packed layout's shape passes; here
 /// any broken rule (or a non-positive stride) is a `false`.
 pub(crate) fn packed_by_rules(dims: &[usize], strides: &[isize], order: &[usize], packed: &[bool]) -> bool {
     let mut unsigned = [0usize; MAX_RANK];
@@ -45,7 +45,7 @@ pub(crate) fn packed_by_rules(dims: &[usize], strides: &[isize], order: &[usize]
         }
     }
     let format = Format::from_order(order, packed);
-    plan::derive_strided(&format, dims, &unsigned[..strides.len().min(MAX_RANK)], &[]).is_ok()
+    placement::derive_strided(&format, dims, &unsigned[..strides.len().min(MAX_RANK)], &[]).is_ok()
 }
 
 fn parse_format(format: &str, letters: &str) -> Result<Format, LayoutError> {
@@ -59,7 +59,7 @@ fn parse_format(format: &str, letters: &str) -> Result<Format, LayoutError> {
 /// Is the tensor, read in `format`, partially packed in the letters of `packed`?
 ///
 /// ```
-/// use typed_layout::packing::partially_packed;
+/// use typed_layout::predicates::partially_packed;
 /// // NHWC with padded rows: W and C packed, H's stride larger than W * C.
 /// let (dims, strides) = ([2, 3, 4, 5], [100, 1, 20, 3]); // n, c, h, w
 /// assert!(partially_packed(&dims, &strides, "NCHW", "NHWC", "WC")?);
@@ -81,7 +81,7 @@ pub fn partially_packed(
 /// dimension.
 ///
 /// ```
-/// use typed_layout::packing::fully_packed;
+/// use typed_layout::predicates::fully_packed;
 /// assert!(fully_packed(&[1, 64, 5, 4], &[1280, 1, 256, 64], "NCHW", "NHWC")?);
 /// assert!(!fully_packed(&[1, 64, 5, 4], &[1280, 1, 256, 64], "NCHW", "NCHW")?);
 /// # Ok::<(), typed_layout::LayoutError>(())
@@ -104,7 +104,7 @@ pub fn fully_packed(
 /// in format `NC<spatial>` or `CN<spatial>`?
 ///
 /// ```
-/// use typed_layout::packing::spatially_packed;
+/// use typed_layout::predicates::spatially_packed;
 /// // NCHW with a padded channel stride: HW-packed.
 /// assert!(spatially_packed(&[2, 3, 4, 5], &[100, 30, 5, 1], "NCHW")?);
 /// // NHWC is not.

@@ -6,79 +6,16 @@
 //! image layout cannot be given matmul dims, and conversions only exist within a family.
 //!
 //! ```
-//! use typed_layout::{family::rank, Family, Image, Matmul, Volume};
+//! use typed_layout::{Family, Image, Matmul, Volume};
 //! assert_eq!((Image::LETTERS, Volume::LETTERS, Matmul::LETTERS), ("NCHW", "NCDHW", "BMN"));
-//! assert_eq!(rank::<Volume>(), 5);
+//! assert_eq!(Volume::RANK, 5);
 //! ```
 
 use core::fmt::Debug;
-use core::hash::Hash;
 
-use crate::notation::{NotationError, NotationErrorKind};
+mod dim_array;
 
-/// Largest rank of a tensor descriptor ("a number of dimensions from 3 to 8").
-///
-/// ```
-/// use typed_layout::{DataType, LayoutError, TensorDesc, MAX_RANK};
-/// let e = TensorDesc::new(DataType::Float, &[1; MAX_RANK + 1], &[1; MAX_RANK + 1]).unwrap_err();
-/// assert_eq!(e, LayoutError::RankOutOfRange { rank: 9 });
-/// ```
-pub const MAX_RANK: usize = 8;
-/// Smallest rank of a tensor descriptor.
-///
-/// ```
-/// use typed_layout::{DataType, LayoutError, TensorDesc, MIN_RANK};
-/// assert_eq!(MIN_RANK, 3); // a matmul tensor (B, M, N) is the smallest
-/// let e = TensorDesc::new(DataType::Float, &[4, 4], &[4, 1]).unwrap_err();
-/// assert_eq!(e, LayoutError::RankOutOfRange { rank: 2 });
-/// ```
-pub const MIN_RANK: usize = 3;
-
-mod sealed {
-    pub trait Sealed {}
-}
-
-/// A fixed-size array with one entry per dimension, `[E; R]` for `R` in 3..=8.
-///
-/// This is what lets [`Family::Dims`] be `[usize; 4]` for images and `[usize; 3]` for matmul,
-/// so passing the wrong number of dims is a type error.
-///
-/// ```
-/// use typed_layout::DimArray;
-/// let dims = <[usize; 4]>::from_fn(|i| i + 1);
-/// assert_eq!(dims, [1, 2, 3, 4]);
-/// assert_eq!(<[usize; 3]>::try_from_slice(&[1, 2]), None); // wrong rank
-/// ```
-pub trait DimArray<E: Copy + Default>:
-    sealed::Sealed + Copy + Debug + Eq + Hash + Send + Sync + AsRef<[E]> + AsMut<[E]> + 'static
-{
-    /// Number of dimensions.
-    const RANK: usize;
-
-    /// Builds the array from a function of the position.
-    fn from_fn(f: impl FnMut(usize) -> E) -> Self;
-
-    /// The array from a slice of exactly `RANK` entries.
-    fn try_from_slice(s: &[E]) -> Option<Self> {
-        if s.len() != Self::RANK {
-            return None;
-        }
-        Some(Self::from_fn(|i| s[i]))
-    }
-}
-
-macro_rules! dim_array {
-    ($($r:literal),*) => {$(
-        impl<E: Copy + Default + Debug + Eq + Hash + Send + Sync + 'static> sealed::Sealed for [E; $r] {}
-        impl<E: Copy + Default + Debug + Eq + Hash + Send + Sync + 'static> DimArray<E> for [E; $r] {
-            const RANK: usize = $r;
-            fn from_fn(f: impl FnMut(usize) -> E) -> Self {
-                core::array::from_fn(f)
-            }
-        }
-    )*};
-}
-dim_array!(3, 4, 5, 6, 7, 8);
+pub use dim_array::DimArray;
 
 /// A family of layouts: the letters of its dimensions in logical order.
 ///
@@ -97,6 +34,13 @@ pub trait Family: Copy + Default + Debug + Send + Sync + 'static {
     type Dims: DimArray<usize>;
     /// Signed strides, `[isize; RANK]`, for strided views.
     type Strides: DimArray<isize>;
+    /// Number of dimensions. Derived from [`Family::LETTERS`]; do not override.
+    ///
+    /// ```
+    /// use typed_layout::{Family, Image, Matmul, Volume};
+    /// assert_eq!((Matmul::RANK, Image::RANK, Volume::RANK), (3, 4, 5));
+    /// ```
+    const RANK: usize = Self::LETTERS.len();
 }
 
 /// "`Self` is the family `F`": the bound conversions put on their two sides, so converting
@@ -125,16 +69,6 @@ impl<F: Family> SameFamily<F> for F {
     fn same_dims(dims: F::Dims) -> F::Dims {
         dims
     }
-}
-
-/// Number of dimensions of family `F`.
-///
-/// ```
-/// use typed_layout::{family::rank, Image, Matmul, Volume};
-/// assert_eq!((rank::<Matmul>(), rank::<Image>(), rank::<Volume>()), (3, 4, 5));
-/// ```
-pub const fn rank<F: Family>() -> usize {
-    F::LETTERS.len()
 }
 
 /// Batches of 2-D images: dims `[n, c, h, w]`.
@@ -194,40 +128,6 @@ impl Family for Matmul {
     type Strides = [isize; 3];
 }
 
-/// Checks that `letters` can name a family: 3 to 8 distinct uppercase ASCII letters.
-/// Errors point into `letters`.
-///
-/// ```
-/// use typed_layout::family::check_letters;
-/// assert!(check_letters("NTCDHW").is_ok());
-/// assert!(check_letters("NCHN").is_err());
-/// ```
-pub const fn check_letters(letters: &str) -> Result<(), NotationError> {
-    let s = letters.as_bytes();
-    let mut i = 0;
-    while i < s.len() {
-        let b = s[i];
-        if b.is_ascii_lowercase() {
-            return Err(NotationError::new(NotationErrorKind::LowercaseLetter, i, i + 1));
-        }
-        if !b.is_ascii_uppercase() {
-            return Err(NotationError::new(NotationErrorKind::FamilyLetters, i, i + 1));
-        }
-        let mut j = 0;
-        while j < i {
-            if s[j] == b {
-                return Err(NotationError::new(NotationErrorKind::RepeatedLetter, i, i + 1));
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    if s.len() < MIN_RANK || s.len() > MAX_RANK {
-        return Err(NotationError::new(NotationErrorKind::RankOutOfRange, 0, s.len()));
-    }
-    Ok(())
-}
-
 /// The families typed-layout names, as a runtime value.
 ///
 /// ```
@@ -258,6 +158,23 @@ impl BuiltinFamily {
         }
     }
 
+    /// The family a descriptor of rank `rank` has by default: `BMN`, `NCHW`, `NCDHW`, or none
+    /// above rank 5 (the guide names no letters there).
+    ///
+    /// ```
+    /// use typed_layout::BuiltinFamily;
+    /// assert_eq!(BuiltinFamily::of_rank(4), Some(BuiltinFamily::Image));
+    /// assert_eq!(BuiltinFamily::of_rank(6), None);
+    /// ```
+    pub const fn of_rank(rank: usize) -> Option<BuiltinFamily> {
+        match rank {
+            3 => Some(BuiltinFamily::Matmul),
+            4 => Some(BuiltinFamily::Image),
+            5 => Some(BuiltinFamily::Volume),
+            _ => None,
+        }
+    }
+
     /// The type's name (`"Image"`).
     pub const fn name(self) -> &'static str {
         match self {
@@ -273,7 +190,7 @@ impl BuiltinFamily {
     /// a volume layout (so the error names `T`).
     ///
     /// ```
-    /// use typed_layout::family::BuiltinFamily;
+    /// use typed_layout::BuiltinFamily;
     /// assert_eq!(BuiltinFamily::for_spec("NC/32DHW32"), BuiltinFamily::Volume);
     /// assert_eq!(BuiltinFamily::for_spec("BNM"), BuiltinFamily::Matmul);
     /// assert_eq!(BuiltinFamily::for_spec("NHWC, WC-packed"), BuiltinFamily::Image);
@@ -293,22 +210,5 @@ impl BuiltinFamily {
             }
         }
         best
-    }
-}
-
-/// The default letters of a descriptor of rank `rank`: `"BMN"`, `"NCHW"`, `"NCDHW"`, or none
-/// above rank 5 (the guide names no letters there).
-///
-/// ```
-/// use typed_layout::family::default_letters;
-/// assert_eq!(default_letters(4), Some("NCHW"));
-/// assert_eq!(default_letters(6), None);
-/// ```
-pub const fn default_letters(rank: usize) -> Option<&'static str> {
-    match rank {
-        3 => Some(Matmul::LETTERS),
-        4 => Some(Image::LETTERS),
-        5 => Some(Volume::LETTERS),
-        _ => None,
     }
 }

@@ -17,7 +17,7 @@
 //! ```
 //!
 //! Without a packing clause a format is fully packed. With one, the guide's three rules of a
-//! partially packed tensor apply (see [`packing`](crate::packing)): letters in the clause have
+//! partially packed tensor apply (see the crate's `predicates`): letters in the clause have
 //! exactly the packed stride, the others may be padded (`stride >= next_dim * next_stride`).
 //!
 //! ```
@@ -30,242 +30,31 @@
 //! assert_eq!(err.position(), 7);
 //! ```
 
-use core::fmt;
+mod buf;
+mod error;
+#[cfg(test)]
+mod tests;
 
-use crate::family::{MAX_RANK, MIN_RANK};
+pub use buf::NotationBuf;
+pub use error::{NotationError, NotationErrorKind};
 
-/// Why a notation string was rejected. Each kind names one rule of the guide.
+/// Largest rank of a tensor descriptor ("a number of dimensions from 3 to 8").
 ///
 /// ```
-/// use typed_layout::{DynLayout, NotationErrorKind};
-/// let kind = |spec: &str| DynLayout::parse(spec).unwrap_err().kind();
-/// assert_eq!(kind("NC/32HW4"), NotationErrorKind::VectorSuffixMismatch);
-/// assert_eq!(kind("NCHC"), NotationErrorKind::RepeatedLetter);
-/// assert_eq!(kind("nchw"), NotationErrorKind::LowercaseLetter);
+/// use typed_layout::{DataType, LayoutError, TensorDesc, MAX_RANK};
+/// let e = TensorDesc::new(DataType::Float, &[1; MAX_RANK + 1], &[1; MAX_RANK + 1]).unwrap_err();
+/// assert_eq!(e, LayoutError::RankOutOfRange { rank: 9 });
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum NotationErrorKind {
-    /// The string is empty.
-    Empty,
-    /// A character that is neither a letter, a digit nor `/`.
-    UnexpectedChar,
-    /// A lowercase letter: the guide's letters are uppercase.
-    LowercaseLetter,
-    /// A letter that is not a dimension of the family.
-    UnknownLetter,
-    /// A letter given twice: each dimension appears exactly once.
-    RepeatedLetter,
-    /// A dimension of the family is missing from the format.
-    MissingLetter,
-    /// Fewer than 3 or more than 8 letters.
-    RankOutOfRange,
-    /// A `/` that does not follow a letter.
-    SlashWithoutLetter,
-    /// A `/` not followed by a vector width.
-    VectorWidthMissing,
-    /// A vector width of 0.
-    VectorWidthZero,
-    /// A vector width too large to represent.
-    VectorWidthOverflow,
-    /// A second `/`: only one dimension can be vectorized.
-    SecondVector,
-    /// A letter other than C grouped into vectors: NC/xHWx groups only the channel dimension.
-    GroupedNotChannel,
-    /// A vectorized format that does not end with its vector width (`"NC/32HW"`).
-    VectorSuffixMissing,
-    /// A vector suffix that differs from the width after `/` (`"NC/32HW4"`).
-    VectorSuffixMismatch,
-    /// A number that is neither a vector width nor its suffix.
-    UnexpectedNumber,
-    /// Characters after the vector suffix.
-    TrailingCharacters,
-    /// A packed letter that is not in the format ("packed letter 'D' is not in format NHWC").
-    PackedLetterNotInFormat,
-    /// Packed letters listed out of the format's order.
-    PackedOutOfOrder,
-    /// A packed letter listed twice.
-    PackedRepeated,
-    /// A packing clause with no letters (`"NHWC, -packed"`).
-    PackedEmpty,
-    /// A packing clause that does not read `, XY-packed`.
-    PackedSuffixMissing,
-    /// Family letters (a `layout!` family, [`DynLayout::parse_in`](crate::DynLayout::parse_in))
-    /// that are not 3 to 8 distinct uppercase letters.
-    FamilyLetters,
-    /// A vectorized format where only plain per-dimension strides make sense.
-    VectorizedFormat,
-    /// A vectorized dimension that is the innermost letter ([`Format::with_vector`]): its groups
-    /// and lanes would be the plain format, and its notation (`NHWC/44`) cannot be read back.
-    VectorInnermost,
-}
-
-impl NotationErrorKind {
-    /// The section of the guide ("Core Concepts") that states the rule.
-    ///
-    /// ```
-    /// use typed_layout::{DynLayout, NotationErrorKind};
-    /// let e = DynLayout::parse("NHWC, DC-packed").unwrap_err();
-    /// assert_eq!(e.kind(), NotationErrorKind::PackedLetterNotInFormat);
-    /// assert_eq!(e.kind().term(), "Partially-Packed Tensors");
-    /// ```
-    pub const fn term(self) -> &'static str {
-        use NotationErrorKind as K;
-        match self {
-            K::RankOutOfRange | K::FamilyLetters => "Tensor Descriptor",
-            K::SlashWithoutLetter
-            | K::VectorWidthMissing
-            | K::VectorWidthZero
-            | K::VectorWidthOverflow
-            | K::SecondVector
-            | K::GroupedNotChannel
-            | K::VectorSuffixMissing
-            | K::VectorSuffixMismatch
-            | K::UnexpectedNumber
-            | K::TrailingCharacters
-            | K::VectorizedFormat
-            | K::VectorInnermost => "NC/32HW32 Memory Layout",
-            K::PackedLetterNotInFormat
-            | K::PackedOutOfOrder
-            | K::PackedRepeated
-            | K::PackedEmpty
-            | K::PackedSuffixMissing => "Partially-Packed Tensors",
-            K::Empty
-            | K::UnexpectedChar
-            | K::LowercaseLetter
-            | K::UnknownLetter
-            | K::RepeatedLetter
-            | K::MissingLetter => "WXYZ Tensor Descriptor",
-        }
-    }
-
-    /// The rule this kind enforces, in the guide's terms.
-    pub const fn rule(self) -> &'static str {
-        match self {
-            NotationErrorKind::Empty => "a format names each dimension with one letter",
-            NotationErrorKind::UnexpectedChar => {
-                "a format is made of dimension letters, and `/x ... x` for a vectorized C"
-            }
-            NotationErrorKind::LowercaseLetter => "dimension letters are uppercase",
-            NotationErrorKind::UnknownLetter => "every letter must be a dimension of the layout's family",
-            NotationErrorKind::RepeatedLetter => "each dimension appears exactly once in a format",
-            NotationErrorKind::MissingLetter => "a format lists every dimension of its family",
-            NotationErrorKind::RankOutOfRange => "a tensor has from 3 to 8 dimensions",
-            NotationErrorKind::SlashWithoutLetter => "`/x` follows the letter it groups (NC/32HW32)",
-            NotationErrorKind::VectorWidthMissing => "`/` is followed by the vector width x (NC/32HW32)",
-            NotationErrorKind::VectorWidthZero => "the vector width x of NC/xHWx is at least 1",
-            NotationErrorKind::VectorWidthOverflow => "the vector width must fit in a usize",
-            NotationErrorKind::SecondVector => "only one dimension, C, is grouped into vectors",
-            NotationErrorKind::GroupedNotChannel => {
-                "only the channel dimension C is grouped into x channels each (NC/xHWx)"
-            }
-            NotationErrorKind::VectorSuffixMissing => {
-                "a vectorized format ends with its vector width (NC/32HW32)"
-            }
-            NotationErrorKind::VectorSuffixMismatch => {
-                "the vector suffix repeats the width after `/` (NC/32HW32, not NC/32HW4)"
-            }
-            NotationErrorKind::UnexpectedNumber => {
-                "numbers appear only as the vector width after `/` and as its suffix"
-            }
-            NotationErrorKind::TrailingCharacters => "nothing follows the vector suffix",
-            NotationErrorKind::PackedLetterNotInFormat => {
-                "the letters of a -packed suffix are letters of the format"
-            }
-            NotationErrorKind::PackedOutOfOrder => {
-                "the letters of a -packed suffix follow the format's order"
-            }
-            NotationErrorKind::PackedRepeated => "each letter appears once in a -packed suffix",
-            NotationErrorKind::PackedEmpty => "a -packed suffix names at least one letter (NHWC, WC-packed)",
-            NotationErrorKind::PackedSuffixMissing => {
-                "a packing clause follows the format as `, XY-packed` (NHWC, WC-packed)"
-            }
-            NotationErrorKind::FamilyLetters => {
-                "a family names its dimensions with 3 to 8 distinct uppercase letters, in logical order"
-            }
-            NotationErrorKind::VectorizedFormat => {
-                "per-dimension strides describe plain formats; NC/xHWx splits C across two axes"
-            }
-            NotationErrorKind::VectorInnermost => {
-                "the vectorized dimension is not the innermost letter: the x lanes follow the letters after C/x"
-            }
-        }
-    }
-}
-
-/// A rejected notation string: what rule it broke and where (byte offsets into the string).
+pub const MAX_RANK: usize = 8;
+/// Smallest rank of a tensor descriptor.
 ///
 /// ```
-/// use typed_layout::{DynLayout, NotationErrorKind};
-/// let e = DynLayout::parse("NCHX").unwrap_err();
-/// assert_eq!((e.kind(), e.span()), (NotationErrorKind::UnknownLetter, (3, 4)));
-/// assert!(e.to_string().starts_with("invalid layout notation at byte 3"));
+/// use typed_layout::{DataType, LayoutError, TensorDesc, MIN_RANK};
+/// assert_eq!(MIN_RANK, 3); // a matmul tensor (B, M, N) is the smallest
+/// let e = TensorDesc::new(DataType::Float, &[4, 4], &[4, 1]).unwrap_err();
+/// assert_eq!(e, LayoutError::RankOutOfRange { rank: 2 });
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct NotationError {
-    kind: NotationErrorKind,
-    start: usize,
-    end: usize,
-}
-
-impl NotationError {
-    pub(crate) const fn new(kind: NotationErrorKind, start: usize, end: usize) -> Self {
-        NotationError { kind, start, end }
-    }
-    /// The rule that was broken.
-    pub const fn kind(&self) -> NotationErrorKind {
-        self.kind
-    }
-    /// Byte offset of the offending token.
-    pub const fn position(&self) -> usize {
-        self.start
-    }
-    /// Byte range of the offending token (empty at the end of the string for missing tokens).
-    pub const fn span(&self) -> (usize, usize) {
-        (self.start, self.end)
-    }
-    /// A `'static` message naming the rule, usable in `const` panics.
-    pub const fn message(&self) -> &'static str {
-        self.kind.rule()
-    }
-}
-
-impl fmt::Display for NotationError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid layout notation at byte {}: {}", self.start, self.kind.rule())
-    }
-}
-
-impl std::error::Error for NotationError {}
-
-impl NotationError {
-    /// A multi-line explanation for a user: the rule, the spec with the offending bytes marked,
-    /// and the guide's section. The `layout!` macro reports exactly this.
-    ///
-    /// ```
-    /// use typed_layout::DynLayout;
-    /// let spec = "NC/32HW4";
-    /// let e = DynLayout::parse(spec).unwrap_err();
-    /// assert_eq!(
-    ///     e.explain(spec),
-    ///     "the vector suffix repeats the width after `/` (NC/32HW32, not NC/32HW4)\n\
-    ///      \x20 | NC/32HW4\n\
-    ///      \x20 |        ^ here\n\
-    ///      \x20 = guide: NC/32HW32 Memory Layout"
-    /// );
-    /// ```
-    pub fn explain(&self, spec: &str) -> String {
-        let start = self.start.min(spec.len());
-        let end = self.end.clamp(start, spec.len());
-        let marks = "^".repeat((end - start).max(1));
-        format!(
-            "{}\n  | {spec}\n  | {:start$}{marks} here\n  = guide: {}",
-            self.kind.rule(),
-            "",
-            self.kind.term()
-        )
-    }
-}
+pub const MIN_RANK: usize = 3;
 
 /// A vectorized dimension: the logical dimension `dim` is split into groups of `width`.
 ///
@@ -284,6 +73,22 @@ pub struct Vector {
 }
 
 /// A parsed format: a family's letters in decreasing-stride order, optionally with C vectorized.
+///
+/// Grammar (the `layout!` macro and [`DynLayout`](crate::DynLayout) parse exactly this):
+///
+/// ```text
+/// notation := format [ ',' ' '* packed '-packed' ]   NHWC, WC-packed
+/// format   := letter+                                 NHWC, CHWN, NCDHW, BMN
+///           | letter* C '/' x letter* x               NC/32HW32, NC/4HW4, NC/32DHW32
+/// packed   := letter+                                 letters of the format, in its order
+/// letter   := one of the family's uppercase letters, each exactly once
+/// x        := decimal integer >= 1, the same number both times
+/// ```
+///
+/// Without a packing clause a format is fully packed. With one, the guide's three rules of a
+/// partially packed tensor apply (see [`predicates`](crate::predicates)): letters in the clause have
+/// exactly the packed stride, the others may be padded (`stride >= next_dim * next_stride`).
+///
 ///
 /// Only legal formats can be built: every constructor validates, so holding a `Format` means the
 /// letters are a permutation of the family's and any vector width is at least 1.
@@ -353,11 +158,45 @@ const fn read_number(s: &[u8], mut i: usize, end: usize) -> Result<(usize, usize
     Ok((v, i))
 }
 
+/// Checks that `letters` can name a family: 3 to 8 distinct uppercase ASCII letters.
+/// Errors point into `letters`.
+///
+/// ```
+/// use typed_layout::check_family_letters;
+/// assert!(check_family_letters("NTCDHW").is_ok());
+/// assert!(check_family_letters("NCHN").is_err());
+/// ```
+pub const fn check_family_letters(letters: &str) -> Result<(), NotationError> {
+    let s = letters.as_bytes();
+    let mut i = 0;
+    while i < s.len() {
+        let b = s[i];
+        if b.is_ascii_lowercase() {
+            return Err(NotationError::new(NotationErrorKind::LowercaseLetter, i, i + 1));
+        }
+        if !b.is_ascii_uppercase() {
+            return Err(NotationError::new(NotationErrorKind::FamilyLetters, i, i + 1));
+        }
+        let mut j = 0;
+        while j < i {
+            if s[j] == b {
+                return Err(NotationError::new(NotationErrorKind::RepeatedLetter, i, i + 1));
+            }
+            j += 1;
+        }
+        i += 1;
+    }
+    if s.len() < MIN_RANK || s.len() > MAX_RANK {
+        return Err(NotationError::new(NotationErrorKind::RankOutOfRange, 0, s.len()));
+    }
+    Ok(())
+}
+
 impl Format {
     /// Parses `spec` as a format of the family whose logical letters are `letters`.
     ///
     /// `spec` is a format (`"NC/32HW32"`), optionally followed by a packing clause
-    /// (`"NHWC, WC-packed"`); see the [module docs](self) for the grammar.
+    /// (`"NHWC, WC-packed"`); see [`Format`] for the grammar.
     ///
     /// ```
     /// use typed_layout::{Format, NotationErrorKind, Volume, Family};
@@ -371,7 +210,7 @@ impl Format {
     pub const fn parse(spec: &str, letters: &str) -> Result<Format, NotationError> {
         let s = spec.as_bytes();
         let fam = letters.as_bytes();
-        if crate::family::check_letters(letters).is_err() {
+        if check_family_letters(letters).is_err() {
             return Err(NotationError::new(NotationErrorKind::FamilyLetters, 0, s.len()));
         }
         let comma = match find_byte(s, 0, b',') {
@@ -666,7 +505,7 @@ impl Format {
     /// The notation of this format with the family's `letters` (`"NC/32HW32"`).
     pub const fn notation(&self, letters: &str) -> NotationBuf {
         let fam = letters.as_bytes();
-        let mut buf = NotationBuf { bytes: [0; NOTATION_CAP], len: 0 };
+        let mut buf = NotationBuf::empty();
         let mut i = 0;
         while i < self.rank {
             let d = self.order[i];
@@ -698,150 +537,5 @@ impl Format {
             }
         }
         buf
-    }
-}
-
-/// Letters, `/`, two vector widths of up to 20 digits, and `, <letters>-packed`.
-const NOTATION_CAP: usize = MAX_RANK + 1 + 2 * 20 + 2 + MAX_RANK + PACKED_SUFFIX.len();
-
-/// A notation string built at compile time: a fixed buffer, read with [`NotationBuf::as_str`].
-///
-/// ```
-/// use typed_layout::{DynLayout, NcxHwx};
-/// let buf = DynLayout::of::<NcxHwx<4>>().notation(); // built without allocating
-/// assert_eq!(buf.as_str(), "NC/4HW4");
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct NotationBuf {
-    bytes: [u8; NOTATION_CAP],
-    len: usize,
-}
-
-impl NotationBuf {
-    const fn push(mut self, b: u8) -> Self {
-        self.bytes[self.len] = b;
-        self.len += 1;
-        self
-    }
-
-    const fn push_number(mut self, mut n: usize) -> Self {
-        let mut digits = [0u8; 20];
-        let mut k = 0;
-        loop {
-            digits[k] = b'0' + (n % 10) as u8;
-            k += 1;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        while k > 0 {
-            k -= 1;
-            self = self.push(digits[k]);
-        }
-        self
-    }
-
-    /// The notation as a string slice.
-    pub const fn as_str(&self) -> &str {
-        match core::str::from_utf8(self.bytes.split_at(self.len).0) {
-            Ok(s) => s,
-            // Only ASCII letters, digits and '/' are ever pushed.
-            Err(_) => "",
-        }
-    }
-}
-
-impl fmt::Display for NotationBuf {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use NotationErrorKind as K;
-
-    const NCHW: &str = "NCHW";
-
-    fn kind(spec: &str) -> NotationErrorKind {
-        Format::parse(spec, NCHW).unwrap_err().kind()
-    }
-
-    #[test]
-    fn accepts_and_prints_back() {
-        for spec in ["NCHW", "NHWC", "CHWN", "CNHW", "NC/32HW32", "NC/4HW4", "NC/1HW1", "NHWC/8"] {
-            match Format::parse(spec, NCHW) {
-                Ok(f) => assert_eq!(f.notation(NCHW).as_str(), spec),
-                Err(e) => assert_eq!(spec, "NHWC/8", "{spec}: {e}"),
-            }
-        }
-        assert_eq!(Format::parse("NC/32DHW32", "NCDHW").unwrap().notation("NCDHW").as_str(), "NC/32DHW32");
-    }
-
-    #[test]
-    fn order_is_logical_indices_outer_first() {
-        assert_eq!(Format::parse("NHWC", NCHW).unwrap().order(), &[0, 2, 3, 1]);
-        assert_eq!(Format::parse("CHWN", NCHW).unwrap().order(), &[1, 2, 3, 0]);
-    }
-
-    #[test]
-    fn each_rule_has_its_error() {
-        assert_eq!(kind(""), K::Empty);
-        assert_eq!(kind("NC-HW"), K::UnexpectedChar);
-        assert_eq!(kind("NcHW"), K::LowercaseLetter);
-        assert_eq!(kind("NCHX"), K::UnknownLetter);
-        assert_eq!(kind("NCHWW"), K::RepeatedLetter);
-        assert_eq!(kind("NCH"), K::MissingLetter);
-        assert_eq!(kind("/32NCHW32"), K::SlashWithoutLetter);
-        assert_eq!(kind("NC/HW"), K::VectorWidthMissing);
-        assert_eq!(kind("NC/0HW0"), K::VectorWidthZero);
-        assert_eq!(kind("NC/99999999999999999999999HW1"), K::VectorWidthOverflow);
-        assert_eq!(kind("NC/4H/4W4"), K::SecondVector);
-        assert_eq!(kind("NCH/4W4"), K::GroupedNotChannel);
-        assert_eq!(kind("NC/32HW"), K::VectorSuffixMissing);
-        assert_eq!(kind("NC/32HW4"), K::VectorSuffixMismatch);
-        assert_eq!(kind("N4CHW"), K::UnexpectedNumber);
-        assert_eq!(kind("NC/4HW4x"), K::TrailingCharacters);
-        assert_eq!(Format::parse("AB", "AB").unwrap_err().kind(), K::FamilyLetters);
-        assert_eq!(kind("NHWC, -packed"), K::PackedEmpty);
-        assert_eq!(kind("NHWC, WC"), K::PackedSuffixMissing);
-        assert_eq!(kind("NHWC, WC-pack"), K::PackedSuffixMissing);
-        assert_eq!(kind("NHWC, DC-packed"), K::PackedLetterNotInFormat);
-        assert_eq!(kind("NHWC, CW-packed"), K::PackedOutOfOrder);
-        assert_eq!(kind("NHWC, WWC-packed"), K::PackedRepeated);
-        assert_eq!(kind("NHWC, wC-packed"), K::LowercaseLetter);
-        assert_eq!(kind("NHWC, W C-packed"), K::UnexpectedChar);
-    }
-
-    #[test]
-    fn packing_clause() {
-        let rows = Format::parse("NHWC, WC-packed", NCHW).unwrap();
-        assert_eq!(rows.packed(), &[false, true, false, true]);
-        assert!(!rows.is_fully_packed());
-        assert_eq!(rows.notation(NCHW).as_str(), "NHWC, WC-packed");
-        // Spaces after the comma are optional; every letter packed is the fully packed format.
-        assert_eq!(Format::parse("NHWC,WC-packed", NCHW), Ok(rows));
-        assert_eq!(Format::parse("NHWC, NHWC-packed", NCHW), Format::parse("NHWC", NCHW));
-        let n_only = Format::parse("NC/4HW4, N-packed", NCHW).unwrap();
-        assert_eq!(n_only.notation(NCHW).as_str(), "NC/4HW4, N-packed");
-        assert_eq!(Format::parse("NHWC, DC-packed", NCHW).unwrap_err().span(), (6, 7));
-    }
-
-    #[test]
-    fn error_positions_point_at_the_token() {
-        assert_eq!(Format::parse("NC/32HW4", NCHW).unwrap_err().span(), (7, 8));
-        assert_eq!(Format::parse("NCHWW", NCHW).unwrap_err().span(), (4, 5));
-    }
-
-    #[test]
-    fn with_vector_matches_parsing() {
-        let built = Format::parse("NCHW", NCHW).unwrap().with_vector(1, 32).unwrap();
-        assert_eq!(built, Format::parse("NC/32HW32", NCHW).unwrap());
-        assert_eq!(
-            Format::parse("NCHW", NCHW).unwrap().with_vector(1, 0).unwrap_err().kind(),
-            K::VectorWidthZero
-        );
     }
 }

@@ -12,12 +12,11 @@
 
 use core::fmt;
 
-use crate::desc::TensorDesc;
 use crate::error::LayoutError;
-use crate::family::{check_letters, BuiltinFamily, Family, MAX_RANK};
+use crate::family::BuiltinFamily;
 use crate::layout::Layout;
-use crate::notation::{Format, NotationBuf, NotationError, NotationErrorKind};
-use crate::plan::{self, Packing};
+use crate::notation::{check_family_letters, Format, NotationBuf, NotationError, MAX_RANK};
+use crate::placement::{self, Placement};
 
 /// A runtime layout: which letters in which logical order (the family), and the format.
 ///
@@ -53,7 +52,7 @@ impl DynLayout {
 
     /// Parses `spec` for the family whose letters, in logical order, are `letters`
     /// (`"NTCDHW"` for clips of volumes with a time axis). Errors in `letters` themselves
-    /// ([`check_letters`]) point into `letters`; all others into `spec`.
+    /// ([`check_family_letters`](crate::check_family_letters)) point into `letters`; all others into `spec`.
     ///
     /// ```
     /// use typed_layout::DynLayout;
@@ -62,7 +61,7 @@ impl DynLayout {
     /// # Ok::<(), typed_layout::NotationError>(())
     /// ```
     pub fn parse_in(spec: &str, letters: &str) -> Result<Self, NotationError> {
-        check_letters(letters)?;
+        check_family_letters(letters)?;
         let format = Format::parse(spec, letters)?;
         let mut buf = [0; MAX_RANK];
         buf[..letters.len()].copy_from_slice(letters.as_bytes());
@@ -71,7 +70,7 @@ impl DynLayout {
 
     /// The runtime value of the layout type `L`.
     pub fn of<L: Layout>() -> Self {
-        let letters = <L::Family as Family>::LETTERS;
+        let letters = L::LETTERS;
         let mut buf = [0; MAX_RANK];
         buf[..letters.len()].copy_from_slice(letters.as_bytes());
         DynLayout { letters: buf, rank: letters.len(), format: L::FORMAT }
@@ -98,14 +97,14 @@ impl DynLayout {
     }
 
     /// The packed storage of `dims` (logical order) in this layout.
-    pub fn shape(&self, dims: &[usize]) -> Result<Packing, LayoutError> {
-        plan::derive(&self.format, dims, &self.letters[..self.rank])
+    pub fn shape(&self, dims: &[usize]) -> Result<Placement, LayoutError> {
+        placement::derive(&self.format, dims, &self.letters[..self.rank])
     }
 
     /// The storage of `dims` with logical `strides`, checked against this layout's packing
     /// (see [`Shape::with_strides`](crate::Shape::with_strides)).
-    pub fn shape_with_strides(&self, dims: &[usize], strides: &[usize]) -> Result<Packing, LayoutError> {
-        plan::derive_strided(&self.format, dims, strides, &self.letters[..self.rank])
+    pub fn shape_with_strides(&self, dims: &[usize], strides: &[usize]) -> Result<Placement, LayoutError> {
+        placement::derive_strided(&self.format, dims, strides, &self.letters[..self.rank])
     }
 
     /// A text picture of the memory order of `dims` in this layout, in the guide's way: the
@@ -151,34 +150,6 @@ impl DynLayout {
             out.push('\n');
         }
         Ok(out)
-    }
-
-    /// Is `desc` stored in this layout: does it satisfy the format's packing (partially packed
-    /// in the suffix's letters, or fully packed)? The descriptor must carry this layout's letters.
-    ///
-    /// ```
-    /// use typed_layout::{DataType, DynLayout, TensorDesc};
-    /// let rows = DynLayout::parse("NHWC, WC-packed")?;
-    /// let padded = TensorDesc::new(DataType::Half, &[2, 3, 4, 5], &[100, 1, 20, 3])?;
-    /// assert!(rows.describes(&padded)?);
-    /// assert!(!DynLayout::parse("NHWC")?.describes(&padded)?);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn describes(&self, desc: &TensorDesc) -> Result<bool, LayoutError> {
-        if desc.letters() != Some(self.letters()) {
-            return Err(LayoutError::NotApplicable {
-                reason: "the descriptor's letters are not this layout's family",
-            });
-        }
-        if self.format.vector().is_some() {
-            return Err(NotationError::new(NotationErrorKind::VectorizedFormat, 0, 0).into());
-        }
-        Ok(crate::packing::packed_by_rules(
-            desc.dims(),
-            desc.strides(),
-            self.format.order(),
-            self.format.packed(),
-        ))
     }
 }
 

@@ -9,7 +9,7 @@
 //! innermost axis has stride 1 and each outer stride is the product of the extents inside it.
 //!
 //! ```
-//! use typed_layout::{plan::derive, Format};
+//! use typed_layout::{placement::derive, Format};
 //! let format = Format::parse("NC/32HW32", "NCHW")?;
 //! let p = derive(&format, &[1, 64, 5, 4], b"NCHW")?;
 //! assert_eq!(p.strides(), &[1280, 640, 128, 32]); // C's stride is between groups of 32
@@ -18,14 +18,13 @@
 //! ```
 
 use crate::error::{DimName, LayoutError};
-use crate::family::{MAX_RANK, MIN_RANK};
-use crate::notation::Format;
+use crate::notation::{Format, MAX_RANK, MIN_RANK};
 
 /// Most physical axes a layout can have: every dimension plus one vector lane axis.
 ///
 /// ```
-/// use typed_layout::{plan::MAX_AXES, NcxHwx, Shape};
-/// let axes = Shape::<NcxHwx<32>>::new([1, 64, 5, 4])?.packing().axes().len();
+/// use typed_layout::{placement::MAX_AXES, NcxHwx, Shape};
+/// let axes = Shape::<NcxHwx<32>>::new([1, 64, 5, 4])?.placement().axes().len();
 /// assert_eq!(axes, 5); // N, C/32, H, W and the lanes: at most MAX_AXES = 9 for rank 8
 /// assert!(axes <= MAX_AXES);
 /// # Ok::<(), typed_layout::LayoutError>(())
@@ -35,9 +34,9 @@ pub const MAX_AXES: usize = MAX_RANK + 1;
 /// Which part of a logical dimension a physical axis walks.
 ///
 /// ```
-/// use typed_layout::{plan::Part, NcxHwx, Shape};
+/// use typed_layout::{placement::Part, NcxHwx, Shape};
 /// let s = Shape::<NcxHwx<4>>::new([1, 8, 2, 2])?;
-/// let parts: Vec<Part> = s.packing().axes().iter().map(|a| a.part).collect();
+/// let parts: Vec<Part> = s.placement().axes().iter().map(|a| a.part).collect();
 /// assert_eq!(parts[1], Part::Group { width: 4 }); // c / 4
 /// assert_eq!(parts[4], Part::Lane { width: 4 }); // c % 4, innermost
 /// assert_eq!(Part::Group { width: 4 }.coordinate(6), 1);
@@ -73,9 +72,9 @@ impl Part {
 /// One physical axis of a packed layout.
 ///
 /// ```
-/// use typed_layout::{plan::{Axis, Part}, Nhwc, Shape};
+/// use typed_layout::{placement::{Axis, Part}, Nhwc, Shape};
 /// let s = Shape::<Nhwc>::new([1, 64, 5, 4])?;
-/// assert_eq!(s.packing().axes()[3], Axis { dim: 1, part: Part::Whole, extent: 64, stride: 1 }); // C
+/// assert_eq!(s.placement().axes()[3], Axis { dim: 1, part: Part::Whole, extent: 64, stride: 1 }); // C
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -96,7 +95,7 @@ const EMPTY_AXIS: Axis = Axis { dim: 0, part: Part::Whole, extent: 1, stride: 1 
 ///
 /// ```
 /// use typed_layout::{Nhwc, Shape};
-/// let p = *Shape::<Nhwc>::new([1, 64, 5, 4])?.packing();
+/// let p = *Shape::<Nhwc>::new([1, 64, 5, 4])?.placement();
 /// assert_eq!((p.dims(), p.strides(), p.len()), (&[1, 64, 5, 4][..], &[1280, 1, 256, 64][..], 1280));
 /// let mut index = [0; 4];
 /// p.index_at(p.offset(&[0, 3, 2, 1]).unwrap(), &mut index);
@@ -104,7 +103,7 @@ const EMPTY_AXIS: Axis = Axis { dim: 0, part: Part::Whole, extent: 1, stride: 1 
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Packing {
+pub struct Placement {
     rank: usize,
     dims: [usize; MAX_RANK],
     strides: [usize; MAX_RANK],
@@ -120,12 +119,12 @@ pub struct Packing {
 /// count above `isize::MAX`.
 ///
 /// ```
-/// use typed_layout::{plan::derive, Format};
+/// use typed_layout::{placement::derive, Format};
 /// let p = derive(&Format::parse("NHWC", "NCHW")?, &[1, 64, 5, 4], b"NCHW")?;
 /// assert_eq!((p.strides(), p.len()), (&[1280, 1, 256, 64][..], 1280));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub const fn derive(format: &Format, dims: &[usize], letters: &[u8]) -> Result<Packing, LayoutError> {
+pub const fn derive(format: &Format, dims: &[usize], letters: &[u8]) -> Result<Placement, LayoutError> {
     let rank = dims.len();
     if rank < MIN_RANK || rank > MAX_RANK {
         return Err(LayoutError::RankOutOfRange { rank });
@@ -133,7 +132,7 @@ pub const fn derive(format: &Format, dims: &[usize], letters: &[u8]) -> Result<P
     if rank != format.rank() {
         return Err(LayoutError::StrideCount { dims: format.rank(), strides: rank });
     }
-    let mut out = Packing {
+    let mut out = Placement {
         rank,
         dims: [1; MAX_RANK],
         strides: [0; MAX_RANK],
@@ -202,7 +201,7 @@ pub const fn derive(format: &Format, dims: &[usize], letters: &[u8]) -> Result<P
 /// largest offset.
 ///
 /// ```
-/// use typed_layout::{plan::derive_strided, Format};
+/// use typed_layout::{placement::derive_strided, Format};
 /// // NHWC, WC-packed: H may be padded (320 ≥ 4 · 64), W and C must be packed.
 /// let f = Format::parse("NHWC", "NCHW")?.with_packed("WC", "NCHW")?;
 /// let p = derive_strided(&f, &[1, 64, 5, 4], &[1600, 1, 320, 64], b"NCHW")?;
@@ -215,7 +214,7 @@ pub const fn derive_strided(
     dims: &[usize],
     strides: &[usize],
     letters: &[u8],
-) -> Result<Packing, LayoutError> {
+) -> Result<Placement, LayoutError> {
     let mut out = match derive(format, dims, letters) {
         Ok(p) => p,
         Err(e) => return Err(e),
@@ -262,7 +261,7 @@ pub const fn derive_strided(
     Ok(out)
 }
 
-impl Packing {
+impl Placement {
     /// Number of logical dimensions.
     pub const fn rank(&self) -> usize {
         self.rank
@@ -317,7 +316,7 @@ impl Packing {
     }
 
     /// Writes into `index` (one entry per dimension) the logical index stored at `offset`
-    /// (below [`Packing::len`]): the inverse of [`Packing::offset`].
+    /// (below [`Placement::len`]): the inverse of [`Placement::offset`].
     pub fn index_at(&self, offset: usize, index: &mut [usize]) {
         index.iter_mut().for_each(|i| *i = 0);
         for a in self.axes() {
@@ -362,7 +361,7 @@ pub(crate) enum DimMap {
 mod tests {
     use super::*;
 
-    fn nchw(spec: &str, dims: [usize; 4]) -> Result<Packing, LayoutError> {
+    fn nchw(spec: &str, dims: [usize; 4]) -> Result<Placement, LayoutError> {
         derive(&Format::parse(spec, "NCHW").unwrap(), &dims, b"NCHW")
     }
 

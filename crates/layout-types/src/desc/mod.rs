@@ -10,12 +10,19 @@
 //! ```
 
 use crate::dtype::DataType;
-use crate::error::{DimName, LayoutError};
-use crate::family::{default_letters, MAX_RANK, MIN_RANK};
+use crate::error::LayoutError;
+use crate::family::BuiltinFamily;
 use crate::layout::{Layout, NamedLayout, Shape};
+use crate::notation::{check_family_letters, NotationError, NotationErrorKind, MAX_RANK};
 use crate::overlap::{self, Overlap};
-use crate::packing;
-use crate::plan;
+use crate::placement;
+use crate::predicates::{self, validate};
+
+mod cudnn;
+mod dyn_layout;
+
+pub use cudnn::{NdDescriptor, TensorFormat, MAX_ELEMENTS, MAX_INT};
+pub use dyn_layout::DynLayout;
 
 /// A data type, 3 to 8 dims and one signed stride per dim, validated: the guide's tensor
 /// descriptor.
@@ -42,39 +49,6 @@ pub struct TensorDesc {
     has_letters: bool,
 }
 
-/// Checks dims and strides: rank 3..=8, one stride per dim, no zero dim, and every offset and
-/// the element count within `isize`. Returns the offset range `(lowest, highest)` reached.
-pub(crate) fn validate(
-    dims: &[usize],
-    strides: &[isize],
-    letters: &[u8],
-) -> Result<(isize, isize), LayoutError> {
-    let rank = dims.len();
-    if !(MIN_RANK..=MAX_RANK).contains(&rank) {
-        return Err(LayoutError::RankOutOfRange { rank });
-    }
-    if strides.len() != rank {
-        return Err(LayoutError::StrideCount { dims: rank, strides: strides.len() });
-    }
-    let mut count: usize = 1;
-    let (mut low, mut high): (isize, isize) = (0, 0);
-    for (d, (&dim, &stride)) in dims.iter().zip(strides).enumerate() {
-        let name = DimName::new(d, letters);
-        if dim == 0 {
-            return Err(LayoutError::ZeroDim { dim: name });
-        }
-        let overflow = LayoutError::SizeOverflow { dim: name };
-        count = count.checked_mul(dim).filter(|&c| c <= isize::MAX as usize).ok_or(overflow)?;
-        let reach = isize::try_from(dim - 1).ok().and_then(|n| n.checked_mul(stride)).ok_or(overflow)?;
-        if reach < 0 {
-            low = low.checked_add(reach).ok_or(overflow)?;
-        } else {
-            high = high.checked_add(reach).ok_or(overflow)?;
-        }
-    }
-    Ok((low, high))
-}
-
 impl TensorDesc {
     /// Validates and builds a descriptor.
     ///
@@ -86,7 +60,7 @@ impl TensorDesc {
     /// assert!(e.to_string().starts_with("dimension C"));
     /// ```
     pub fn new(data_type: DataType, dims: &[usize], strides: &[isize]) -> Result<Self, LayoutError> {
-        let letters = default_letters(dims.len()).unwrap_or("").as_bytes();
+        let letters = BuiltinFamily::of_rank(dims.len()).map_or("", BuiltinFamily::letters).as_bytes();
         validate(dims, strides, letters)?;
         let mut desc = TensorDesc {
             data_type,
@@ -118,9 +92,9 @@ impl TensorDesc {
                 reason: "NC/xHWx splits C across two axes, which per-dimension strides cannot express",
             });
         }
-        let strides: Vec<isize> = shape.packing().strides().iter().map(|&s| s as isize).collect();
-        let desc = TensorDesc::new(data_type, shape.packing().dims(), &strides)?;
-        desc.with_letters(<L::Family as crate::Family>::LETTERS)
+        let strides: Vec<isize> = shape.placement().strides().iter().map(|&s| s as isize).collect();
+        let desc = TensorDesc::new(data_type, shape.placement().dims(), &strides)?;
+        desc.with_letters(L::LETTERS)
     }
 
     /// The same descriptor with its dimensions named by `letters` (one uppercase letter per
@@ -134,7 +108,7 @@ impl TensorDesc {
     /// # Ok::<(), typed_layout::LayoutError>(())
     /// ```
     pub fn with_letters(mut self, letters: &str) -> Result<Self, LayoutError> {
-        crate::family::check_letters(letters)?;
+        check_family_letters(letters)?;
         if letters.len() != self.rank {
             return Err(LayoutError::StrideCount { dims: self.rank, strides: letters.len() });
         }
@@ -174,23 +148,23 @@ impl TensorDesc {
         })
     }
 
-    /// Is the tensor `format`-fully-packed (`"NCHW"`)? See [`crate::packing`].
+    /// Is the tensor `format`-fully-packed (`"NCHW"`)? See [`predicates`](crate::predicates).
     pub fn fully_packed(&self, format: &str) -> Result<bool, LayoutError> {
-        packing::fully_packed(self.dims(), self.strides(), self.require_letters()?, format)
+        predicates::fully_packed(self.dims(), self.strides(), self.require_letters()?, format)
     }
 
     /// Is the tensor, in `format`, partially packed in the letters of `packed`
-    /// (`("NHWC", "WC")`)? See [`crate::packing`].
+    /// (`("NHWC", "WC")`)? See [`predicates`](crate::predicates).
     pub fn partially_packed(&self, format: &str, packed: &str) -> Result<bool, LayoutError> {
-        packing::partially_packed(self.dims(), self.strides(), self.require_letters()?, format, packed)
+        predicates::partially_packed(self.dims(), self.strides(), self.require_letters()?, format, packed)
     }
 
-    /// Is the tensor spatially packed? See [`crate::packing`].
+    /// Is the tensor spatially packed? See [`predicates`](crate::predicates).
     pub fn spatially_packed(&self) -> Result<bool, LayoutError> {
-        packing::spatially_packed(self.dims(), self.strides(), self.require_letters()?)
+        predicates::spatially_packed(self.dims(), self.strides(), self.require_letters()?)
     }
 
-    /// Does iterating over all indices reach an address twice? See [`mod@crate::overlap`].
+    /// Does iterating over all indices reach an address twice? See [`predicates::overlap`](crate::predicates::overlap).
     pub fn overlap(&self) -> Overlap {
         overlap::overlap(self.dims(), self.strides())
     }
@@ -216,7 +190,7 @@ impl TensorDesc {
         if self.letters() != Some(letters) {
             return false;
         }
-        let Ok(packed) = plan::derive(&format, self.dims(), letters.as_bytes()) else {
+        let Ok(packed) = placement::derive(&format, self.dims(), letters.as_bytes()) else {
             return false;
         };
         self.dims()
@@ -232,9 +206,41 @@ impl TensorDesc {
     }
 }
 
+// `DynLayout` sits below `TensorDesc`: the question that needs both is answered here.
+impl DynLayout {
+    /// Is `desc` stored in this layout: does it satisfy the format's packing (partially packed
+    /// in the suffix's letters, or fully packed)? The descriptor must carry this layout's letters.
+    ///
+    /// ```
+    /// use typed_layout::{DataType, DynLayout, TensorDesc};
+    /// let rows = DynLayout::parse("NHWC, WC-packed")?;
+    /// let padded = TensorDesc::new(DataType::Half, &[2, 3, 4, 5], &[100, 1, 20, 3])?;
+    /// assert!(rows.describes(&padded)?);
+    /// assert!(!DynLayout::parse("NHWC")?.describes(&padded)?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn describes(&self, desc: &TensorDesc) -> Result<bool, LayoutError> {
+        if desc.letters() != Some(self.letters()) {
+            return Err(LayoutError::NotApplicable {
+                reason: "the descriptor's letters are not this layout's family",
+            });
+        }
+        if self.format().vector().is_some() {
+            return Err(NotationError::new(NotationErrorKind::VectorizedFormat, 0, 0).into());
+        }
+        Ok(predicates::packed_by_rules(
+            desc.dims(),
+            desc.strides(),
+            self.format().order(),
+            self.format().packed(),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::DimName;
 
     #[test]
     fn validation_names_rule_and_dim() {

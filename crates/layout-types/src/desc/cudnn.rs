@@ -21,23 +21,23 @@
 //! # Ok::<(), typed_layout::LayoutError>(())
 //! ```
 
-use crate::desc::TensorDesc;
-use crate::dtype::DataType;
-use crate::dyn_layout::DynLayout;
-use crate::error::{DimName, LayoutError};
-use crate::family::MAX_RANK;
+use super::{DynLayout, TensorDesc};
+use crate::dtype::{DataType, Element};
+use crate::error::{CudnnError, DimName, LayoutError};
 use crate::layout::{Layout, Shape};
+use crate::notation::MAX_RANK;
+use crate::tensor::Tensor;
 
 /// The most elements a cuDNN descriptor may span, padding included: the guide's "2
 /// Giga-elements" read as libcudnn 9 applies it, fewer than 2^31 (it refuses exactly 2^31 with
 /// `CUDNN_STATUS_NOT_SUPPORTED`; `tests/cudnn_descriptors.rs` checks the boundary).
 ///
 /// ```
-/// use typed_layout::{cudnn::MAX_ELEMENTS, DataType, LayoutError, Nchw, Shape};
+/// use typed_layout::{cudnn::{CudnnError, MAX_ELEMENTS}, DataType, LayoutError, Nchw, Shape};
 /// let fits = Shape::<Nchw>::new([1, 1, 1, MAX_ELEMENTS as usize])?;
 /// assert!(fits.cudnn(DataType::Int8).is_ok());
 /// let over = Shape::<Nchw>::new([2, 1, 1, 1 << 30])?; // 2^31 elements: cuDNN refuses it
-/// assert!(matches!(over.cudnn(DataType::Int8), Err(LayoutError::CudnnLimit { .. })));
+/// assert!(matches!(over.cudnn(DataType::Int8), Err(LayoutError::Cudnn(CudnnError::Limit { .. }))));
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 pub const MAX_ELEMENTS: u64 = (1 << 31) - 1;
@@ -195,28 +195,29 @@ impl NdDescriptor {
 impl TensorDesc {
     /// The descriptor as `cudnnSetTensorNdDescriptor`'s arguments, or the first of cuDNN's
     /// limits it breaks: a data type it does not take (`CUDNN_DATA_INT64`:
-    /// [`LayoutError::CudnnDataType`]), a stride below 1 on a dimension above 1
-    /// ([`LayoutError::CudnnStride`]), a dim or stride
-    /// above `i32::MAX`, or 2^31 or more elements spanned ([`LayoutError::CudnnLimit`], at
+    /// [`CudnnError::DataType`]), a stride below 1 on a dimension above 1
+    /// ([`CudnnError::Stride`]), a dim or stride
+    /// above `i32::MAX`, or 2^31 or more elements spanned ([`CudnnError::Limit`], at
     /// the dimension, innermost first, where the span passes it).
     ///
     /// ```
-    /// use typed_layout::{DataType, LayoutError, TensorDesc};
+    /// use typed_layout::{cudnn::CudnnError, DataType, LayoutError, TensorDesc};
     /// let big = TensorDesc::new(DataType::Int8, &[2, 1 << 16, 1 << 15, 1], &[1 << 31, 1 << 15, 1, 1])?;
     /// let e = big.cudnn().unwrap_err();
-    /// assert!(matches!(e, LayoutError::CudnnLimit { limit: 2147483647, .. }));
+    /// assert!(matches!(e, LayoutError::Cudnn(CudnnError::Limit { limit: 2147483647, .. })));
     /// let mirrored = TensorDesc::new(DataType::Float, &[2, 3, 4], &[-12, 4, 1])?;
-    /// assert!(matches!(mirrored.cudnn(), Err(LayoutError::CudnnStride { stride: -12, .. })));
+    /// assert!(matches!(mirrored.cudnn(), Err(LayoutError::Cudnn(CudnnError::Stride { stride: -12, .. }))));
     /// # Ok::<(), LayoutError>(())
     /// ```
     pub fn cudnn(&self) -> Result<NdDescriptor, LayoutError> {
         if self.data_type() == DataType::Int64 {
-            return Err(LayoutError::CudnnDataType { data_type: DataType::Int64 });
+            return Err(LayoutError::Cudnn(CudnnError::DataType { data_type: DataType::Int64 }));
         }
         let letters = self.letters().unwrap_or("").as_bytes();
         let name = |d: usize| DimName::new(d, letters);
-        let limit =
-            |d: usize, value: u128, limit: u64| LayoutError::CudnnLimit { dim: name(d), value, limit };
+        let limit = |d: usize, value: u128, limit: u64| {
+            LayoutError::Cudnn(CudnnError::Limit { dim: name(d), value, limit })
+        };
         let mut out = NdDescriptor {
             data_type: self.data_type(),
             nb_dims: self.rank(),
@@ -225,7 +226,7 @@ impl TensorDesc {
         };
         for (d, (&dim, &stride)) in self.dims().iter().zip(self.strides()).enumerate() {
             if dim > 1 && stride < 1 {
-                return Err(LayoutError::CudnnStride { dim: name(d), stride });
+                return Err(LayoutError::Cudnn(CudnnError::Stride { dim: name(d), stride }));
             }
             out.dims[d] = i32::try_from(dim).map_err(|_| limit(d, dim as u128, MAX_INT))?;
             out.strides[d] =
@@ -251,21 +252,26 @@ impl TensorDesc {
     /// the result converts back exactly.
     ///
     /// ```
-    /// use typed_layout::{DataType, LayoutError, TensorDesc};
+    /// use typed_layout::{cudnn::CudnnError, DataType, LayoutError, TensorDesc};
     /// let d = TensorDesc::from_cudnn(0, &[1, 64, 5, 4], &[1280, 1, 256, 64])?;
     /// assert_eq!(d.data_type(), DataType::Float);
     /// assert!(d.fully_packed("NHWC")?);
     /// let e = TensorDesc::from_cudnn(0, &[1, -64, 5, 4], &[1280, 1, 256, 64]).unwrap_err();
     /// assert_eq!(e.to_string(), "dimension C (logical index 1) is -64: every dimension of a tensor must be at least 1");
-    /// assert_eq!(TensorDesc::from_cudnn(5, &[1, 4, 1, 1], &[4, 1, 1, 1]), Err(LayoutError::UnknownDataType { id: 5 }));
+    /// assert_eq!(TensorDesc::from_cudnn(5, &[1, 4, 1, 1], &[4, 1, 1, 1]), Err(LayoutError::Cudnn(CudnnError::UnknownDataType { id: 5 })));
     /// # Ok::<(), LayoutError>(())
     /// ```
     pub fn from_cudnn(data_type: i32, dims: &[i32], strides: &[i32]) -> Result<TensorDesc, LayoutError> {
-        let data_type =
-            DataType::from_cudnn(data_type).ok_or(LayoutError::UnknownDataType { id: data_type })?;
-        let letters = crate::family::default_letters(dims.len()).unwrap_or("").as_bytes();
+        let data_type = DataType::from_cudnn(data_type)
+            .ok_or(LayoutError::Cudnn(CudnnError::UnknownDataType { id: data_type }))?;
+        let letters = crate::family::BuiltinFamily::of_rank(dims.len())
+            .map_or("", crate::family::BuiltinFamily::letters)
+            .as_bytes();
         if let Some(d) = dims.iter().position(|&d| d < 0) {
-            return Err(LayoutError::NegativeDim { dim: DimName::new(d, letters), size: dims[d] as i64 });
+            return Err(LayoutError::Cudnn(CudnnError::NegativeDim {
+                dim: DimName::new(d, letters),
+                size: dims[d] as i64,
+            }));
         }
         let dims: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
         let strides: Vec<isize> = strides.iter().map(|&s| s as isize).collect();
@@ -284,7 +290,7 @@ impl<L: Layout> Shape<L> {
     }
 }
 
-impl<T: crate::Element, L: Layout> crate::Tensor<T, L> {
+impl<T: Element, L: Layout> Tensor<T, L> {
     /// The tensor's `cudnnSetTensorNdDescriptor` arguments, its data type from `T`.
     ///
     /// ```

@@ -1,0 +1,211 @@
+//! Relayout, cast and channel padding fused into one pass over the source: an f32 NCHW image
+//! with C = 3 becomes an f16 NHWC tensor with C padded to 8 (what Tensor Cores want), an f32
+//! NCHW tensor becomes NC/32HW32 i8 with a scale (cuDNN's INT8x32 input preparation), an
+//! NC/xHWx destination gets C padded up to a multiple of x.
+//!
+//! The padding is never silent: the result is a [`ChannelPadded`] tensor, whose dims (and so its
+//! descriptor) carry the padded C and which says how many channels are data.
+//!
+//! ```
+//! use typed_layout::cast::{relayout_cast_pad, Unscaled};
+//! use typed_layout::{Nchw, Nhwc, Tensor};
+//! use half::f16;
+//!
+//! let rgb = Tensor::<f32, Nchw>::from_fn([1, 3, 2, 2], |[_, c, h, w]| (100 * c + 10 * h + w) as f32)?;
+//! let padded = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&rgb, 8, Unscaled)?;
+//! assert_eq!((padded.channels(), padded.padded_channels()), (3, 8));
+//! assert_eq!(padded.tensor().dims(), [1, 8, 2, 2]);
+//! // Pixel (0, 0): the three channels, then five zeros.
+//! let first: Vec<f32> = padded.tensor().as_slice()[..8].iter().map(|v| v.to_f32()).collect();
+//! assert_eq!(first, [0.0, 100.0, 200.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
+
+use crate::dtype::Element;
+use crate::error::{DimName, LayoutError};
+use crate::family::SameFamily;
+use crate::layout::{Layout, Shape};
+use crate::tensor::Tensor;
+
+mod nest;
+
+pub use nest::{CastLoop, CastNest, ChannelMap};
+
+/// How a source element becomes a destination element.
+///
+/// ```
+/// use typed_layout::cast::{relayout_cast_pad, Cast};
+/// use typed_layout::{Nchw, Nhwc, Tensor};
+/// /// Image bytes to [0, 1] floats (CPU only: the GPU kernels know Unscaled and Scale).
+/// #[derive(Clone, Copy)]
+/// struct Normalize;
+/// impl Cast<u8, f32> for Normalize {
+///     fn cast(&self, v: u8) -> f32 { v as f32 / 255.0 }
+/// }
+/// let rgb = Tensor::<u8, Nchw>::filled([1, 3, 2, 2], 255)?;
+/// let x = relayout_cast_pad::<u8, f32, Nchw, Nhwc, _>(&rgb, 4, Normalize)?;
+/// assert_eq!(&x.tensor().as_slice()[..4], &[1.0, 1.0, 1.0, 0.0]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub trait Cast<T: Element, U: Element>: Copy + Send + Sync {
+    /// The destination value of `value`.
+    fn cast(&self, value: T) -> U;
+}
+
+/// The value in the destination type: floats rounded to nearest, integers rounded half away from
+/// zero and saturated (NaN becomes 0).
+///
+/// ```
+/// use typed_layout::cast::{Cast, Unscaled};
+/// let h: half::f16 = Unscaled.cast(1.0f32 / 3.0);
+/// assert_eq!(h, half::f16::from_f32(1.0 / 3.0));
+/// assert_eq!(<Unscaled as Cast<f32, i8>>::cast(&Unscaled, 2.5), 3); // half away from zero
+/// assert_eq!(<Unscaled as Cast<f32, u8>>::cast(&Unscaled, -7.0), 0); // saturated
+/// assert_eq!(<Unscaled as Cast<f64, i32>>::cast(&Unscaled, f64::NAN), 0);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Unscaled;
+
+/// `value × scale`, then as [`Unscaled`]: saturated to the destination (`Scale(127.0 / max)`
+/// quantizes to i8).
+///
+/// ```
+/// use typed_layout::cast::{Cast, Scale};
+/// let quantize = Scale(127.0 / 4.0); // values in [-4, 4] onto i8
+/// assert_eq!(<Scale as Cast<f32, i8>>::cast(&quantize, 3.0), 95);
+/// assert_eq!(<Scale as Cast<f32, i8>>::cast(&quantize, -9.0), -128);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scale(pub f64);
+
+impl<T: Element, U: Element> Cast<T, U> for Unscaled {
+    #[inline]
+    fn cast(&self, value: T) -> U {
+        U::from_f64(value.to_f64())
+    }
+}
+
+impl<T: Element, U: Element> Cast<T, U> for Scale {
+    #[inline]
+    fn cast(&self, value: T) -> U {
+        U::from_f64(value.to_f64() * self.0)
+    }
+}
+
+/// A tensor whose channel dimension C holds `channels` channels of data followed by zeros up to
+/// its dims' C.
+///
+/// ```
+/// use typed_layout::cast::{relayout_cast_pad, Unscaled};
+/// use typed_layout::{Nchw, NcxHwx, Tensor};
+/// let x = Tensor::<i32, Nchw>::filled([1, 6, 2, 2], 9)?;
+/// let p = relayout_cast_pad::<i32, i32, Nchw, NcxHwx<4>, _>(&x, 1, Unscaled)?;
+/// assert_eq!((p.channels(), p.padded_channels()), (6, 8)); // C up to the vector width's multiple
+/// assert_eq!(p.tensor().dims(), [1, 8, 2, 2]);
+/// let t = p.into_tensor();
+/// assert_eq!((t.get([0, 5, 1, 1]), t.get([0, 6, 1, 1])), (Some(&9), Some(&0)));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChannelPadded<T: Element, L: Layout> {
+    tensor: Tensor<T, L>,
+    channels: usize,
+}
+
+impl<T: Element, L: Layout> ChannelPadded<T, L> {
+    /// The padded tensor (its dims carry the padded C).
+    pub fn tensor(&self) -> &Tensor<T, L> {
+        &self.tensor
+    }
+    /// The padded tensor, owned.
+    pub fn into_tensor(self) -> Tensor<T, L> {
+        self.tensor
+    }
+    /// Channels of data.
+    pub fn channels(&self) -> usize {
+        self.channels
+    }
+    /// Channels stored, data and padding.
+    pub fn padded_channels(&self) -> usize {
+        let c = L::LETTERS.find('C').unwrap_or(0);
+        self.tensor.shape().placement().dims()[c]
+    }
+}
+
+/// Copies `src` into layout `D`, casting each element with `cast` and padding C with zeros up to
+/// a multiple of `multiple` (and of `D`'s vector width), in one pass: every destination
+/// element is written once, in storage order (see [`CastNest`]); large tensors run on rayon's
+/// pool (feature `parallel`).
+///
+/// Fails for a family without a C, a `multiple` of 0, or a padded size that does not fit.
+///
+/// ```
+/// use typed_layout::cast::{relayout_cast_pad, Scale};
+/// use typed_layout::{Nchw, NcxHwx, Tensor};
+/// // cuDNN's INT8x32 input: 40 channels quantized with a scale, padded to 64.
+/// let x = Tensor::<f32, Nchw>::from_fn([1, 40, 3, 3], |[_, c, _, _]| c as f32 / 10.0)?;
+/// let q = relayout_cast_pad::<f32, i8, Nchw, NcxHwx<32>, _>(&x, 1, Scale(127.0 / 3.9))?;
+/// assert_eq!((q.channels(), q.padded_channels()), (40, 64));
+/// assert_eq!(q.tensor().get([0, 39, 0, 0]), Some(&127));
+/// assert_eq!(q.tensor().get([0, 50, 0, 0]), Some(&0)); // padding
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub fn relayout_cast_pad<T, U, S, D, C>(
+    src: &Tensor<T, S>,
+    multiple: usize,
+    cast: C,
+) -> Result<ChannelPadded<U, D>, LayoutError>
+where
+    T: Element,
+    U: Element,
+    S: Layout,
+    D: Layout,
+    D::Family: SameFamily<S::Family>,
+    C: Cast<T, U>,
+{
+    let shape = padded_shape::<S, D>(src.shape(), multiple)?;
+    let plan = CastNest::new(src.shape(), &shape)?;
+    let mut out = Tensor::<U, D>::filled_in(shape, U::default())?;
+    plan.run(src.as_slice(), out.as_mut_slice(), cast);
+    Ok(ChannelPadded { tensor: out, channels: plan.channels() })
+}
+
+/// The shape of `src` in layout `D` with C padded up to a multiple of `multiple` and of `D`'s
+/// vector width: the destination of [`relayout_cast_pad`] (and of the GPU backend's fused
+/// kernel).
+///
+/// ```
+/// use typed_layout::{cast::padded_shape, Nchw, NcxHwx, Shape};
+/// let rgb = Shape::<Nchw>::new([1, 3, 224, 224])?;
+/// assert_eq!(padded_shape::<_, NcxHwx<4>>(&rgb, 1)?.dims(), [1, 4, 224, 224]); // the vector width
+/// assert_eq!(padded_shape::<_, NcxHwx<4>>(&rgb, 6)?.dims(), [1, 12, 224, 224]); // lcm(6, 4)
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub fn padded_shape<S: Layout, D: Layout>(src: &Shape<S>, multiple: usize) -> Result<Shape<D>, LayoutError>
+where
+    D::Family: SameFamily<S::Family>,
+{
+    let letters = S::LETTERS;
+    let c = channel_dim(letters)?;
+    if multiple == 0 {
+        return Err(LayoutError::NotApplicable { reason: "channels are padded to a multiple of at least 1" });
+    }
+    let overflow = || LayoutError::SizeOverflow { dim: DimName::new(c, letters.as_bytes()) };
+    let width = D::FORMAT.vector().map_or(1, |v| v.width);
+    let step = lcm(multiple, width).ok_or_else(overflow)?;
+    let mut dims = src.placement().dims().to_vec();
+    dims[c] = dims[c].div_ceil(step).checked_mul(step).ok_or_else(overflow)?;
+    Shape::<D>::from_slice(&dims)
+}
+
+pub(super) fn channel_dim(letters: &str) -> Result<usize, LayoutError> {
+    letters.find('C').ok_or(LayoutError::NotApplicable {
+        reason: "channel padding needs a family with a channel dimension C",
+    })
+}
+
+/// The least common multiple, if it fits (`a`, `b` at least 1).
+fn lcm(a: usize, b: usize) -> Option<usize> {
+    let l = a as u128 / crate::overlap::gcd(a as u128, b as u128) * b as u128;
+    usize::try_from(l).ok()
+}

@@ -1,0 +1,256 @@
+//! The loop nest of a fused relayout + cast + pad, and its CPU run.
+
+use super::{channel_dim, Cast};
+use crate::dtype::Element;
+use crate::error::{DimName, LayoutError};
+use crate::family::SameFamily;
+use crate::layout::{Layout, Shape};
+use crate::placement::{DimMap, Part, MAX_AXES};
+
+/// One loop of a [`CastNest`]: a run of the destination's storage, and how far the source
+/// offset and the logical channel move per step.
+///
+/// ```
+/// use typed_layout::cast::{CastLoop, CastNest};
+/// use typed_layout::{Nchw, NcxHwx, Shape};
+/// // Into NC/4HW4: the channel groups and the lanes are separate loops of C.
+/// let plan = CastNest::new(&Shape::<Nchw>::new([1, 6, 1, 5])?, &Shape::<NcxHwx<4>>::new([1, 8, 1, 5])?)?;
+/// assert_eq!(plan.loops(), &[
+///     CastLoop { extent: 2, src: 0, channel: 4 }, // C / 4
+///     CastLoop { extent: 5, src: 1, channel: 0 }, // W (N and H are 1)
+///     CastLoop { extent: 4, src: 0, channel: 1 }, // C % 4
+/// ]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct CastLoop {
+    /// Number of positions.
+    pub extent: usize,
+    /// Source elements per step (0 for loops over C: the channel reaches the source through
+    /// the plan's [`ChannelMap`]).
+    pub src: usize,
+    /// Logical channels per step (0 for loops not over C).
+    pub channel: usize,
+}
+
+/// Where logical channel `c` sits in the source: `(c / width) * outer + (c % width) * inner`
+/// elements on (a plain C has `width` 1, `outer` its stride and `inner` 0).
+///
+/// ```
+/// use typed_layout::cast::{CastNest, ChannelMap};
+/// use typed_layout::{Nhwc, NcxHwx, Shape};
+/// let plan = CastNest::new(&Shape::<NcxHwx<4>>::new([1, 8, 2, 2])?, &Shape::<Nhwc>::new([1, 8, 2, 2])?)?;
+/// let map = plan.channel_map();
+/// assert_eq!(map, ChannelMap { width: 4, outer: 16, inner: 1 });
+/// assert_eq!(map.offset(5), 16 + 1); // group 1, lane 1
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ChannelMap {
+    /// The source's vector width in C (1 if C is not vectorized).
+    pub width: usize,
+    /// Elements between neighbouring vector groups (or channels).
+    pub outer: usize,
+    /// Elements between neighbouring lanes of a vector.
+    pub inner: usize,
+}
+
+impl ChannelMap {
+    /// The source offset of channel `c`.
+    #[inline]
+    pub const fn offset(&self, c: usize) -> usize {
+        if self.width == 1 {
+            c * self.outer
+        } else {
+            (c / self.width) * self.outer + (c % self.width) * self.inner
+        }
+    }
+}
+
+/// The plan of a fused relayout + cast + pad: loops over the padded destination in its storage
+/// order (outermost first, so the destination offset of a position is its rank in the loops),
+/// each with its source step and its channel step. A position whose channel is below
+/// [`channels`](CastNest::channels) reads the source at the loops' offset plus the channel's
+/// [`ChannelMap`] offset; the others are padding and get zero.
+///
+/// Axes of extent 1 drop out and neighbours that step both the source and the channel in
+/// proportion fuse (H and W of NCHW → NHWC become one loop). The CPU runs this plan; the GPU
+/// backend's fused kernel decomposes its thread index over the same loops.
+///
+/// ```
+/// use typed_layout::cast::{CastLoop, CastNest, ChannelMap};
+/// use typed_layout::{Nchw, Nhwc, Shape};
+/// let rgb = Shape::<Nchw>::new([2, 3, 4, 5])?;
+/// let padded = Shape::<Nhwc>::new([2, 8, 4, 5])?;
+/// let plan = CastNest::new(&rgb, &padded)?;
+/// assert_eq!(plan.loops(), &[
+///     CastLoop { extent: 2, src: 60, channel: 0 },  // N
+///     CastLoop { extent: 20, src: 1, channel: 0 },  // H and W, fused
+///     CastLoop { extent: 8, src: 0, channel: 1 },   // C, 3 of data then 5 of padding
+/// ]);
+/// assert_eq!((plan.channels(), plan.channel_map()), (3, ChannelMap { width: 1, outer: 20, inner: 0 }));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CastNest {
+    loops: [CastLoop; MAX_AXES],
+    n: usize,
+    channels: usize,
+    map: ChannelMap,
+    len: usize,
+}
+
+impl CastNest {
+    /// The plan writing all of `dst` from `src`: their dims must be equal but in C, where `dst`
+    /// may have more (the padding). Fails with [`LayoutError::ShapeMismatch`] otherwise, and
+    /// with [`LayoutError::NotApplicable`] for a family without C.
+    pub fn new<S: Layout, D: Layout>(src: &Shape<S>, dst: &Shape<D>) -> Result<CastNest, LayoutError>
+    where
+        D::Family: SameFamily<S::Family>,
+    {
+        let letters = S::LETTERS;
+        let c = channel_dim(letters)?;
+        let (sp, dp) = (src.placement(), dst.placement());
+        let (sd, dd) = (sp.dims(), dp.dims());
+        if let Some(d) = (0..sd.len()).find(|&d| if d == c { sd[d] > dd[d] } else { sd[d] != dd[d] }) {
+            return Err(LayoutError::ShapeMismatch {
+                dim: DimName::new(d, letters.as_bytes()),
+                source: sd[d],
+                destination: dd[d],
+            });
+        }
+        let maps = sp.dim_maps();
+        let map = match maps[c] {
+            DimMap::Whole { stride } => ChannelMap { width: 1, outer: stride as usize, inner: 0 },
+            DimMap::Split { width, outer, inner } => {
+                ChannelMap { width, outer: outer as usize, inner: inner as usize }
+            }
+        };
+        let mut plan =
+            CastNest { loops: [CastLoop::default(); MAX_AXES], n: 0, channels: sd[c], map, len: dp.len() };
+        for a in dp.axes().iter().filter(|a| a.extent > 1) {
+            let step = if a.dim == c {
+                let channel = match a.part {
+                    Part::Group { width } => width,
+                    Part::Whole | Part::Lane { .. } => 1,
+                };
+                CastLoop { extent: a.extent, src: 0, channel }
+            } else {
+                let src = match maps[a.dim] {
+                    DimMap::Whole { stride } | DimMap::Split { outer: stride, .. } => stride as usize,
+                };
+                CastLoop { extent: a.extent, src, channel: 0 }
+            };
+            // Fuse with the outer neighbour when both steps scale by this loop's extent.
+            if let Some(outer) = plan.n.checked_sub(1).map(|k| &mut plan.loops[k]) {
+                if outer.src == step.src * step.extent && outer.channel == step.channel * step.extent {
+                    *outer = CastLoop { extent: outer.extent * step.extent, ..step };
+                    continue;
+                }
+            }
+            plan.loops[plan.n] = step;
+            plan.n += 1;
+        }
+        if plan.n == 0 {
+            // Every dim is 1: one loop of one position, so every consumer has a loop to run.
+            plan.loops[0] = CastLoop { extent: 1, src: 0, channel: 0 };
+            plan.n = 1;
+        }
+        Ok(plan)
+    }
+
+    /// The loops, outermost first; at least one.
+    pub fn loops(&self) -> &[CastLoop] {
+        &self.loops[..self.n]
+    }
+
+    /// Channels of data; the rest of the destination's C is padding.
+    pub fn channels(&self) -> usize {
+        self.channels
+    }
+
+    /// How a channel reaches the source.
+    pub fn channel_map(&self) -> ChannelMap {
+        self.map
+    }
+
+    /// Elements of the destination (the product of the loops' extents).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Always false: every dimension is at least 1.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Writes all of `dst` (the destination's storage) from `src` (the source's).
+    pub(super) fn run<T: Element, U: Element, C: Cast<T, U>>(&self, src: &[T], dst: &mut [U], cast: C) {
+        let loops = self.loops();
+        #[cfg(feature = "parallel")]
+        {
+            let threads = rayon::current_num_threads();
+            let bytes = dst.len().saturating_mul(U::SIZE.max(T::SIZE));
+            if threads > 1 && bytes >= crate::convert::PARALLEL_THRESHOLD_BYTES && loops[0].extent > 1 {
+                use rayon::prelude::*;
+                let row = dst.len() / loops[0].extent; // elements per position of the outer loop
+                let rows = loops[0].extent.div_ceil(4 * threads);
+                return dst
+                    .par_chunks_mut(rows * row)
+                    .enumerate()
+                    .for_each(|(task, chunk)| self.run_rows(loops, task * rows, src, chunk, cast));
+            }
+        }
+        self.run_rows(loops, 0, src, dst, cast)
+    }
+
+    /// Writes `dst`, the positions of the outer loop from `first` on (as many as it holds).
+    fn run_rows<T: Element, U: Element, C: Cast<T, U>>(
+        &self,
+        loops: &[CastLoop],
+        first: usize,
+        src: &[T],
+        dst: &mut [U],
+        cast: C,
+    ) {
+        let Some((&inner, outer)) = loops.split_last() else { return };
+        let (map, channels) = (self.map, self.channels);
+        // The outer loops' counters, the first one starting at `first` (an odometer).
+        let mut at = [0usize; MAX_AXES];
+        at[0] = first;
+        // A single loop is itself cut into tasks: `dst` is then one row starting at `first`.
+        let o = outer.first().unwrap_or(&inner);
+        let (mut s, mut ch) = (first * o.src, first * o.channel);
+        for row in dst.chunks_mut(inner.extent) {
+            if inner.channel == 0 {
+                if ch >= channels {
+                    row.fill(U::default());
+                } else {
+                    let base = s + map.offset(ch);
+                    for (j, out) in row.iter_mut().enumerate() {
+                        *out = cast.cast(src[base + j * inner.src]);
+                    }
+                }
+            } else {
+                for (j, out) in row.iter_mut().enumerate() {
+                    let c = ch + j * inner.channel;
+                    *out = if c < channels { cast.cast(src[s + map.offset(c)]) } else { U::default() };
+                }
+            }
+            // Next row: advance the innermost outer counter, carrying outwards.
+            let mut k = outer.len();
+            while k > 0 {
+                k -= 1;
+                at[k] += 1;
+                s += outer[k].src;
+                ch += outer[k].channel;
+                if at[k] < outer[k].extent || k == 0 {
+                    break;
+                }
+                s -= at[k] * outer[k].src;
+                ch -= at[k] * outer[k].channel;
+                at[k] = 0;
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! CPU conversions between layouts of one family: the backend that runs the loop plan
+//! ([`loops`](crate::loops)) on host memory.
+//!
+//! A conversion copies every element of a [`Source`] to the same logical index of a
+//! [`Destination`]. The plan's innermost runs are copied directly when they are contiguous on
+//! both sides; otherwise the plane of the destination's and the source's innermost axes is
+//! transposed in cache tiles (`kernels`, one file per instruction set). Large conversions are cut
+//! along the outermost axis into rayon tasks (`run`).
+//!
+//! The loops are generic over the element type and both sides, so each (source, destination,
+//! type) is its own monomorphized function with no per-element dispatch. Vector widths that do
+//! not divide each other (NC/3HW3 to NC/4HW4) take a per-element path.
+//!
+//! ```
+//! use typed_layout::{convert, Nchw, Nhwc, Tensor};
+//! let a = Tensor::<f32, Nchw>::from_fn([1, 2, 2, 2], |[_, c, h, w]| (c * 4 + h * 2 + w) as f32)?;
+//! let mut b = Tensor::<f32, Nhwc>::zeros([1, 2, 2, 2])?;
+//! convert(&a, &mut b)?;
+//! // NHWC stores the two channels of each pixel side by side.
+//! assert_eq!(b.as_slice(), &[0.0, 4.0, 1.0, 5.0, 2.0, 6.0, 3.0, 7.0]);
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
+
+use crate::dtype::Element;
+use crate::error::LayoutError;
+use crate::family::{Family, SameFamily};
+use crate::loops::{same_dims, Geometry, LoopNest};
+use crate::notation::MAX_RANK;
+
+mod kernels;
+mod run;
+#[cfg(test)]
+mod tests;
+
+pub(crate) mod sealed {
+    use super::Geometry;
+
+    /// Read access for conversions; not for use outside typed-layout.
+    pub trait Readable<T> {
+        fn geometry(&self) -> Geometry;
+        fn data(&self) -> &[T];
+    }
+    /// Write access for conversions; not for use outside typed-layout.
+    pub trait Writable<T> {
+        fn geometry(&self) -> Geometry;
+        fn data_mut(&mut self) -> &mut [T];
+    }
+}
+
+/// Something a conversion can read: [`Tensor`](crate::Tensor), [`TensorView`](crate::TensorView),
+/// [`StridedView`](crate::StridedView).
+///
+/// ```
+/// use typed_layout::{convert, Source, Nhwc, Tensor};
+/// /// Any readable image (tensor, view, strided view) into a fresh NHWC tensor.
+/// fn to_nhwc<S: Source<f32, Family = typed_layout::Image>>(src: &S, dims: [usize; 4]) -> Result<Tensor<f32, Nhwc>, typed_layout::LayoutError> {
+///     let mut out = Tensor::zeros(dims)?;
+///     convert(src, &mut out)?;
+///     Ok(out)
+/// }
+/// let x = Tensor::<f32, typed_layout::Nchw>::filled([1, 2, 2, 2], 1.0)?;
+/// assert_eq!(to_nhwc(&x, [1, 2, 2, 2])?.as_slice(), &[1.0; 8]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the input of a conversion",
+    label = "not a source",
+    note = "a conversion reads a `Tensor`, a `TensorView`, a `TensorViewMut` or a `StridedView`"
+)]
+pub trait Source<T: Element>: sealed::Readable<T> {
+    /// The family of the logical dims.
+    type Family: Family;
+}
+
+/// Something a conversion can write, never overlapping: [`Tensor`](crate::Tensor),
+/// [`TensorViewMut`](crate::TensorViewMut), [`StridedViewMut`](crate::StridedViewMut).
+///
+/// ```
+/// use typed_layout::{convert, Destination, Nchw, Tensor};
+/// /// Fills any writable image from an NCHW tensor.
+/// fn fill<D: Destination<u8, Family = typed_layout::Image>>(dst: &mut D) -> Result<(), typed_layout::LayoutError> {
+///     convert(&Tensor::<u8, Nchw>::filled([1, 1, 2, 2], 3)?, dst)
+/// }
+/// let mut y = Tensor::<u8, typed_layout::Chwn>::zeros([1, 1, 2, 2])?;
+/// fill(&mut y)?;
+/// assert_eq!(y.as_slice(), &[3; 4]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the output of a conversion",
+    label = "not a destination",
+    note = "outputs cannot overlap: write into a `Tensor`, a `TensorViewMut`, or a `StridedViewMut` (which proves its dimensions disjoint); a `StridedView` is input-only"
+)]
+pub trait Destination<T: Element>: sealed::Writable<T> {
+    /// The family of the logical dims.
+    type Family: Family;
+}
+
+/// Copies `src` into `dst` at the same logical indices.
+///
+/// ```
+/// use typed_layout::{convert, Ncdhw, Ndhwc, Tensor};
+/// let a = Tensor::<half::f16, Ncdhw>::from_fn([2, 3, 4, 5, 6], |i| half::f16::from_f32(i[1] as f32))?;
+/// let mut b = Tensor::<half::f16, Ndhwc>::zeros([2, 3, 4, 5, 6])?;
+/// convert(&a, &mut b)?;
+/// assert_eq!(&b.as_slice()[..3], &[0.0, 1.0, 2.0].map(half::f16::from_f32));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+///
+/// Source and destination must be of one family; dims must be equal
+/// ([`LayoutError::ShapeMismatch`] otherwise).
+pub fn convert<T, S, D>(src: &S, dst: &mut D) -> Result<(), LayoutError>
+where
+    T: Element,
+    S: Source<T> + ?Sized,
+    D: Destination<T> + ?Sized,
+    D::Family: SameFamily<S::Family>,
+{
+    let (sg, dg) = (src.geometry(), dst.geometry());
+    same_dims(&sg, &dg, S::Family::LETTERS.as_bytes())?;
+    let (src, dst) = (src.data(), dst.data_mut());
+    match LoopNest::new(&sg, &dg) {
+        Some(nest) => run::run_maybe_parallel(&nest, src, dst),
+        None => per_element(&sg, src, &dg, dst),
+    }
+    Ok(())
+}
+
+/// Conversions moving fewer bytes than this run on the calling thread, without allocating.
+///
+/// ```
+/// use typed_layout::{PARALLEL_THRESHOLD_BYTES, Nchw, Tensor};
+/// // 4 KiB: converted on the calling thread, with no allocation besides the result.
+/// let small = Tensor::<f32, Nchw>::zeros([1, 16, 8, 8])?;
+/// assert!(small.as_slice().len() * 4 < PARALLEL_THRESHOLD_BYTES);
+/// let _ = small.to_layout::<typed_layout::Nhwc>()?;
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub const PARALLEL_THRESHOLD_BYTES: usize = 1 << 20;
+
+/// The general path: every logical index, offsets from each side's maps.
+fn per_element<T: Copy>(sg: &Geometry, src: &[T], dg: &Geometry, dst: &mut [T]) {
+    let dims = dg.dims();
+    let mut index = [0usize; MAX_RANK];
+    loop {
+        dst[dg.offset(&index[..dims.len()]) as usize] = src[sg.offset(&index[..dims.len()]) as usize];
+        let mut k = dims.len();
+        loop {
+            if k == 0 {
+                return;
+            }
+            k -= 1;
+            index[k] += 1;
+            if index[k] < dims[k] {
+                break;
+            }
+            index[k] = 0;
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! Running a loop nest on host memory: on the calling thread, or cut along its outermost axis
+//! into rayon tasks that each write their own contiguous part of the destination.
+
+use super::kernels;
+use crate::dtype::Element;
+use crate::loops::{for_each_offset, LoopAxis, LoopNest, MAX_LOOPS};
+
+/// Runs on rayon's pool when the `parallel` feature is on, the conversion moves at least
+/// [`PARALLEL_THRESHOLD_BYTES`](super::PARALLEL_THRESHOLD_BYTES), and the destination splits
+/// into disjoint contiguous ranges.
+pub(super) fn run_maybe_parallel<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
+    #[cfg(feature = "parallel")]
+    if let Some(rows) = parallel_rows::<T>(nest) {
+        return run_parallel(nest, src, dst, rows);
+    }
+    run(nest, src, dst)
+}
+
+/// Positions of the outermost axis per task, when the destination can be cut there: the axis's
+/// positions own disjoint contiguous ranges (every inner destination stride is positive and the
+/// inner span fits in the outer stride).
+#[cfg(feature = "parallel")]
+fn parallel_rows<T>(nest: &LoopNest) -> Option<usize> {
+    let axes = nest.axes();
+    let (outer, inner) = axes.split_first()?;
+    let elements: usize = axes.iter().map(|a| a.extent).product();
+    let threads = rayon::current_num_threads();
+    if threads < 2 || elements.saturating_mul(core::mem::size_of::<T>()) < super::PARALLEL_THRESHOLD_BYTES {
+        return None;
+    }
+    let mut span: isize = 1;
+    for a in inner {
+        if a.dst <= 0 {
+            return None;
+        }
+        span += (a.extent as isize - 1) * a.dst;
+    }
+    if nest.bases().1 < 0 || outer.dst < span || outer.extent < 2 {
+        return None;
+    }
+    Some(outer.extent.div_ceil(4 * threads))
+}
+
+/// Cuts the outermost axis into tasks of `rows` positions, each writing its own chunk.
+#[cfg(feature = "parallel")]
+fn run_parallel<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T], rows: usize) {
+    use rayon::prelude::*;
+    let outer = nest.axes()[0];
+    let region = &mut dst[nest.bases().1 as usize..];
+    region.par_chunks_mut(rows * outer.dst as usize).enumerate().for_each(|(task, chunk)| {
+        let start = task * rows;
+        if start >= outer.extent {
+            return; // trailing storage past the last position (padding)
+        }
+        run(&nest.outer_part(start, rows, 0), src, chunk);
+    });
+}
+
+fn run<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
+    let axes = nest.axes();
+    let (src_base, dst_base) = nest.bases();
+    let Some((&inner, outer)) = axes.split_last() else {
+        dst[dst_base as usize] = src[src_base as usize];
+        return;
+    };
+    // The axis the source walks fastest; if it is not the destination's innermost, tile the two.
+    if let Some(src_inner_pos) = nest.tile_axis() {
+        let src_inner = axes[src_inner_pos];
+        let mut rest = [LoopAxis::default(); MAX_LOOPS];
+        let mut m = 0;
+        for (i, a) in outer.iter().enumerate() {
+            if i != src_inner_pos {
+                rest[m] = *a;
+                m += 1;
+            }
+        }
+        for_each_offset(&rest[..m], src_base, dst_base, |s, d| {
+            kernels::transpose(src, s, dst, d, src_inner, inner)
+        });
+    } else {
+        for_each_offset(outer, src_base, dst_base, |s, d| kernels::copy_run(src, s, dst, d, inner));
+    }
+}

@@ -1,0 +1,109 @@
+//! Zero-sized layout types, their validated runtime [`Shape`], and the compile-time
+//! [`StaticShape`].
+//!
+//! A layout is a type with no data: it names a [`Family`] (which letters, in which logical
+//! order) and a [`Format`] (the letters in decreasing-stride order, possibly with C vectorized).
+//! Everything else, strides included, is derived from those two by [`placement::derive`], once, in
+//! one place.
+//!
+//! # Compile-time errors
+//!
+//! * Giving an image layout matmul dims, or converting between families, is a type error that
+//!   `cargo check` reports.
+//! * A [`StaticShape`] whose dims break a rule (C = 48 in NC/32HW32, a zero dim) and a layout
+//!   `NcxHwx<0>` fail in `const` evaluation with the rule's message. `cargo check` reports it
+//!   when the constant is used in a `const` or `static` item; when it is only used inside a
+//!   function body, the error appears at `cargo build` (post-monomorphization), not at check.
+//!
+//! ```
+//! use typed_layout::{ImageDims, Nhwc, Shape, StaticShape};
+//! const STRIDES: [usize; 4] = StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::STRIDES; // at compile time
+//! assert_eq!(Shape::<Nhwc>::new([1, 64, 5, 4])?.strides(), STRIDES); // the same code at run time
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
+
+use core::fmt::Debug;
+
+use crate::family::Family;
+use crate::notation::{Format, NotationBuf};
+
+mod named;
+mod shape;
+mod static_shape;
+#[cfg(test)]
+mod tests;
+
+pub use named::{
+    Bmn, Cdhwn, Chwn, ColMajor, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor,
+};
+pub use shape::Shape;
+pub use static_shape::{
+    Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, ImageDims, MatmulDims, StaticShape, VolumeDims,
+};
+
+/// A tensor layout as a zero-sized type.
+///
+/// Implemented by the named layouts ([`Nchw`], [`Nhwc`], [`NcxHwx`], [`Bmn`], …) and by types
+/// that `layout!` declares. Implementors give [`Layout::Family`] and [`Layout::FORMAT`] only;
+/// the provided constants derive from them and are not meant to be overridden.
+///
+/// ```
+/// use typed_layout::{Layout, Nhwc, NcxHwx};
+/// assert_eq!(Nhwc::NOTATION, "NHWC");
+/// assert_eq!(NcxHwx::<32>::NOTATION, "NC/32HW32");
+/// assert_eq!(core::mem::size_of::<Nhwc>(), 0);
+/// ```
+///
+/// # Compile-time errors
+///
+/// * Giving an image layout matmul dims, or converting between families, is a type error that
+///   `cargo check` reports.
+/// * A [`StaticShape`] whose dims break a rule (C = 48 in NC/32HW32, a zero dim) and a layout
+///   `NcxHwx<0>` fail in `const` evaluation with the rule's message. `cargo check` reports it
+///   when the constant is used in a `const` or `static` item; when it is only used inside a
+///   function body, the error appears at `cargo build` (post-monomorphization), not at check.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a layout",
+    label = "not a layout",
+    note = "use a named layout (Nchw, Nhwc, NcxHwx<32>, Bmn<RowMajor>, …) or declare one with `layout!`"
+)]
+pub trait Layout: Copy + Default + Debug + Send + Sync + 'static {
+    /// The family: which letters, in which logical order.
+    type Family: Family;
+    /// The format: the family's letters in decreasing-stride order.
+    const FORMAT: Format;
+    /// The family's letters in logical order (`"NCHW"` for every image layout): the order of
+    /// dims, strides and indices. Derived; do not override.
+    ///
+    /// ```
+    /// use typed_layout::{Layout, Nhwc};
+    /// assert_eq!(Nhwc::LETTERS, "NCHW"); // dims are n, c, h, w; NHWC is the memory order
+    /// ```
+    const LETTERS: &'static str = <Self::Family as Family>::LETTERS;
+    /// The notation buffer behind [`Layout::NOTATION`]. Derived; do not override.
+    #[doc(hidden)]
+    const NOTATION_BUF: &'static NotationBuf = &Self::FORMAT.notation(Self::LETTERS);
+    /// cuDNN's notation for this layout (`"NHWC"`, `"NC/32HW32"`). Derived; do not override.
+    const NOTATION: &'static str = Self::NOTATION_BUF.as_str();
+}
+
+/// The logical dims of layout `L`: `[usize; 4]` for image layouts.
+///
+/// ```
+/// use typed_layout::{DimsOf, Nhwc, Shape};
+/// let dims: DimsOf<Nhwc> = [1, 64, 5, 4]; // [usize; 4], always n, c, h, w
+/// assert_eq!(Shape::<Nhwc>::new(dims)?.dims(), dims);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub type DimsOf<L> = <<L as Layout>::Family as Family>::Dims;
+
+/// Strides of layout `L` in logical order, signed: `[isize; 4]` for image layouts (what strided
+/// views take).
+///
+/// ```
+/// use typed_layout::{Image, Nhwc, StridedView, StridesOf};
+/// let strides: StridesOf<Nhwc> = [24, 1, 12, 4]; // n, c, h, w of a packed NHWC [1, 4, 2, 3]
+/// let data = [0u8; 24];
+/// assert!(StridedView::<u8, Image>::new(&data, [1, 4, 2, 3], strides, 0).is_ok());
+/// ```
+pub type StridesOf<L> = <<L as Layout>::Family as Family>::Strides;

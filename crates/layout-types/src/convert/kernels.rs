@@ -19,8 +19,15 @@ use crate::dtype::Element;
 use crate::loops::LoopAxis;
 use core::ops::Range;
 
+mod line_walk;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
+mod swar;
+#[cfg(test)]
+mod tests;
+
+use line_walk::{LineWalk, Lines};
+use swar::swar_block;
 
 /// Edge of a transpose block, in elements.
 pub(super) const BLOCK: usize = 8;
@@ -186,89 +193,6 @@ fn tiled<T: Element, const E: usize>(
     }
 }
 
-/// Lines of a tile on one side: `count` runs of `span` elements, `stride` apart from `first`.
-#[derive(Clone, Copy)]
-struct Lines {
-    first: usize,
-    stride: usize,
-    count: usize,
-    span: usize,
-}
-
-/// The cache lines of a tile's near side, in address order: prefetched a few per block while
-/// the previous tile runs, so they are in cache before its sweep starts.
-///
-/// Without it the sweep first touches those lines one per step, [`BLOCK`] rows apart: a
-/// pattern that neither the hardware prefetcher nor the DRAM row buffers follow well (measured,
-/// 256 MiB f32 NCHW→NHWC, one thread: writing a 256 KiB tile's rows band by band ran at 8 GB/s,
-/// in address order at 18; the conversion went from 0.46 of a memcpy to 0.65).
-struct LineWalk {
-    lines: Lines,
-    /// Elements per cache line, and where index 0 sits within its line.
-    per_line: usize,
-    skew: usize,
-    /// Cache lines to prefetch per block.
-    per_block: usize,
-    /// The next line and the element in it to yield.
-    line: usize,
-    at: usize,
-}
-
-impl LineWalk {
-    /// A walk over `lines` of `buf`, spread over `blocks` blocks.
-    fn new<T>(lines: Lines, blocks: usize, buf: &[T]) -> Self {
-        let size = core::mem::size_of::<T>();
-        let per_line = (CACHE_LINE / size).max(1);
-        let skew = (buf.as_ptr() as usize / size.max(1)) % per_line;
-        let lines_per_run = (lines.span + per_line).div_ceil(per_line);
-        // Done half-way through the tile, so the last lines are in before they are needed.
-        let per_block = (2 * lines.count * lines_per_run).div_ceil(blocks.max(1));
-        LineWalk { lines, per_line, skew, per_block, line: 0, at: lines.first }
-    }
-
-    /// Prefetches the next `per_block` cache lines of `buf` (the buffer given to `new`).
-    #[inline(always)]
-    fn step<T>(&mut self, buf: &[T]) {
-        for _ in 0..self.per_block {
-            let Some(at) = self.next() else { return };
-            if let Some(x) = buf.get(at) {
-                prefetch(x);
-            }
-        }
-    }
-}
-
-impl Iterator for LineWalk {
-    type Item = usize;
-
-    /// One element index in each cache line of the lines, in order.
-    fn next(&mut self) -> Option<usize> {
-        let Lines { first, stride, count, span } = self.lines;
-        if self.line >= count || span == 0 {
-            return None;
-        }
-        let at = self.at;
-        let end = first + self.line * stride + span;
-        let boundary = ((at + self.skew) / self.per_line + 1) * self.per_line - self.skew;
-        if boundary < end {
-            self.at = boundary;
-        } else {
-            self.line += 1;
-            self.at = first + self.line * stride;
-        }
-        Some(at)
-    }
-}
-
-/// Asks for the cache line holding `x` (a hint: no effect on results).
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    safe_arch::prefetch_t0(x);
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
-}
-
 /// How to cut a plane whose columns are `src_stride` apart in the source and rows `dst_stride`
 /// apart in the destination: whether to sweep along rows, and a tile's (rows, columns).
 ///
@@ -399,92 +323,6 @@ fn transpose_block<T: Element, const E: usize>(
     swar_block(src, from, src_stride, dst, to, dst_stride)
 }
 
-/// [`transpose_block`] in `u64` words, for any element size.
-///
-/// The runs are packed into `u64` words (`8 / size` lanes each) and transposed in three stages,
-/// each swapping the off-diagonal halves of 2×2 sub-blocks of half the previous edge: a swap of
-/// whole words where the sub-block edge is at least a word, a masked shift within words below it.
-#[inline(always)]
-#[allow(clippy::needless_range_loop)] // `i`, `j`, `k` index two rows at once
-fn swar_block<T: Element>(
-    src: &[T],
-    from: usize,
-    src_stride: usize,
-    dst: &mut [T],
-    to: usize,
-    dst_stride: usize,
-) {
-    let lanes = 8 / T::SIZE; // elements per word
-    let words = BLOCK / lanes; // words per run
-    let mut block = [[0u64; BLOCK]; BLOCK];
-    for (c, run) in block.iter_mut().enumerate() {
-        let at = from + c * src_stride;
-        let elements: &[T; BLOCK] = src[at..at + BLOCK].try_into().expect("a run is BLOCK long");
-        for (k, word) in run[..words].iter_mut().enumerate() {
-            *word = pack(&elements[k * lanes..(k + 1) * lanes]);
-        }
-    }
-    // Plain counted loops with `continue`: the compiler unrolls them fully and keeps `block` in
-    // registers (iterator adapters here defeat that).
-    let mut half = BLOCK / 2;
-    while half > 0 {
-        for i in 0..BLOCK {
-            if i & half != 0 {
-                continue;
-            }
-            let j = i + half;
-            if half >= lanes {
-                let shift = half / lanes; // in words
-                for k in 0..words {
-                    if k & shift != 0 {
-                        let t = block[i][k];
-                        block[i][k] = block[j][k - shift];
-                        block[j][k - shift] = t;
-                    }
-                }
-            } else {
-                let bits = 8 * half * T::SIZE;
-                let low = u64::MAX / ((1 << bits) + 1); // lanes whose index has bit `half` clear
-                for k in 0..words {
-                    let (a, b) = (block[i][k], block[j][k]);
-                    let t = ((a >> bits) ^ b) & low;
-                    block[i][k] = a ^ (t << bits);
-                    block[j][k] = b ^ t;
-                }
-            }
-        }
-        half /= 2;
-    }
-    for (r, run) in block.iter().enumerate() {
-        let at = to + r * dst_stride;
-        let out: &mut [T; BLOCK] = (&mut dst[at..at + BLOCK]).try_into().expect("a run is BLOCK long");
-        for (k, &word) in run[..words].iter().enumerate() {
-            unpack(word, &mut out[k * lanes..(k + 1) * lanes]);
-        }
-    }
-}
-
-/// The elements' bits side by side, the first in the low bits. Goes through bytes, which the
-/// compiler turns into one word load.
-#[inline(always)]
-fn pack<T: Element>(elements: &[T]) -> u64 {
-    let mut bytes = [0u8; 8];
-    for (chunk, &e) in bytes.chunks_exact_mut(T::SIZE).zip(elements) {
-        chunk.copy_from_slice(&e.to_word().to_le_bytes()[..T::SIZE]);
-    }
-    u64::from_le_bytes(bytes)
-}
-
-/// The inverse of [`pack`].
-#[inline(always)]
-fn unpack<T: Element>(word: u64, out: &mut [T]) {
-    for (o, chunk) in out.iter_mut().zip(word.to_le_bytes().chunks_exact(T::SIZE)) {
-        let mut bytes = [0u8; 8];
-        bytes[..T::SIZE].copy_from_slice(chunk);
-        *o = T::from_word(u64::from_le_bytes(bytes));
-    }
-}
-
 /// Element by element over `rows` × `cols` of the plane.
 #[allow(clippy::too_many_arguments)]
 #[inline]
@@ -503,91 +341,5 @@ fn scalar_tile<T: Copy>(
         for c in cs.clone() {
             dst[(dr + c as isize * cols.dst) as usize] = src[(sr + c as isize * cols.src) as usize];
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Each block implementation against the definition, for every element size, at strides
-    /// and offsets that leave other elements between the runs (they must stay untouched).
-    fn check<T: Element>(block: fn(&[T], usize, usize, &mut [T], usize, usize)) {
-        check_edge::<T, BLOCK>(block)
-    }
-
-    fn check_edge<T: Element, const E: usize>(block: fn(&[T], usize, usize, &mut [T], usize, usize)) {
-        let (from, src_stride, to, dst_stride) = (3, E + 3, 5, E + 5);
-        let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 7;
-        let src: Vec<T> = (0..from + E * src_stride).map(|i| T::from_word(bits(i))).collect();
-        let fill = T::from_word(u64::MAX);
-        let mut dst = vec![fill; to + E * dst_stride];
-        block(&src, from, src_stride, &mut dst, to, dst_stride);
-        for (i, &v) in dst.iter().enumerate() {
-            let (r, c) = ((i.wrapping_sub(to)) / dst_stride, (i.wrapping_sub(to)) % dst_stride);
-            let expected = if i >= to && c < E { src[from + c * src_stride + r] } else { fill };
-            assert_eq!(v.to_word(), expected.to_word(), "size {} at {i}", T::SIZE);
-        }
-    }
-
-    #[test]
-    fn words_transpose_a_block_of_every_size() {
-        check::<u8>(swar_block);
-        check::<half::f16>(swar_block);
-        check::<f32>(swar_block);
-        check::<f64>(swar_block);
-    }
-
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    #[test]
-    fn sse2_transposes_a_block_of_every_size_it_takes() {
-        check::<u8>(sse2::block);
-        check::<half::f16>(sse2::block);
-        check::<f32>(sse2::block);
-        check::<i32>(sse2::block);
-        check_edge::<u8, { sse2::BYTE_BLOCK }>(sse2::byte_block);
-        check_edge::<i8, { sse2::BYTE_BLOCK }>(sse2::byte_block);
-    }
-
-    /// The walk yields one index in every cache line of every run, run by run in address order,
-    /// whatever the runs' alignment.
-    #[test]
-    fn line_walk_visits_each_cache_line_of_a_tile_once_in_order() {
-        let buf = [0f32; 4];
-        for (first, stride, count, span) in
-            [(0, 64, 3, 64), (3, 100, 4, 40), (10, 16, 5, 16), (7, 1000, 2, 1)]
-        {
-            for skew in 0..16 {
-                let lines = Lines { first, stride, count, span };
-                let mut walk = LineWalk::new(lines, 1, &buf);
-                walk.skew = skew;
-                let line_of = |i: usize| (i + skew) / 16;
-                let mut expected = Vec::new();
-                for k in 0..count {
-                    let run = first + k * stride..first + k * stride + span;
-                    let mut ids: Vec<_> = run.clone().map(|i| (k, line_of(i))).collect();
-                    ids.dedup();
-                    expected.extend(ids);
-                }
-                let got: Vec<_> = walk
-                    .map(|i| {
-                        let k = (i - first) / stride;
-                        assert!(i - first - k * stride < span, "{i} outside the runs");
-                        (k, line_of(i))
-                    })
-                    .collect();
-                assert_eq!(got, expected, "runs {first} + k * {stride}, {span} long, skew {skew}");
-            }
-        }
-    }
-
-    /// Enough cache lines per block to finish the walk within the first half of the tile.
-    #[test]
-    fn line_walk_finishes_in_half_the_blocks() {
-        let lines = Lines { first: 0, stride: 64, count: 1024, span: 64 };
-        let buf = [0f32; 1];
-        let walk = LineWalk::new(lines, 1024, &buf);
-        let total = LineWalk::new(lines, 1024, &buf).count();
-        assert!(walk.per_block * 512 >= total, "{} per block, {total} lines", walk.per_block);
     }
 }

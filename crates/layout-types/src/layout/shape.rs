@@ -3,6 +3,7 @@
 use core::marker::PhantomData;
 
 use super::{DimsOf, Layout};
+use crate::dtype::DataType;
 use crate::error::LayoutError;
 use crate::family::DimArray;
 use crate::placement::{self, Placement};
@@ -119,7 +120,7 @@ impl<L: Layout> Shape<L> {
     /// The Tensor Core rules a tensor of `data_type` in this shape breaks (see
     /// [`crate::tensor_core`]; [`Tensor::tensor_core`](crate::Tensor::tensor_core) adds the
     /// buffer's alignment).
-    pub const fn tensor_core(&self, data_type: crate::DataType) -> crate::tensor_core::TensorCoreCheck {
+    pub const fn tensor_core(&self, data_type: DataType) -> crate::tensor_core::TensorCoreCheck {
         let letters = L::LETTERS;
         crate::tensor_core::TensorCoreCheck::of_shape(&L::FORMAT, letters, self.placement.dims(), data_type)
     }

@@ -3,6 +3,7 @@
 use core::marker::PhantomData;
 
 use super::{Layout, Shape};
+use crate::dtype::{DataType, Element};
 use crate::family::{Family, Image, Matmul, Volume};
 
 /// A compile-time shape: layout `L` with dims fixed by the type `D` ([`ImageDims`],
@@ -76,12 +77,12 @@ macro_rules! static_dims {
 
             /// The Tensor Core rules a tensor of `data_type` in this shape breaks, as a
             /// constant (see [`crate::tensor_core`]).
-            pub const fn tensor_core(data_type: crate::DataType) -> crate::tensor_core::TensorCoreCheck {
+            pub const fn tensor_core(data_type: DataType) -> crate::tensor_core::TensorCoreCheck {
                 crate::tensor_core::TensorCoreCheck::of_shape(&L::FORMAT, F::LETTERS, &Self::DIMS, data_type)
             }
         }
 
-        impl<T: crate::Element, F: Family<Dims = [usize; $r]>, L: Layout<Family = F>, $(const $d: usize),*>
+        impl<T: Element, F: Family<Dims = [usize; $r]>, L: Layout<Family = F>, $(const $d: usize),*>
             crate::tensor_core::TensorCoreShape<T, L, $name<F, $($d),*>>
         {
             /// The shape, which qualifies for Tensor Cores; naming it when it does not is a

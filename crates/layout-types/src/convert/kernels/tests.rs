@@ -1,0 +1,84 @@
+//! Each block against the definition, and the line walker against the cache lines it must visit.
+
+use super::line_walk::{LineWalk, Lines};
+use super::swar::swar_block;
+use super::*;
+
+/// Each block implementation against the definition, for every element size, at strides
+/// and offsets that leave other elements between the runs (they must stay untouched).
+fn check<T: Element>(block: fn(&[T], usize, usize, &mut [T], usize, usize)) {
+    check_edge::<T, BLOCK>(block)
+}
+
+fn check_edge<T: Element, const E: usize>(block: fn(&[T], usize, usize, &mut [T], usize, usize)) {
+    let (from, src_stride, to, dst_stride) = (3, E + 3, 5, E + 5);
+    let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 7;
+    let src: Vec<T> = (0..from + E * src_stride).map(|i| T::from_word(bits(i))).collect();
+    let fill = T::from_word(u64::MAX);
+    let mut dst = vec![fill; to + E * dst_stride];
+    block(&src, from, src_stride, &mut dst, to, dst_stride);
+    for (i, &v) in dst.iter().enumerate() {
+        let (r, c) = ((i.wrapping_sub(to)) / dst_stride, (i.wrapping_sub(to)) % dst_stride);
+        let expected = if i >= to && c < E { src[from + c * src_stride + r] } else { fill };
+        assert_eq!(v.to_word(), expected.to_word(), "size {} at {i}", T::SIZE);
+    }
+}
+
+#[test]
+fn words_transpose_a_block_of_every_size() {
+    check::<u8>(swar_block);
+    check::<half::f16>(swar_block);
+    check::<f32>(swar_block);
+    check::<f64>(swar_block);
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[test]
+fn sse2_transposes_a_block_of_every_size_it_takes() {
+    check::<u8>(sse2::block);
+    check::<half::f16>(sse2::block);
+    check::<f32>(sse2::block);
+    check::<i32>(sse2::block);
+    check_edge::<u8, { sse2::BYTE_BLOCK }>(sse2::byte_block);
+    check_edge::<i8, { sse2::BYTE_BLOCK }>(sse2::byte_block);
+}
+
+/// The walk yields one index in every cache line of every run, run by run in address order,
+/// whatever the runs' alignment.
+#[test]
+fn line_walk_visits_each_cache_line_of_a_tile_once_in_order() {
+    let buf = [0f32; 4];
+    for (first, stride, count, span) in [(0, 64, 3, 64), (3, 100, 4, 40), (10, 16, 5, 16), (7, 1000, 2, 1)] {
+        for skew in 0..16 {
+            let lines = Lines { first, stride, count, span };
+            let mut walk = LineWalk::new(lines, 1, &buf);
+            walk.skew = skew;
+            let line_of = |i: usize| (i + skew) / 16;
+            let mut expected = Vec::new();
+            for k in 0..count {
+                let run = first + k * stride..first + k * stride + span;
+                let mut ids: Vec<_> = run.clone().map(|i| (k, line_of(i))).collect();
+                ids.dedup();
+                expected.extend(ids);
+            }
+            let got: Vec<_> = walk
+                .map(|i| {
+                    let k = (i - first) / stride;
+                    assert!(i - first - k * stride < span, "{i} outside the runs");
+                    (k, line_of(i))
+                })
+                .collect();
+            assert_eq!(got, expected, "runs {first} + k * {stride}, {span} long, skew {skew}");
+        }
+    }
+}
+
+/// Enough cache lines per block to finish the walk within the first half of the tile.
+#[test]
+fn line_walk_finishes_in_half_the_blocks() {
+    let lines = Lines { first: 0, stride: 64, count: 1024, span: 64 };
+    let buf = [0f32; 1];
+    let walk = LineWalk::new(lines, 1024, &buf);
+    let total = LineWalk::new(lines, 1024, &buf).count();
+    assert!(walk.per_block * 512 >= total, "{} per block, {total} lines", walk.per_block);
+}

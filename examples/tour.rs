@@ -120,7 +120,7 @@ fn main() -> Result<(), LayoutError> {
         println!("  NC/32HW32 with C = 48: {e}");
     }
     let mut buf = vec![0.0f32; 64];
-    if let Err(e) = StridedViewMut::<f32, typed_layout::Image>::new(&mut buf, [1, 4, 2, 2], [16, 1, 2, 1], 0)
+    if let Err(e) = StridedViewMut::<f32, typed_layout::Image>::new([1, 4, 2, 2], [16, 1, 2, 1], 0, &mut buf)
     {
         println!("  overlapping output:     {e}");
     }

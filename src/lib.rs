@@ -104,7 +104,7 @@
 //! use typed_layout::{convert, Image, Nchw, StridedView, Tensor};
 //! let src = Tensor::<u8, Nchw>::zeros([1, 1, 2, 2]).unwrap();
 //! let data = [0u8; 4];
-//! let mut input = StridedView::<u8, Image>::new(&data, [1, 1, 2, 2], [4, 4, 2, 1], 0).unwrap();
+//! let mut input = StridedView::<u8, Image>::new([1, 1, 2, 2], [4, 4, 2, 1], 0, &data).unwrap();
 //! convert(&src, &mut input).unwrap(); // StridedView is not a Destination
 //! ```
 //!

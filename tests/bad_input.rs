@@ -49,19 +49,19 @@ fn wrong_buffer_length() {
     assert_eq!(e, LayoutError::BufferLength { expected: 24, found: 23 });
     assert!(TensorView::<u8, Nchw>::new([1, 2, 3, 4], &[0; 25]).is_err());
     assert!(TensorViewMut::<u8, Nchw>::new([1, 2, 3, 4], &mut [0; 25]).is_err());
-    let e = StridedView::<u8, Matmul>::new(&[0; 10], [2, 2, 2], [4, 2, 1], 4).unwrap_err();
+    let e = StridedView::<u8, Matmul>::new([2, 2, 2], [4, 2, 1], 4, &[0; 10]).unwrap_err();
     assert!(matches!(e, LayoutError::OutOfBounds { lowest: 4, highest: 11, len: 10 }), "{e}");
-    let e = StridedView::<u8, Matmul>::new(&[0; 10], [2, 2, 2], [-4, 2, 1], 0).unwrap_err();
+    let e = StridedView::<u8, Matmul>::new([2, 2, 2], [-4, 2, 1], 0, &[0; 10]).unwrap_err();
     assert!(matches!(e, LayoutError::OutOfBounds { lowest: -4, .. }), "{e}");
 }
 
 #[test]
 fn overlapping_output_is_refused() {
     let mut buf = vec![0i32; 32];
-    let e = StridedViewMut::<i32, Image>::new(&mut buf, [1, 4, 2, 2], [16, 1, 2, 1], 0).unwrap_err();
+    let e = StridedViewMut::<i32, Image>::new([1, 4, 2, 2], [16, 1, 2, 1], 0, &mut buf).unwrap_err();
     assert_eq!(e, LayoutError::OverlappingOutput { verdict: Overlap::Overlapping });
     // Broadcast (stride 0) output.
-    let e = StridedViewMut::<i32, Image>::new(&mut buf, [2, 4, 2, 2], [0, 4, 2, 1], 0).unwrap_err();
+    let e = StridedViewMut::<i32, Image>::new([2, 4, 2, 2], [0, 4, 2, 1], 0, &mut buf).unwrap_err();
     assert!(matches!(e, LayoutError::OverlappingOutput { .. }));
     assert!(buf.iter().all(|&v| v == 0));
 }
@@ -71,7 +71,7 @@ fn cannot_tell_output_is_refused_too() {
     // Three interleaved axes over the enumeration budget: no proof of disjointness.
     let mut buf = vec![0u8; 128 * 10003 * 3];
     let e =
-        StridedViewMut::<u8, Matmul>::new(&mut buf, [128, 128, 128], [10000, 10001, 10003], 0).unwrap_err();
+        StridedViewMut::<u8, Matmul>::new([128, 128, 128], [10000, 10001, 10003], 0, &mut buf).unwrap_err();
     assert_eq!(e, LayoutError::OverlappingOutput { verdict: Overlap::CannotTell });
     assert!(e.to_string().contains("cannot prove"));
 }

@@ -167,7 +167,7 @@ fn strided_unpacked_bmn_inputs() {
     // Unpacked 3-D BMN: rows padded, batch padded, and a mirrored column axis.
     let data: Vec<f32> = (0..400).map(|v| v as f32).collect();
     let (dims, strides, base) = ([3, 4, 5], [120isize, 10, -2], 9usize);
-    let view = StridedView::<f32, Matmul>::new(&data, dims, strides, base).unwrap();
+    let view = StridedView::<f32, Matmul>::new(dims, strides, base, &data).unwrap();
     let packed: Tensor<f32, Bmn<ColMajor>> = view.to_layout().unwrap();
     for i in indices(&dims) {
         let at = base as isize + i[0] as isize * 120 + i[1] as isize * 10 - 2 * i[2] as isize;
@@ -180,7 +180,7 @@ fn strided_overlapping_image_input() {
     // Broadcast along N and overlapping H/W windows (stride 1 each): allowed for inputs.
     let data: Vec<i32> = (0..64).collect();
     let dims = [2, 2, 3, 3];
-    let view = StridedView::<i32, Image>::new(&data, dims, [0, 16, 1, 1], 0).unwrap();
+    let view = StridedView::<i32, Image>::new(dims, [0, 16, 1, 1], 0, &data).unwrap();
     assert!(view.overlap().may_overlap());
     let nhwc: Tensor<i32, Nhwc> = view.to_layout().unwrap();
     for i in indices(&dims) {
@@ -193,7 +193,7 @@ fn strided_volume_into_ndhwc() {
     let data: Vec<u8> = (0..=255).cycle().take(3000).collect();
     let dims = [2, 3, 2, 3, 4];
     let strides = [1500isize, 7, 300, 60, 15 /* padded pixels */];
-    let view = StridedView::<u8, Volume>::new(&data, dims, strides, 0).unwrap();
+    let view = StridedView::<u8, Volume>::new(dims, strides, 0, &data).unwrap();
     let out: Tensor<u8, Ndhwc> = view.to_layout().unwrap();
     for i in indices(&dims) {
         let at: isize = i.iter().zip(strides).map(|(&k, s)| k as isize * s).sum();
@@ -244,9 +244,9 @@ mod strided_property {
             let (ss, sbase, slen) = layout_of(dims, so, sp, sn);
             let (ds, dbase, dlen) = layout_of(dims, dord, dp, dn);
             let src_data: Vec<i32> = (0..slen as i32).collect();
-            let src = StridedView::<i32, Image>::new(&src_data, dims, ss, sbase).unwrap();
+            let src = StridedView::<i32, Image>::new(dims, ss, sbase, &src_data).unwrap();
             let mut dst_data = vec![i32::MIN; dlen];
-            let mut dst = StridedViewMut::<i32, Image>::new(&mut dst_data, dims, ds, dbase).unwrap();
+            let mut dst = StridedViewMut::<i32, Image>::new(dims, ds, dbase, &mut dst_data).unwrap();
             convert(&src, &mut dst).unwrap();
             let mut written = 0;
             for i in indices(&dims) {

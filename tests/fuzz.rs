@@ -306,7 +306,7 @@ proptest! {
         let strides: [isize; 4] = strides.try_into().unwrap();
         let data: Vec<i32> = (0..len as i32).collect();
         let count = dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)).unwrap_or(usize::MAX);
-        if let Ok(view) = StridedView::<i32, Image>::new(&data, dims, strides, base) {
+        if let Ok(view) = StridedView::<i32, Image>::new(dims, strides, base, &data) {
             // Accepted: every address lies in the buffer.
             if count <= 1 << 14 {
                 let packed: Tensor<i32, Nchw> = view.to_layout().unwrap();
@@ -317,7 +317,7 @@ proptest! {
             }
         }
         let mut out = data.clone();
-        if let Ok(mut view) = StridedViewMut::<i32, Image>::new(&mut out, dims, strides, base) {
+        if let Ok(mut view) = StridedViewMut::<i32, Image>::new(dims, strides, base, &mut out) {
             // Accepted: in bounds and proven disjoint, so a conversion may write through it.
             prop_assert!(count <= len);
             let src = Tensor::<i32, Nchw>::from_fn(dims, |[a, b, c, d]| -((a + b + c + d) as i32) - 1).unwrap();

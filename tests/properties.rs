@@ -345,18 +345,18 @@ fn strided_round_trip<F: Family>(
         src[offset as usize]
     };
     let view =
-        StridedView::<i64, F>::new(&src, dims_f, F::Strides::try_from_slice(&signed).unwrap(), base).unwrap();
+        StridedView::<i64, F>::new(dims_f, F::Strides::try_from_slice(&signed).unwrap(), base, &src).unwrap();
 
     let at = |s: &[usize], index: &[usize]| index.iter().zip(s).map(|(&i, &s)| i * s).sum::<usize>();
     let to_isize =
         |s: &[usize]| F::Strides::try_from_slice(&s.iter().map(|&s| s as isize).collect::<Vec<_>>()).unwrap();
 
     let mut mid = vec![POISON; len_b];
-    StridedViewMut::<i64, F>::new(&mut mid, dims_f, to_isize(&sb), 0).unwrap().copy_from(&view).unwrap();
+    StridedViewMut::<i64, F>::new(dims_f, to_isize(&sb), 0, &mut mid).unwrap().copy_from(&view).unwrap();
     let mut back = vec![POISON; len_a];
     {
-        let mid_view = StridedView::<i64, F>::new(&mid, dims_f, to_isize(&sb), 0).unwrap();
-        StridedViewMut::<i64, F>::new(&mut back, dims_f, to_isize(&sa), 0)
+        let mid_view = StridedView::<i64, F>::new(dims_f, to_isize(&sb), 0, &mid).unwrap();
+        StridedViewMut::<i64, F>::new(dims_f, to_isize(&sa), 0, &mut back)
             .unwrap()
             .copy_from(&mid_view)
             .unwrap();

@@ -36,7 +36,7 @@ fn mismatched_dims_are_an_error_and_leave_the_output_alone() {
 fn negative_strides_mirror() {
     let data: Vec<i8> = (0..6).collect();
     // W mirrored: read each row backwards.
-    let v = StridedView::<i8, Image>::new(&data, [1, 1, 2, 3], [6, 6, 3, -1], 2).unwrap();
+    let v = StridedView::<i8, Image>::new([1, 1, 2, 3], [6, 6, 3, -1], 2, &data).unwrap();
     let t: Tensor<i8, Nchw> = v.to_layout().unwrap();
     assert_eq!(t.as_slice(), &[2, 1, 0, 5, 4, 3]);
 }

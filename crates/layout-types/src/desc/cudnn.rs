@@ -24,9 +24,10 @@
 use super::{DynLayout, TensorDesc};
 use crate::dtype::{DataType, Element};
 use crate::error::{CudnnError, DimName, LayoutError};
-use crate::layout::{Layout, Shape};
+use crate::family::Family;
+use crate::layout::{Layout, Shape, Strided};
 use crate::notation::MAX_RANK;
-use crate::tensor::Tensor;
+use crate::tensor::{Storage, TensorBase};
 
 /// The most elements a cuDNN descriptor may span, padding included: the guide's "2
 /// Giga-elements" read as libcudnn 9 applies it, fewer than 2^31 (it refuses exactly 2^31 with
@@ -290,8 +291,8 @@ impl<L: Layout> Shape<L> {
     }
 }
 
-impl<T: Element, L: Layout> Tensor<T, L> {
-    /// The tensor's `cudnnSetTensorNdDescriptor` arguments, its data type from `T`.
+impl<S: Storage, L: Layout> TensorBase<S, L> {
+    /// The tensor's `cudnnSetTensorNdDescriptor` arguments, its data type from the element type.
     ///
     /// ```
     /// use typed_layout::{Ncdhw, Tensor};
@@ -301,6 +302,29 @@ impl<T: Element, L: Layout> Tensor<T, L> {
     /// # Ok::<(), typed_layout::LayoutError>(())
     /// ```
     pub fn cudnn(&self) -> Result<NdDescriptor, LayoutError> {
-        self.shape().cudnn(T::DATA_TYPE)
+        self.shape().cudnn(<S::Elem as Element>::DATA_TYPE)
+    }
+}
+
+impl<S: Storage, F: Family> TensorBase<S, Strided<F>> {
+    /// The strided view's `cudnnSetTensorNdDescriptor` arguments: its dims and strides (the
+    /// base offset is where the pointer handed to cuDNN starts), its data type from the element
+    /// type.
+    ///
+    /// ```
+    /// use typed_layout::{cudnn::CudnnError, Image, LayoutError, StridedView};
+    /// let data = [0.0f32; 64];
+    /// // A 4×4 window of an 8×8 image: rows 8 apart.
+    /// let window = StridedView::<f32, Image>::new([1, 1, 4, 4], [64, 64, 8, 1], 18, &data)?;
+    /// assert_eq!(window.cudnn()?.strides(), &[64, 64, 8, 1]);
+    /// // cuDNN takes no negative strides.
+    /// let mirrored = StridedView::<f32, Image>::new([1, 1, 4, 4], [64, 64, 8, -1], 3, &data)?;
+    /// assert!(matches!(mirrored.cudnn(), Err(LayoutError::Cudnn(CudnnError::Stride { stride: -1, .. }))));
+    /// # Ok::<(), LayoutError>(())
+    /// ```
+    pub fn cudnn(&self) -> Result<NdDescriptor, LayoutError> {
+        let data_type = <S::Elem as Element>::DATA_TYPE;
+        let desc = TensorDesc::new(data_type, self.dims().as_ref(), self.strides().as_ref())?;
+        desc.with_letters(F::LETTERS)?.cudnn()
     }
 }

@@ -78,7 +78,7 @@ impl<F: Family> SameFamily<F> for F {
 /// assert_eq!(Image::LETTERS, "NCHW");
 /// // A strided view over a plain buffer is typed by its family alone.
 /// let data: Vec<f32> = (0..24).map(|v| v as f32).collect();
-/// let v = StridedView::<f32, Image>::new(&data, [1, 2, 3, 4], [24, 12, 4, 1], 0)?;
+/// let v = StridedView::<f32, Image>::new([1, 2, 3, 4], [24, 12, 4, 1], 0, &data)?;
 /// assert_eq!(v.get([1, 2, 3, 4].map(|d: usize| d - 1)), Some(&23.0));
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
@@ -97,7 +97,7 @@ impl Family for Image {
 /// assert_eq!(Volume::LETTERS, "NCDHW");
 /// // A strided view over a plain buffer is typed by its family alone.
 /// let data: Vec<f32> = (0..24).map(|v| v as f32).collect();
-/// let v = StridedView::<f32, Volume>::new(&data, [1, 2, 1, 3, 4], [24, 12, 12, 4, 1], 0)?;
+/// let v = StridedView::<f32, Volume>::new([1, 2, 1, 3, 4], [24, 12, 12, 4, 1], 0, &data)?;
 /// assert_eq!(v.get([1, 2, 1, 3, 4].map(|d: usize| d - 1)), Some(&23.0));
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
@@ -116,7 +116,7 @@ impl Family for Volume {
 /// assert_eq!(Matmul::LETTERS, "BMN");
 /// // A strided view over a plain buffer is typed by its family alone.
 /// let data: Vec<f32> = (0..24).map(|v| v as f32).collect();
-/// let v = StridedView::<f32, Matmul>::new(&data, [2, 3, 4], [12, 4, 1], 0)?;
+/// let v = StridedView::<f32, Matmul>::new([2, 3, 4], [12, 4, 1], 0, &data)?;
 /// assert_eq!(v.get([2, 3, 4].map(|d: usize| d - 1)), Some(&23.0));
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```

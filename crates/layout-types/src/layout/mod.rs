@@ -27,12 +27,15 @@ use core::fmt::Debug;
 use crate::family::Family;
 use crate::notation::{Format, NotationBuf};
 
+mod arrangement;
 mod named;
 mod shape;
 mod static_shape;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use arrangement::Maps;
+pub use arrangement::{Arrangement, DimsOf, Strided, StridedShape, StridesOf};
 pub use named::{
     Bmn, Cdhwn, Chwn, ColMajor, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor,
 };
@@ -86,24 +89,3 @@ pub trait Layout: Copy + Default + Debug + Send + Sync + 'static {
     /// cuDNN's notation for this layout (`"NHWC"`, `"NC/32HW32"`). Derived; do not override.
     const NOTATION: &'static str = Self::NOTATION_BUF.as_str();
 }
-
-/// The logical dims of layout `L`: `[usize; 4]` for image layouts.
-///
-/// ```
-/// use typed_layout::{DimsOf, Nhwc, Shape};
-/// let dims: DimsOf<Nhwc> = [1, 64, 5, 4]; // [usize; 4], always n, c, h, w
-/// assert_eq!(Shape::<Nhwc>::new(dims)?.dims(), dims);
-/// # Ok::<(), typed_layout::LayoutError>(())
-/// ```
-pub type DimsOf<L> = <<L as Layout>::Family as Family>::Dims;
-
-/// Strides of layout `L` in logical order, signed: `[isize; 4]` for image layouts (what strided
-/// views take).
-///
-/// ```
-/// use typed_layout::{Image, Nhwc, StridedView, StridesOf};
-/// let strides: StridesOf<Nhwc> = [24, 1, 12, 4]; // n, c, h, w of a packed NHWC [1, 4, 2, 3]
-/// let data = [0u8; 24];
-/// assert!(StridedView::<u8, Image>::new(&data, [1, 4, 2, 3], strides, 0).is_ok());
-/// ```
-pub type StridesOf<L> = <<L as Layout>::Family as Family>::Strides;

@@ -1,73 +1,41 @@
-//! What conversions read and write: the storage and its geometry, for every tensor and view.
+//! What conversions read and write: every tensor kind's storage and geometry, written once.
 
-use super::*;
-use crate::convert::{self, sealed};
-use crate::family::Family;
+use super::{Storage, StorageMut, TensorBase};
+use crate::convert::{sealed, Destination, Source};
+use crate::layout::{Arrangement, Maps};
 use crate::loops::Geometry;
 
-impl<T: Element, L: Layout> convert::Source<T> for TensorView<'_, T, L> {
-    type Family = L::Family;
+fn geometry<A: Arrangement>(shape: &A::Shape) -> Geometry {
+    match A::maps(shape) {
+        Maps::Placement(p) => Geometry::packed(p),
+        Maps::Strided { dims, strides, base } => Geometry::strided(dims, strides, base),
+    }
 }
-impl<T: Element, L: Layout> sealed::Readable<T> for TensorView<'_, T, L> {
+
+impl<S: Storage, A: Arrangement> Source<S::Elem> for TensorBase<S, A> {
+    type Family = A::Family;
+}
+
+impl<S: Storage, A: Arrangement> sealed::Readable<S::Elem> for TensorBase<S, A> {
     fn geometry(&self) -> Geometry {
-        Geometry::packed(self.shape.placement())
+        geometry::<A>(self.shape())
     }
-    fn data(&self) -> &[T] {
-        self.data
-    }
-}
-impl<T: Element, L: Layout> convert::Source<T> for Tensor<T, L> {
-    type Family = L::Family;
-}
-impl<T: Element, L: Layout> sealed::Readable<T> for Tensor<T, L> {
-    fn geometry(&self) -> Geometry {
-        Geometry::packed(self.shape.placement())
-    }
-    fn data(&self) -> &[T] {
+    fn data(&self) -> &[S::Elem] {
         self.as_slice()
     }
 }
-impl<T: Element, F: Family> convert::Source<T> for StridedView<'_, T, F> {
-    type Family = F;
+
+// Mutable storage is only ever built over a shape that does not overlap: a layout, or a
+// strided shape `StridedViewMut::new_in` proved disjoint.
+impl<S: StorageMut, A: Arrangement> Destination<S::Elem> for TensorBase<S, A> {
+    type Family = A::Family;
 }
-impl<T: Element, F: Family> sealed::Readable<T> for StridedView<'_, T, F> {
+
+impl<S: StorageMut, A: Arrangement> sealed::Writable<S::Elem> for TensorBase<S, A> {
     fn geometry(&self) -> Geometry {
-        Geometry::strided(self.dims.as_ref(), self.strides.as_ref(), self.base)
+        geometry::<A>(self.shape())
     }
-    fn data(&self) -> &[T] {
-        self.data
-    }
-}
-impl<T: Element, L: Layout> convert::Destination<T> for TensorViewMut<'_, T, L> {
-    type Family = L::Family;
-}
-impl<T: Element, L: Layout> sealed::Writable<T> for TensorViewMut<'_, T, L> {
-    fn geometry(&self) -> Geometry {
-        Geometry::packed(self.shape.placement())
-    }
-    fn data_mut(&mut self) -> &mut [T] {
-        self.data
-    }
-}
-impl<T: Element, L: Layout> convert::Destination<T> for Tensor<T, L> {
-    type Family = L::Family;
-}
-impl<T: Element, L: Layout> sealed::Writable<T> for Tensor<T, L> {
-    fn geometry(&self) -> Geometry {
-        Geometry::packed(self.shape.placement())
-    }
-    fn data_mut(&mut self) -> &mut [T] {
+    fn data_mut(&mut self) -> &mut [S::Elem] {
         self.as_mut_slice()
-    }
-}
-impl<T: Element, F: Family> convert::Destination<T> for StridedViewMut<'_, T, F> {
-    type Family = F;
-}
-impl<T: Element, F: Family> sealed::Writable<T> for StridedViewMut<'_, T, F> {
-    fn geometry(&self) -> Geometry {
-        Geometry::strided(self.dims.as_ref(), self.strides.as_ref(), self.base)
-    }
-    fn data_mut(&mut self) -> &mut [T] {
-        self.data
     }
 }

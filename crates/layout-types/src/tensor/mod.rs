@@ -1,32 +1,66 @@
-//! Typed host tensors: an owning [`Tensor`], packed views [`TensorView`] / [`TensorViewMut`],
-//! and strided views for arbitrary strides ([`StridedView`] for inputs, which may overlap;
-//! [`StridedViewMut`] for outputs, which may not).
-//!
-//! Packed tensors are indexed by logical index (`[n, c, h, w]` whatever the layout) and expose
-//! their storage in physical memory order through `as_slice()`.
-//!
-//! ```
-//! use typed_layout::{Nhwc, Tensor};
-//! let mut t = Tensor::<u8, Nhwc>::zeros([1, 3, 2, 2])?;
-//! *t.get_mut([0, 2, 1, 0]).unwrap() = 7; // n, c, h, w
-//! assert_eq!(t.as_slice()[1 * 6 + 0 * 3 + 2], 7); // h · W·C + w · C + c
-//! # Ok::<(), typed_layout::LayoutError>(())
-//! ```
+//! Typed host tensors: one type, [`TensorBase`], over its storage (owned, borrowed, borrowed
+//! mutably) and its arrangement (a layout, or strides given at run time), with every accessor
+//! written once. The names users write are aliases: [`Tensor`], [`TensorView`],
+//! [`TensorViewMut`], [`StridedView`], [`StridedViewMut`].
 
 use core::fmt;
 
-use crate::convert;
+use crate::convert::{self, Source};
 use crate::dtype::Element;
 use crate::error::LayoutError;
-use crate::family::{DimArray, SameFamily};
-use crate::layout::{DimsOf, Layout, Shape};
+use crate::family::SameFamily;
+use crate::layout::{Arrangement, DimsOf, Layout, Strided, StridesOf};
+use crate::overlap::Overlap;
 
 mod access;
-mod strided;
+mod owned;
+mod storage;
 mod views;
 
-pub use strided::{StridedView, StridedViewMut};
-pub use views::{TensorView, TensorViewMut};
+pub use owned::STORAGE_ALIGN;
+pub use storage::{Owned, Storage, StorageMut, View, ViewMut};
+
+/// A tensor: elements in storage `S`, arranged by `A` (a layout, or [`Strided<F>`](Strided)).
+///
+/// Written as one of its aliases:
+///
+/// | alias | storage | arranged by | made by |
+/// |---|---|---|---|
+/// | [`Tensor<T, L>`](Tensor) | owned ([`Owned`]) | layout `L` | [`zeros`](Tensor::zeros), [`from_vec`](Tensor::from_vec), [`from_fn`](Tensor::from_fn), [`to_layout`](TensorBase::to_layout), … |
+/// | [`TensorView<'a, T, L>`](TensorView) | borrowed ([`View`]) | layout `L` | [`TensorView::new`], [`view`](TensorBase::view) |
+/// | [`TensorViewMut<'a, T, L>`](TensorViewMut) | borrowed mutably ([`ViewMut`]) | layout `L` | [`TensorViewMut::new`], [`view_mut`](TensorBase::view_mut) |
+/// | [`StridedView<'a, T, F>`](StridedView) | borrowed | strides, family `F`; may overlap | [`StridedView::new`] |
+/// | [`StridedViewMut<'a, T, F>`](StridedViewMut) | borrowed mutably | strides, family `F`; proven disjoint | [`StridedViewMut::new`] |
+///
+/// Every kind has the same accessors; the mutable ones need mutable storage:
+///
+/// | accessor | `Tensor` | `TensorView` | `TensorViewMut` | `StridedView` | `StridedViewMut` |
+/// |---|:-:|:-:|:-:|:-:|:-:|
+/// | [`shape`](TensorBase::shape), [`dims`](TensorBase::dims), [`strides`](TensorBase::strides), [`overlap`](TensorBase::overlap) | ✓ | ✓ | ✓ | ✓ | ✓ |
+/// | [`get`](TensorBase::get), [`as_slice`](TensorBase::as_slice), [`view`](TensorBase::view) | ✓ | ✓ | ✓ | ✓ | ✓ |
+/// | [`to_layout`](TensorBase::to_layout), [`cudnn`](TensorBase::cudnn); an input of [`convert`](crate::convert()) | ✓ | ✓ | ✓ | ✓ | ✓ |
+/// | [`get_mut`](TensorBase::get_mut), [`as_mut_slice`](TensorBase::as_mut_slice), [`view_mut`](TensorBase::view_mut), [`copy_from`](TensorBase::copy_from); an output of `convert` | ✓ | | ✓ | | ✓ |
+/// | [`tensor_core`](TensorBase::tensor_core) (the guide's rules name a layout) | ✓ | ✓ | ✓ | | |
+/// | [`into_vec`](Tensor::into_vec), the constructors | ✓ | | | | |
+///
+/// Dims, indices and strides are in the family's logical order (`[n, c, h, w]` whatever the
+/// layout); strides are signed ([`StridesOf`]); `as_slice` is the storage in memory order.
+///
+/// ```
+/// use typed_layout::{Image, Nhwc, StridedView, Tensor, TensorView};
+/// let mut t = Tensor::<u8, Nhwc>::zeros([1, 3, 2, 2])?;
+/// *t.get_mut([0, 2, 1, 0]).unwrap() = 7; // n, c, h, w
+/// assert_eq!(t.as_slice()[1 * 6 + 0 * 3 + 2], 7); // h · W·C + w · C + c
+/// // The same element through each kind of view, with the same accessor.
+/// let packed = TensorView::<u8, Nhwc>::new([1, 3, 2, 2], t.as_slice())?;
+/// let strided = StridedView::<u8, Image>::new([1, 3, 2, 2], t.strides(), 0, t.as_slice())?;
+/// assert_eq!((packed.get([0, 2, 1, 0]), strided.get([0, 2, 1, 0])), (Some(&7), Some(&7)));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub struct TensorBase<S: Storage, A: Arrangement> {
+    shape: A::Shape,
+    storage: S,
+}
 
 /// An owning tensor of `T` in layout `L`.
 ///
@@ -43,148 +77,179 @@ pub use views::{TensorView, TensorViewMut};
 /// Storage allocated by typed-layout starts on a 1024-bit (128-byte) boundary, the alignment
 /// the guide's Tensor Core rules prefer (they require 128 bits); a tensor built
 /// [`from_vec`](Tensor::from_vec) keeps the caller's buffer, and
-/// [`tensor_core`](Tensor::tensor_core) reports its alignment.
-#[derive(Clone)]
-pub struct Tensor<T: Element, L: Layout> {
-    shape: Shape<L>,
-    /// The allocation; the tensor is `data[offset..offset + shape.len()]`.
-    data: Vec<T>,
-    offset: usize,
-}
+/// [`tensor_core`](TensorBase::tensor_core) reports its alignment.
+pub type Tensor<T, L> = TensorBase<Owned<T>, L>;
 
-impl<T: Element, L: Layout> PartialEq for Tensor<T, L> {
-    fn eq(&self, other: &Self) -> bool {
-        self.shape.placement() == other.shape.placement() && self.as_slice() == other.as_slice()
+/// A shared view of packed storage in layout `L`.
+///
+/// ```
+/// use typed_layout::{convert, Nchw, Nhwc, Tensor, TensorView};
+/// let data: Vec<f32> = (0..24).map(|v| v as f32).collect(); // someone else's NHWC buffer
+/// let v = TensorView::<f32, Nhwc>::new([1, 2, 3, 4], &data)?;
+/// assert_eq!(v.get([0, 1, 0, 0]), Some(&1.0)); // c = 1 is the second element
+/// let mut nchw = Tensor::<f32, Nchw>::zeros([1, 2, 3, 4])?;
+/// convert(&v, &mut nchw)?; // views convert like tensors
+/// assert_eq!(nchw.as_slice()[12], 1.0); // c = 1 starts the second plane
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub type TensorView<'a, T, L> = TensorBase<View<'a, T>, L>;
+
+/// A mutable view of packed storage in layout `L`: a possible conversion output (a packed
+/// layout never overlaps).
+///
+/// ```
+/// use typed_layout::{convert, Nchw, Nhwc, Tensor, TensorViewMut};
+/// let src = Tensor::<f32, Nchw>::filled([1, 2, 3, 4], 5.0)?;
+/// let mut buffer = vec![0.0f32; 24]; // a buffer owned elsewhere, filled in NHWC
+/// convert(&src, &mut TensorViewMut::<f32, Nhwc>::new([1, 2, 3, 4], &mut buffer)?)?;
+/// assert!(buffer.iter().all(|&v| v == 5.0));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub type TensorViewMut<'a, T, L> = TensorBase<ViewMut<'a, T>, L>;
+
+/// A read-only view with arbitrary signed strides (in elements, logical order) from element
+/// `base` of a slice: the guide's general tensor, overlapping dimensions allowed. It can only be
+/// a conversion *input*.
+///
+/// ```
+/// use typed_layout::{Image, Nchw, StridedView, Tensor};
+/// // A 2×2 window at (h, w) = (1, 1) of a 1×1×4×4 image, read with NCHW strides.
+/// let data: Vec<u8> = (0..16).collect();
+/// let window = StridedView::<u8, Image>::new([1, 1, 2, 2], [16, 16, 4, 1], 5, &data)?;
+/// let packed: Tensor<u8, Nchw> = window.to_layout()?;
+/// assert_eq!(packed.as_slice(), &[5, 6, 9, 10]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub type StridedView<'a, T, F> = TensorBase<View<'a, T>, Strided<F>>;
+
+/// A mutable view with arbitrary signed strides: a conversion output into a padded or otherwise
+/// strided buffer. Refused when its dimensions overlap or may overlap (cuDNN: "dimensions of
+/// the output tensors cannot overlap").
+///
+/// ```
+/// use typed_layout::{Image, Nhwc, StridedViewMut, Tensor, LayoutError};
+/// let mut buf = vec![0u8; 64];
+/// // Overlapping strides are refused for outputs.
+/// let e = StridedViewMut::<u8, Image>::new([1, 2, 2, 2], [8, 1, 1, 2], 0, &mut buf).unwrap_err();
+/// assert!(matches!(e, LayoutError::OverlappingOutput { .. }));
+/// // NHWC rows padded to 8 elements: W·C = 4 of every 8 used.
+/// let mut out = StridedViewMut::<u8, Image>::new([1, 2, 2, 2], [16, 1, 8, 2], 0, &mut buf)?;
+/// let t = Tensor::<u8, Nhwc>::from_fn([1, 2, 2, 2], |[_, c, h, w]| (100 * h + 10 * w + c) as u8)?;
+/// out.copy_from(&t)?;
+/// assert_eq!(&buf[8..12], &[100, 101, 110, 111]);
+/// # Ok::<(), LayoutError>(())
+/// ```
+pub type StridedViewMut<'a, T, F> = TensorBase<ViewMut<'a, T>, Strided<F>>;
+
+impl<S: Storage + Clone, A: Arrangement> Clone for TensorBase<S, A> {
+    fn clone(&self) -> Self {
+        TensorBase { shape: self.shape, storage: self.storage.clone() }
     }
 }
 
-/// The alignment of storage typed-layout allocates: 1024 bits.
-///
-/// ```
-/// use typed_layout::{STORAGE_ALIGN, Nchw, Tensor};
-/// let t = Tensor::<u8, Nchw>::zeros([1, 3, 5, 7])?;
-/// assert_eq!(t.as_slice().as_ptr() as usize % STORAGE_ALIGN, 0);
-/// # Ok::<(), typed_layout::LayoutError>(())
-/// ```
-pub const STORAGE_ALIGN: usize = 128;
+impl<S: Storage + Copy, A: Arrangement> Copy for TensorBase<S, A> {}
 
-impl<T: Element, L: Layout> fmt::Debug for Tensor<T, L> {
+/// Equal when the shapes are and the storage holds the same elements (for a strided view: the
+/// same buffer contents, not only the elements the view reaches).
+impl<S: Storage, R: Storage<Elem = S::Elem>, A: Arrangement> PartialEq<TensorBase<R, A>>
+    for TensorBase<S, A>
+{
+    fn eq(&self, other: &TensorBase<R, A>) -> bool {
+        self.shape == other.shape && self.as_slice() == other.as_slice()
+    }
+}
+
+impl<S: Storage, A: Arrangement> fmt::Debug for TensorBase<S, A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Tensor")
-            .field("layout", &L::NOTATION)
-            .field("dims", &self.shape.dims())
-            .field("data_type", &T::DATA_TYPE)
+            .field("layout", &A::NAME)
+            .field("dims", &self.dims())
+            .field("strides", &self.strides())
+            .field("data_type", &<S::Elem as Element>::DATA_TYPE)
             .finish()
     }
 }
 
-/// Allocates the storage of `shape` filled with `value`, failing (instead of aborting) when the
-/// bytes do not fit ([`Shape::bytes`] names the dimension) or the allocator refuses them.
-/// Returns the allocation and the offset of the tensor's first element in it.
-fn allocate<T: Element, L: Layout>(shape: &Shape<L>, value: T) -> Result<(Vec<T>, usize), LayoutError> {
-    let bytes = shape.bytes(T::SIZE)?;
-    let len = shape.len();
-    // Room to start the tensor on a STORAGE_ALIGN boundary inside the allocation (safe code:
-    // the allocation is over-sized and the tensor begins at an offset).
-    let slack = STORAGE_ALIGN.div_ceil(T::SIZE);
-    let total = len.checked_add(slack).ok_or(LayoutError::AllocationFailed { bytes })?;
-    let mut data = Vec::new();
-    data.try_reserve_exact(total).map_err(|_| LayoutError::AllocationFailed { bytes })?;
-    data.resize(total, value);
-    let misalignment = data.as_ptr() as usize % STORAGE_ALIGN;
-    let offset = ((STORAGE_ALIGN - misalignment) % STORAGE_ALIGN) / T::SIZE;
-    Ok((data, offset))
-}
-
-impl<T: Element, L: Layout> Tensor<T, L> {
-    /// A tensor of `T::default()` (zero).
-    pub fn zeros(dims: DimsOf<L>) -> Result<Self, LayoutError> {
-        Self::filled(dims, T::default())
+/// Read access, for every kind.
+impl<S: Storage, A: Arrangement> TensorBase<S, A> {
+    /// Over `storage`, whose slice the shape's offsets must lie in (checked by the callers).
+    pub(crate) fn from_parts(shape: A::Shape, storage: S) -> Self {
+        TensorBase { shape, storage }
     }
 
-    /// A tensor with every element `value`.
-    pub fn filled(dims: DimsOf<L>, value: T) -> Result<Self, LayoutError> {
-        Self::filled_in(Shape::new(dims)?, value)
-    }
-
-    /// A tensor over `data`, which is in physical memory order and must have exactly the
-    /// shape's length.
-    pub fn from_vec(dims: DimsOf<L>, data: Vec<T>) -> Result<Self, LayoutError> {
-        Self::from_vec_in(Shape::new(dims)?, data)
-    }
-
-    /// A tensor of storage `shape` (padded, for a partially packed layout; see
-    /// [`Shape::with_strides`]) with every element, padding included, `value`.
-    ///
-    /// ```
-    /// use typed_layout::{layout, convert, Nchw, Shape, Tensor};
-    /// layout! { pub struct NhwcRows = "NHWC, WC-packed"; }
-    /// // n, c, h, w = 1, 2, 2, 2: each row of W·C = 4 elements padded to 5.
-    /// let shape = Shape::<NhwcRows>::with_strides([1, 2, 2, 2], [10, 1, 5, 2])?;
-    /// let mut rows = Tensor::<i32, NhwcRows>::filled_in(shape, -1)?;
-    /// let x = Tensor::<i32, Nchw>::from_fn([1, 2, 2, 2], |[_, c, h, w]| (100 * c + 10 * h + w) as i32)?;
-    /// convert(&x, &mut rows)?;
-    /// assert_eq!(rows.as_slice(), &[0, 100, 1, 101, -1, 10, 110, 11, 111]);
-    /// # Ok::<(), typed_layout::LayoutError>(())
-    /// ```
-    pub fn filled_in(shape: Shape<L>, value: T) -> Result<Self, LayoutError> {
-        let (data, offset) = allocate(&shape, value)?;
-        Ok(Tensor { shape, data, offset })
-    }
-
-    /// A tensor of storage `shape` over `data` (physical memory order, exactly the shape's
-    /// length).
-    pub fn from_vec_in(shape: Shape<L>, data: Vec<T>) -> Result<Self, LayoutError> {
-        if data.len() != shape.len() {
-            return Err(LayoutError::BufferLength { expected: shape.len(), found: data.len() });
-        }
-        Ok(Tensor { shape, data, offset: 0 })
-    }
-
-    /// A tensor whose element at each logical index is `f(index)`.
-    ///
-    /// ```
-    /// use typed_layout::{NcxHwx, Tensor};
-    /// let t = Tensor::<i32, NcxHwx<4>>::from_fn([1, 8, 1, 2], |[_, c, _, w]| (10 * c + w) as i32)?;
-    /// // Group 0 holds channels 0..4 of pixel w = 0, then of w = 1.
-    /// assert_eq!(&t.as_slice()[..8], &[0, 10, 20, 30, 1, 11, 21, 31]);
-    /// # Ok::<(), typed_layout::LayoutError>(())
-    /// ```
-    pub fn from_fn(dims: DimsOf<L>, mut f: impl FnMut(DimsOf<L>) -> T) -> Result<Self, LayoutError> {
-        let mut t = Self::zeros(dims)?;
-        let packing = *t.shape.placement();
-        let mut index = DimsOf::<L>::from_fn(|_| 0);
-        for (offset, slot) in t.as_mut_slice().iter_mut().enumerate() {
-            packing.index_at(offset, index.as_mut());
-            *slot = f(index);
-        }
-        Ok(t)
-    }
-
-    /// The validated shape.
-    pub fn shape(&self) -> &Shape<L> {
+    /// The validated shape: a [`Shape<L>`](crate::Shape) for a layout, a
+    /// [`StridedShape<F>`](crate::StridedShape) for a strided view.
+    pub fn shape(&self) -> &A::Shape {
         &self.shape
     }
     /// Logical dims.
-    pub fn dims(&self) -> DimsOf<L> {
-        self.shape.dims()
+    pub fn dims(&self) -> DimsOf<A> {
+        A::dims(&self.shape)
     }
-    /// Storage in physical memory order.
-    pub fn as_slice(&self) -> &[T] {
-        &self.data[self.offset..self.offset + self.shape.len()]
+    /// Strides in logical order, in elements, signed. For NC/xHWx's vectorized C: the distance
+    /// between vector groups (the lanes are contiguous).
+    pub fn strides(&self) -> StridesOf<A> {
+        A::strides(&self.shape)
     }
-    /// Mutable storage in physical memory order.
-    pub fn as_mut_slice(&mut self) -> &mut [T] {
-        let len = self.shape.len();
-        &mut self.data[self.offset..self.offset + len]
+    /// Whether two indices share an address: [`Overlap::Disjoint`] for every layout; a strided
+    /// view of an input may overlap.
+    pub fn overlap(&self) -> Overlap {
+        A::overlap(&self.shape)
     }
-    /// The storage, in physical memory order (moved to the front of its allocation when the
-    /// tensor started at an aligned offset inside it).
-    pub fn into_vec(mut self) -> Vec<T> {
-        self.data.drain(..self.offset);
-        self.data.truncate(self.shape.len());
-        self.data
+    /// The storage in memory order: for a layout, exactly the tensor's elements (padding
+    /// included); for a strided view, the whole slice it was built over.
+    pub fn as_slice(&self) -> &[S::Elem] {
+        self.storage.slice()
     }
+    /// The element at a logical index, or `None` outside the tensor.
+    pub fn get(&self, index: DimsOf<A>) -> Option<&S::Elem> {
+        self.as_slice().get(A::offset(&self.shape, index.as_ref())?)
+    }
+    /// A shared view of the same elements, with the same arrangement.
+    pub fn view(&self) -> TensorBase<View<'_, S::Elem>, A> {
+        TensorBase { shape: self.shape, storage: View(self.storage.slice()) }
+    }
+    /// The same logical tensor in layout `D` (same family), converted on the CPU into a new
+    /// tensor.
+    ///
+    /// Fails when `D` rejects the dims (C not a multiple of NC/xHWx's x).
+    pub fn to_layout<D: Layout>(&self) -> Result<Tensor<S::Elem, D>, LayoutError>
+    where
+        D::Family: SameFamily<A::Family>,
+    {
+        let mut out = Tensor::<S::Elem, D>::zeros(D::Family::same_dims(self.dims()))?;
+        convert::convert(self, &mut out)?;
+        Ok(out)
+    }
+}
+
+/// Write access, for kinds with mutable storage.
+impl<S: StorageMut, A: Arrangement> TensorBase<S, A> {
+    /// Mutable storage in memory order (for a strided view: the whole slice it was built over).
+    pub fn as_mut_slice(&mut self) -> &mut [S::Elem] {
+        self.storage.slice_mut()
+    }
+    /// The element at a logical index, mutably, or `None` outside the tensor.
+    pub fn get_mut(&mut self, index: DimsOf<A>) -> Option<&mut S::Elem> {
+        let offset = A::offset(&self.shape, index.as_ref())?;
+        self.as_mut_slice().get_mut(offset)
+    }
+    /// A mutable view of the same elements, with the same arrangement.
+    pub fn view_mut(&mut self) -> TensorBase<ViewMut<'_, S::Elem>, A> {
+        TensorBase { shape: self.shape, storage: ViewMut(self.storage.slice_mut()) }
+    }
+    /// Writes the logical tensor `src` (any kind, any arrangement of the same family) into this
+    /// one: [`convert`](crate::convert())`(src, self)`.
+    pub fn copy_from<R: Source<S::Elem>>(&mut self, src: &R) -> Result<(), LayoutError>
+    where
+        A::Family: SameFamily<R::Family>,
+    {
+        convert::convert(src, self)
+    }
+}
+
+/// What the guide's layout rules need: a layout.
+impl<S: Storage, L: Layout> TensorBase<S, L> {
     /// The Tensor Core rules this tensor breaks: its shape's, its data type's, and its buffer's
     /// alignment (met by storage typed-layout allocates).
     ///
@@ -198,37 +263,7 @@ impl<T: Element, L: Layout> Tensor<T, L> {
     /// # Ok::<(), typed_layout::LayoutError>(())
     /// ```
     pub fn tensor_core(&self) -> crate::tensor_core::TensorCoreCheck {
-        self.shape.tensor_core(T::DATA_TYPE).with_address(self.as_slice().as_ptr() as usize)
-    }
-
-    /// The element at a logical index, or `None` outside the tensor.
-    pub fn get(&self, index: DimsOf<L>) -> Option<&T> {
-        self.as_slice().get(self.shape.offset(index).ok()?)
-    }
-    /// The element at a logical index, mutably.
-    pub fn get_mut(&mut self, index: DimsOf<L>) -> Option<&mut T> {
-        let offset = self.shape.offset(index).ok()?;
-        self.as_mut_slice().get_mut(offset)
-    }
-    /// A shared view.
-    pub fn view(&self) -> TensorView<'_, T, L> {
-        TensorView { shape: self.shape, data: self.as_slice() }
-    }
-    /// A mutable view.
-    pub fn view_mut(&mut self) -> TensorViewMut<'_, T, L> {
-        let shape = self.shape;
-        TensorViewMut { shape, data: self.as_mut_slice() }
-    }
-
-    /// The same logical tensor in layout `D` (same family), converted on the CPU.
-    ///
-    /// Fails when `D` rejects the dims (C not a multiple of NC/xHWx's x).
-    pub fn to_layout<D: Layout>(&self) -> Result<Tensor<T, D>, LayoutError>
-    where
-        D::Family: SameFamily<L::Family>,
-    {
-        let mut out = Tensor::<T, D>::zeros(D::Family::same_dims(self.dims()))?;
-        convert::convert(&self.view(), &mut out.view_mut())?;
-        Ok(out)
+        let data_type = <S::Elem as Element>::DATA_TYPE;
+        self.shape.tensor_core(data_type).with_address(self.as_slice().as_ptr() as usize)
     }
 }

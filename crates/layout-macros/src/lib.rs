@@ -12,6 +12,7 @@
 
 #[cfg(test)]
 mod agreement;
+mod crate_path;
 mod expand;
 mod parse;
 mod validate;
@@ -118,19 +119,21 @@ use proc_macro::TokenStream;
 /// calls them, so `DynLayout::parse` gives the same verdict at run time.
 #[proc_macro]
 pub fn layout(input: TokenStream) -> TokenStream {
-    layout_impl(input.into()).into()
+    layout_impl(input.into(), &crate_path::cargo_toml).into()
 }
 
-/// parse → validate → expand; every validation error is emitted beside the expansion, whose
-/// rejected declarations are placeholders.
-fn layout_impl(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+/// parse → validate → expand; every error (in the crate attribute, in the specs) is emitted
+/// beside the expansion, whose rejected declarations are placeholders. `lookup` finds the crate
+/// path when the invocation does not pass one.
+fn layout_impl(input: proc_macro2::TokenStream, lookup: crate_path::Lookup<'_>) -> proc_macro2::TokenStream {
     let input: parse::Input = match syn::parse2(input) {
         Ok(i) => i,
         Err(e) => return e.to_compile_error(),
     };
-    let (checked, errors) = validate::validate(&input);
-    let mut out = expand::expand(&checked);
-    if let Some(e) = errors {
+    let (ctx, attr_errors) = crate_path::Ctx::new(&input.attrs, lookup);
+    let (checked, spec_errors) = validate::validate(&input);
+    let mut out = expand::expand(&ctx, &checked);
+    for e in [attr_errors, spec_errors].into_iter().flatten() {
         out.extend(e.to_compile_error());
     }
     out

@@ -15,6 +15,8 @@ mod agreement;
 mod crate_path;
 mod expand;
 mod parse;
+#[cfg(test)]
+mod snapshots;
 mod validate;
 
 use proc_macro::TokenStream;

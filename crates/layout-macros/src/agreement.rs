@@ -5,6 +5,7 @@
 use layout_types::{DynLayout, NotationError};
 use quote::quote;
 
+use crate::crate_path::facade;
 use crate::layout_impl;
 
 /// (spec, family): `None` lets the macro infer a built-in family; `Some(letters)` states one,
@@ -89,7 +90,7 @@ fn expand(spec: &str, family: Option<&str>) -> proc_macro2::TokenStream {
             pub struct X: F = #spec;
         },
     };
-    layout_impl(tokens)
+    layout_impl(tokens, &facade)
 }
 
 /// The messages of the `compile_error!`s in an expansion, unescaped.
@@ -208,11 +209,14 @@ mod fuzz {
 
 #[test]
 fn all_errors_of_one_invocation_are_reported_with_placeholders() {
-    let out = layout_impl(quote! {
-        pub struct A = "NC/32HW4";
-        pub struct B = "NHWC";
-        pub struct C = "NHWC, DC-packed";
-    })
+    let out = layout_impl(
+        quote! {
+            pub struct A = "NC/32HW4";
+            pub struct B = "NHWC";
+            pub struct C = "NHWC, DC-packed";
+        },
+        &facade,
+    )
     .to_string();
     assert_eq!(out.matches("compile_error").count(), 2, "{out}");
     // Every declared type exists, rejected ones as placeholders.
@@ -224,8 +228,8 @@ fn all_errors_of_one_invocation_are_reported_with_placeholders() {
 
 #[test]
 fn syntax_errors_name_what_was_expected() {
-    let out = layout_impl(quote!(pub struct A "NCHW";)).to_string();
+    let out = layout_impl(quote!(pub struct A "NCHW";), &facade).to_string();
     assert!(out.contains("compile_error") && out.contains("expected `=`"), "{out}");
-    let out = layout_impl(quote!(pub enum A = "NCHW";)).to_string();
+    let out = layout_impl(quote!(pub enum A = "NCHW";), &facade).to_string();
     assert!(out.contains("expected `family` or `struct`"), "{out}");
 }

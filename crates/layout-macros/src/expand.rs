@@ -4,12 +4,8 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 
+use crate::crate_path::Ctx;
 use crate::validate::{Checked, FamilyRef, Letters, Verdict};
-
-/// Paths into the facade, as users depend on it.
-fn krate() -> TokenStream {
-    quote!(::typed_layout)
-}
 
 /// The doc line of a placeholder type.
 const PLACEHOLDER: &str = "Placeholder for a rejected declaration.";
@@ -25,12 +21,12 @@ fn zero_sized(attrs: &[syn::Attribute], vis: &syn::Visibility, name: &syn::Ident
     }
 }
 
-pub(crate) fn expand(checked: &[Checked<'_>]) -> TokenStream {
-    checked.iter().map(expand_one).collect()
+pub(crate) fn expand(ctx: &Ctx, checked: &[Checked<'_>]) -> TokenStream {
+    checked.iter().map(|item| expand_one(ctx, item)).collect()
 }
 
-fn expand_one(item: &Checked<'_>) -> TokenStream {
-    let k = krate();
+fn expand_one(ctx: &Ctx, item: &Checked<'_>) -> TokenStream {
+    let k = &ctx.crate_path;
     match item {
         Checked::Family { decl, letters } => {
             let name = &decl.name;

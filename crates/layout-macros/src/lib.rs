@@ -1,8 +1,10 @@
 //! `layout!`: declare tensor layouts in cuDNN's notation, checked when the crate compiles.
 //!
-//! Use it through the facade, as `typed_layout::layout!`. Each declaration makes a zero-sized
-//! type that implements `Layout`, usable wherever a named layout is: `Shape`, `Tensor`,
-//! conversions, `DynLayout::of`. An illegal spec is a compile error (reported by `cargo check`)
+//! Use it through the facade, as `typed_layout::layout!`, or directly, as
+//! `layout_macros::layout!` beside layout-types: the expansion names the crate the caller
+//! depends on, or the one it passes ([the crate path](macro@layout#the-crate-path)). Each
+//! declaration makes a zero-sized type that implements `Layout`, usable wherever a named layout
+//! is: `Shape`, `Tensor`, conversions, `DynLayout::of`. An illegal spec is a compile error (reported by `cargo check`)
 //! that names the broken rule, marks the offending letter or number, and names the guide's
 //! section.
 //!
@@ -12,8 +14,11 @@
 
 #[cfg(test)]
 mod agreement;
+mod crate_path;
 mod expand;
 mod parse;
+#[cfg(test)]
+mod snapshots;
 mod validate;
 
 use proc_macro::TokenStream;
@@ -116,21 +121,62 @@ use proc_macro::TokenStream;
 ///
 /// The rules themselves live in `layout_types::notation` and `layout_types::family`; the macro
 /// calls them, so `DynLayout::parse` gives the same verdict at run time.
+///
+/// # The crate path
+///
+/// The expansion names items at the root of one crate: `Family`, `Layout`, `Format` and the
+/// built-in families `Image`, `Volume`, `Matmul`, which `typed_layout` and `layout_types` both
+/// have. It takes the crate from the caller's Cargo.toml: `typed-layout` under the name the
+/// caller gave it (`tl = { package = "typed-layout", … }` gives `::tl`), else `layout-types`.
+/// With neither, it names `::typed_layout`, and the compiler's "unresolved" error names that
+/// path.
+///
+/// Pass the path instead, in an inner attribute at the very start of the invocation, where the
+/// lookup cannot see it: a re-export (`crate = "crate::reexported"`), or a crate that has
+/// layout-types as a dependency but typed-layout only as a dev-dependency (the lookup does not
+/// tell the two apart).
+///
+/// ```
+/// use layout_types::{Layout, Nchw, Tensor};
+///
+/// layout_macros::layout! {
+///     #![layout(crate = "::layout_types")]
+///     /// int8x4 images.
+///     pub struct Nc4hw4 = "NC/4HW4";
+/// }
+///
+/// assert_eq!(Nc4hw4::NOTATION, "NC/4HW4");
+/// let y: Tensor<u8, Nc4hw4> = Tensor::<u8, Nchw>::zeros([1, 8, 2, 2])?.to_layout()?;
+/// assert_eq!(y.as_slice().len(), 32);
+/// # Ok::<(), layout_types::LayoutError>(())
+/// ```
+///
+/// `crate` is the only key, and its value is a path in quotes; anything else is a compile
+/// error, and the declarations still expand, naming the crate found in Cargo.toml:
+///
+/// ```compile_fail
+/// layout_macros::layout! {
+///     #![layout(crate = "layout types")]
+///     pub struct Nc4hw4 = "NC/4HW4";
+/// }
+/// ```
 #[proc_macro]
 pub fn layout(input: TokenStream) -> TokenStream {
-    layout_impl(input.into()).into()
+    layout_impl(input.into(), &crate_path::cargo_toml).into()
 }
 
-/// parse → validate → expand; every validation error is emitted beside the expansion, whose
-/// rejected declarations are placeholders.
-fn layout_impl(input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+/// parse → validate → expand; every error (in the crate attribute, in the specs) is emitted
+/// beside the expansion, whose rejected declarations are placeholders. `lookup` finds the crate
+/// path when the invocation does not pass one.
+fn layout_impl(input: proc_macro2::TokenStream, lookup: crate_path::Lookup<'_>) -> proc_macro2::TokenStream {
     let input: parse::Input = match syn::parse2(input) {
         Ok(i) => i,
         Err(e) => return e.to_compile_error(),
     };
-    let (checked, errors) = validate::validate(&input);
-    let mut out = expand::expand(&checked);
-    if let Some(e) = errors {
+    let (ctx, attr_errors) = crate_path::Ctx::new(&input.attrs, lookup);
+    let (checked, spec_errors) = validate::validate(&input);
+    let mut out = expand::expand(&ctx, &checked);
+    for e in [attr_errors, spec_errors].into_iter().flatten() {
         out.extend(e.to_compile_error());
     }
     out

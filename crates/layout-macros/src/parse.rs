@@ -7,6 +7,8 @@ use syn::{Attribute, LitStr, Path, Token, Visibility};
 
 /// Everything inside `layout! { … }`.
 pub(crate) struct Input {
+    /// Inner attributes first: `#![layout(crate = "::layout_types")]` ([`crate::crate_path`]).
+    pub(crate) attrs: Vec<Attribute>,
     pub(crate) items: Vec<Item>,
 }
 
@@ -39,11 +41,12 @@ mod kw {
 
 impl Parse for Input {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_inner)?;
         let mut items = Vec::new();
         while !input.is_empty() {
             items.push(input.parse()?);
         }
-        Ok(Input { items })
+        Ok(Input { attrs, items })
     }
 }
 

@@ -13,7 +13,7 @@ mod support;
 use std::collections::BTreeMap;
 
 use half::{bf16, f16};
-use layout_gpu::fused::{cast_launch, DeviceCast};
+use layout_gpu::kernels::{cast_launch, DeviceCast};
 use support::emulator::{Emulator, Job, Signature};
 use support::{bytes_of, sample, Bits};
 use typed_layout::cast::{padded_shape, relayout_cast_pad, Cast, CastNest, Scale, Unscaled};

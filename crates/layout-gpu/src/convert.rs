@@ -42,8 +42,20 @@ impl Gpu {
         Ok(())
     }
 
-    /// A new device tensor holding `src` in layout `D`.
-    pub fn to_layout<D, T, S>(&self, src: &DeviceTensor<T, S>) -> Result<DeviceTensor<T, D>, GpuError>
+    /// A new device tensor holding `src` in layout `D` (the device twin of
+    /// [`Tensor::to_layout`](layout_types::Tensor::to_layout)).
+    ///
+    /// ```no_run
+    /// // Needs a CUDA device and NVRTC.
+    /// use layout_gpu::{DeviceTensor, Gpu};
+    /// use typed_layout::{Nchw, NcxHwx, Tensor};
+    /// let gpu = Gpu::new(0)?;
+    /// let x = gpu.upload(&Tensor::<i8, Nchw>::filled([1, 64, 5, 4], 1)?)?;
+    /// let y: DeviceTensor<i8, NcxHwx<32>> = gpu.to_layout(&x)?;
+    /// assert_eq!(y.dims(), x.dims());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn to_layout<T, S, D>(&self, src: &DeviceTensor<T, S>) -> Result<DeviceTensor<T, D>, GpuError>
     where
         T: DeviceElement,
         S: Layout,

@@ -45,14 +45,15 @@ pub fn available() -> bool {
 ///
 /// ```no_run
 /// // Needs a CUDA device and cuDNN.
-/// use layout_gpu::{cudnn::Cudnn, Gpu};
+/// use layout_gpu::{cudnn::Cudnn, DeviceTensor, Gpu};
 /// use typed_layout::{Nchw, Nhwc, Shape, Tensor};
 /// let gpu = Gpu::new(0)?;
 /// let dnn = Cudnn::new(&gpu)?;
 /// let x = gpu.upload(&Tensor::<f32, Nchw>::filled([8, 64, 56, 56], 1.0)?)?;
-/// let mut y = gpu.zeros::<f32, Nhwc>(Shape::new([8, 64, 56, 56])?)?;
+/// let mut y: DeviceTensor<f32, Nhwc> = gpu.zeros(Shape::new([8, 64, 56, 56])?)?;
 /// dnn.transform(&gpu, &x, &mut y)?; // cudnnTransformTensor, the reference for Gpu::convert
-/// assert_eq!(gpu.download(&y)?, gpu.download(&gpu.to_layout::<Nhwc, _, _>(&x)?)?);
+/// let ours: DeviceTensor<f32, Nhwc> = gpu.to_layout(&x)?;
+/// assert_eq!(gpu.download(&y)?, gpu.download(&ours)?);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]

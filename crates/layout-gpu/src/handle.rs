@@ -34,12 +34,12 @@ pub fn driver_available() -> bool {
 ///
 /// ```no_run
 /// // Needs a CUDA device and NVRTC.
-/// use layout_gpu::Gpu;
+/// use layout_gpu::{DeviceTensor, Gpu};
 /// use typed_layout::{Nchw, Nhwc, Tensor};
 /// let gpu = Gpu::new(0)?;
 /// let host = Tensor::<f32, Nchw>::from_fn([8, 3, 224, 224], |[n, c, h, w]| (n + c + h + w) as f32)?;
 /// let x = gpu.upload(&host)?;
-/// let y = gpu.to_layout::<Nhwc, _, _>(&x)?; // compiles the NCHW→NHWC f32 kernel once
+/// let y: DeviceTensor<f32, Nhwc> = gpu.to_layout(&x)?; // compiles the NCHW→NHWC f32 kernel once
 /// assert_eq!(gpu.download(&y)?, host.to_layout::<Nhwc>()?);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -28,11 +28,11 @@
 //!
 //! ```no_run
 //! // Needs a CUDA device and NVRTC.
-//! use layout_gpu::Gpu;
+//! use layout_gpu::{DeviceTensor, Gpu};
 //! use typed_layout::{NcxHwx, Nchw, Tensor};
 //! let gpu = Gpu::new(0)?;
 //! let x = gpu.upload(&Tensor::<i8, Nchw>::filled([1, 64, 5, 4], 1)?)?;
-//! let y = gpu.to_layout::<NcxHwx<32>, _, _>(&x)?;
+//! let y: DeviceTensor<i8, NcxHwx<32>> = gpu.to_layout(&x)?;
 //! println!("{} on {}: {} kernel(s) compiled", gpu.name()?, gpu.arch(), gpu.compiled_kernels());
 //! # drop(y);
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -140,6 +140,10 @@ unsafe impl DeviceRepr for Params {}
 // padding, no pointers), declared identically by the cast kernels (`CastSpec::source`).
 unsafe impl DeviceRepr for CastParams {}
 
+// "No padding", checked: each struct is exactly the sum of its 8-byte fields.
+const _: () = assert!(core::mem::size_of::<Params>() == 8 * (3 * MAX_LOOPS + 1));
+const _: () = assert!(core::mem::size_of::<CastParams>() == 8 * (3 * MAX_AXES + 6));
+
 /// Launches `function` on `stream` with a 1-D grid of `grid` blocks of `block` threads, on the
 /// arguments `(src, dst, params)`; returns when the launch is queued.
 ///

@@ -6,6 +6,7 @@
 //! Run with `cargo run --release --example tour`.
 
 use typed_layout::cast::{relayout_cast_pad, Unscaled};
+use typed_layout::gpu::{DeviceChannelPadded, DeviceTensor, Gpu};
 use typed_layout::{
     layout, DataType, DynLayout, ImageDims, Layout, LayoutError, Nchw, NcxHwx, Nhwc, Shape, StaticShape,
     StridedViewMut, Tensor, TensorDesc,
@@ -130,18 +131,18 @@ fn main() -> Result<(), LayoutError> {
 
     // The same conversion and the fused path on the GPU when there is one; the CPU results are
     // the reference.
-    match typed_layout::gpu::Gpu::new(0) {
+    match Gpu::new(0) {
         Ok(gpu) => {
             let host =
                 Tensor::<f32, Nchw>::from_fn([1, 64, 5, 4], |[_, c, h, w]| (c * 20 + h * 4 + w) as f32)?;
             let converted = gpu
                 .upload(&host)
-                .and_then(|x| gpu.to_layout::<Nhwc, _, _>(&x))
-                .and_then(|y| gpu.download(&y));
+                .and_then(|x| gpu.to_layout(&x))
+                .and_then(|y: DeviceTensor<f32, Nhwc>| gpu.download(&y));
             let fused = gpu
                 .upload(&rgb)
-                .and_then(|x| gpu.relayout_cast_pad::<f32, half::f16, Nchw, Nhwc, _>(&x, 8, Unscaled))
-                .and_then(|y| gpu.download(y.tensor()));
+                .and_then(|x| gpu.relayout_cast_pad(&x, 8, Unscaled))
+                .and_then(|y: DeviceChannelPadded<half::f16, Nhwc>| gpu.download(y.tensor()));
             let verdict = |same: bool| if same { "equals" } else { "DIFFERS FROM" };
             match (converted, fused) {
                 (Ok(y), Ok(z)) => println!(

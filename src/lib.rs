@@ -18,11 +18,11 @@
 //! | overlapping tensors | [`TensorDesc::overlap`] ([`predicates::overlap`]) |
 //! | `cudnnDataType_t` | [`DataType`], and the sealed [`Element`] for f32, f64, f16, bf16, i8, u8, i32, i64 |
 //! | "outputs cannot overlap" | [`TensorViewMut`] (packed) and [`StridedViewMut`] (checked); [`StridedView`] is input-only |
-//! | a transform between layouts | [`convert()`], [`Tensor::to_layout`]; on the device [`gpu::Gpu::convert`] |
-//! | `cudnnHandle_t`: one device, one stream | [`gpu::Gpu`], with device tensors [`gpu::DeviceTensor`] |
+//! | a transform between layouts | [`convert()`], [`Tensor::to_layout`]; on the device [`gpu::Gpu::convert`], [`gpu::Gpu::to_layout`] |
+//! | `cudnnHandle_t`: one device, one stream | [`gpu::Gpu`] (a stream and a kernel cache), with device tensors [`gpu::DeviceTensor`]; the kernels it generates: [`gpu::kernels`] |
 //! | `cudnnSetTensorNdDescriptor(desc, dataType, nbDims, dimA, strideA)` | [`TensorDesc::cudnn`], [`Shape::cudnn`], [`Tensor::cudnn`] → [`cudnn::NdDescriptor`], within cuDNN's limits; back with [`TensorDesc::from_cudnn`]; a real descriptor: `gpu::cudnn::TensorDescriptor` (feature `cudnn`) |
 //! | `cudnnTensorFormat_t` (NCHW, NHWC, NCHW_VECT_C) | [`cudnn::TensorFormat`], to and from layouts |
-//! | "convert inputs to NHWC, pad the channel count to multiples of 8"; INT8x32 input preparation | [`cast::relayout_cast_pad`]: relayout + cast ([`cast::Unscaled`], [`cast::Scale`]) + zero channel padding in one pass, into a [`cast::ChannelPadded`] tensor; on the GPU [`gpu::Gpu::relayout_cast_pad`], one kernel running the same [`cast::CastNest`] |
+//! | "convert inputs to NHWC, pad the channel count to multiples of 8"; INT8x32 input preparation | [`cast::relayout_cast_pad`]: relayout + cast ([`cast::Unscaled`], [`cast::Scale`]) + zero channel padding in one pass, into a [`cast::ChannelPadded`] tensor; on the GPU [`gpu::Gpu::relayout_cast_pad`] into a [`gpu::DeviceChannelPadded`], one kernel running the same [`cast::CastNest`] |
 //! | `cudnnMathType_t`, the Tensor Core guidelines (NHWC, C and N multiples of 8, 128-bit alignment) | [`tensor_core::DefaultMath`], [`tensor_core::TensorOpMath`]; [`Shape::tensor_core`], [`Tensor::tensor_core`] name every rule broken; [`tensor_core::TensorCoreShape`] exists only for a static shape that qualifies; host storage is 1024-bit aligned |
 //! | any other format: `"CNHW"`, `"NC/4HW4"`, an NHWC tensor WC-packed, 6-D with a T axis | [`layout!`], checked at compile time; [`DynLayout`] at run time, same parser |
 //! | a partially packed tensor's padded strides | [`Shape::with_strides`], [`Tensor::filled_in`] |

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use typed_layout::gpu::{nvrtc, Gpu, GpuError};
+use typed_layout::gpu::{kernels, Gpu, GpuError};
 
 const CHILD: &str = "TL_GPU_ABSENT_CHILD";
 
@@ -34,11 +34,11 @@ fn no_nvrtc_is_an_error() {
         assert!(text.contains("CHECKED: NoNvrtc") || text.contains("SKIPPED:"), "{text}");
         return;
     }
-    if nvrtc::available() {
+    if kernels::nvrtc_available() {
         println!("SKIPPED: this system has NVRTC outside LD_LIBRARY_PATH");
         return;
     }
-    let e = nvrtc::compile("extern \"C\" __global__ void k() {}", "k", "sm_80").unwrap_err();
+    let e = kernels::compile("extern \"C\" __global__ void k() {}", "k", "sm_80").unwrap_err();
     assert_eq!(e, GpuError::NoNvrtc);
     assert!(e.to_string().contains("NVRTC"), "{e}");
     println!("CHECKED: NoNvrtc");

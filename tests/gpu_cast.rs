@@ -13,7 +13,7 @@ mod support;
 use std::collections::BTreeMap;
 
 use half::{bf16, f16};
-use layout_gpu::fused::{cast_launch, DeviceCast};
+use layout_gpu::kernels::{cast_launch, DeviceCast};
 use support::emulator::{Emulator, Job, Signature};
 use support::{bytes_of, sample, Bits};
 use typed_layout::cast::{padded_shape, relayout_cast_pad, Cast, CastNest, Scale, Unscaled};
@@ -28,29 +28,29 @@ struct Cases {
 }
 
 impl Cases {
-    fn add<S, D, LS, LD>(&mut self, dims: &[usize], multiple: usize, scale: Option<f64>)
+    fn add<T, U, S, D>(&mut self, dims: &[usize], multiple: usize, scale: Option<f64>)
     where
-        S: Bits,
-        D: Bits,
-        LS: Layout,
-        LD: Layout,
-        LD::Family: SameFamily<LS::Family>,
-        Unscaled: Cast<f64, S>,
+        T: Bits,
+        U: Bits,
+        S: Layout,
+        D: Layout,
+        D::Family: SameFamily<S::Family>,
+        Unscaled: Cast<f64, T>,
     {
         self.seed += 1;
         let seed = self.seed;
-        let shape = Shape::<LS>::from_slice(dims).unwrap();
-        let data: Vec<S> = (0..shape.len()).map(|i| sample::<S>(seed, i)).collect();
-        let src = Tensor::<S, LS>::from_vec_in(shape, data).unwrap();
+        let shape = Shape::<S>::from_slice(dims).unwrap();
+        let data: Vec<T> = (0..shape.len()).map(|i| sample::<T>(seed, i)).collect();
+        let src = Tensor::<T, S>::from_vec_in(shape, data).unwrap();
         let want = match scale {
-            Some(k) => relayout_cast_pad::<S, D, LS, LD, _>(&src, multiple, Scale(k)).unwrap(),
-            None => relayout_cast_pad::<S, D, LS, LD, _>(&src, multiple, Unscaled).unwrap(),
+            Some(k) => relayout_cast_pad::<T, U, S, D, _>(&src, multiple, Scale(k)).unwrap(),
+            None => relayout_cast_pad::<T, U, S, D, _>(&src, multiple, Unscaled).unwrap(),
         };
-        let padded = padded_shape::<LS, LD>(&shape, multiple).unwrap();
+        let padded = padded_shape::<S, D>(&shape, multiple).unwrap();
         let plan = CastNest::new(&shape, &padded).unwrap();
         let factor = scale.map_or(Unscaled.scale(), |k| Scale(k).scale());
-        let launch = cast_launch(&plan, S::DATA_TYPE, D::DATA_TYPE, shape.len(), factor);
-        let (a, b) = (LS::NOTATION, LD::NOTATION);
+        let launch = cast_launch(&plan, T::DATA_TYPE, U::DATA_TYPE, shape.len(), factor);
+        let (a, b) = (S::NOTATION, D::NOTATION);
         let name = launch.spec.name(a, b);
         self.sources.entry(name.clone()).or_insert_with(|| launch.spec.source(a, b));
         let sig = Signature { params: "CastParams", src: "src_t", dst: "dst_t" };
@@ -61,46 +61,46 @@ impl Cases {
             block: launch.spec.block(),
             params: launch.params.to_bytes(),
             src: Some(bytes_of(src.as_slice())),
-            dst_len: padded.len() * D::SIZE,
+            dst_len: padded.len() * U::SIZE,
         });
         let what = format!("{a} -> {b} {dims:?} pad {multiple} scale {scale:?}: {name}");
         self.expected.push((bytes_of(want.tensor().as_slice()), what));
     }
 
-    /// Every destination type for source type `S` on one case.
-    fn every_destination<S, LS, LD>(&mut self, dims: &[usize], multiple: usize, scale: Option<f64>)
+    /// Every destination type for source type `T` on one case.
+    fn every_destination<T, S, D>(&mut self, dims: &[usize], multiple: usize, scale: Option<f64>)
     where
-        S: Bits,
-        LS: Layout,
-        LD: Layout,
-        LD::Family: SameFamily<LS::Family>,
-        Unscaled: Cast<f64, S>,
+        T: Bits,
+        S: Layout,
+        D: Layout,
+        D::Family: SameFamily<S::Family>,
+        Unscaled: Cast<f64, T>,
     {
-        self.add::<S, f32, LS, LD>(dims, multiple, scale);
-        self.add::<S, f64, LS, LD>(dims, multiple, scale);
-        self.add::<S, f16, LS, LD>(dims, multiple, scale);
-        self.add::<S, bf16, LS, LD>(dims, multiple, scale);
-        self.add::<S, i8, LS, LD>(dims, multiple, scale);
-        self.add::<S, u8, LS, LD>(dims, multiple, scale);
-        self.add::<S, i32, LS, LD>(dims, multiple, scale);
-        self.add::<S, i64, LS, LD>(dims, multiple, scale);
+        self.add::<T, f32, S, D>(dims, multiple, scale);
+        self.add::<T, f64, S, D>(dims, multiple, scale);
+        self.add::<T, f16, S, D>(dims, multiple, scale);
+        self.add::<T, bf16, S, D>(dims, multiple, scale);
+        self.add::<T, i8, S, D>(dims, multiple, scale);
+        self.add::<T, u8, S, D>(dims, multiple, scale);
+        self.add::<T, i32, S, D>(dims, multiple, scale);
+        self.add::<T, i64, S, D>(dims, multiple, scale);
     }
 
     /// All 64 type pairs on one case.
-    fn every_type_pair<LS, LD>(&mut self, dims: &[usize], multiple: usize, scale: Option<f64>)
+    fn every_type_pair<S, D>(&mut self, dims: &[usize], multiple: usize, scale: Option<f64>)
     where
-        LS: Layout,
-        LD: Layout,
-        LD::Family: SameFamily<LS::Family>,
+        S: Layout,
+        D: Layout,
+        D::Family: SameFamily<S::Family>,
     {
-        self.every_destination::<f32, LS, LD>(dims, multiple, scale);
-        self.every_destination::<f64, LS, LD>(dims, multiple, scale);
-        self.every_destination::<f16, LS, LD>(dims, multiple, scale);
-        self.every_destination::<bf16, LS, LD>(dims, multiple, scale);
-        self.every_destination::<i8, LS, LD>(dims, multiple, scale);
-        self.every_destination::<u8, LS, LD>(dims, multiple, scale);
-        self.every_destination::<i32, LS, LD>(dims, multiple, scale);
-        self.every_destination::<i64, LS, LD>(dims, multiple, scale);
+        self.every_destination::<f32, S, D>(dims, multiple, scale);
+        self.every_destination::<f64, S, D>(dims, multiple, scale);
+        self.every_destination::<f16, S, D>(dims, multiple, scale);
+        self.every_destination::<bf16, S, D>(dims, multiple, scale);
+        self.every_destination::<i8, S, D>(dims, multiple, scale);
+        self.every_destination::<u8, S, D>(dims, multiple, scale);
+        self.every_destination::<i32, S, D>(dims, multiple, scale);
+        self.every_destination::<i64, S, D>(dims, multiple, scale);
     }
 }
 

@@ -12,9 +12,8 @@ mod support;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use layout_gpu::codegen::Kernel;
-use layout_gpu::schedule::{route, Route};
-use layout_gpu::{nvrtc, GpuError};
+use layout_gpu::kernels::{self, route, Kernel, Route};
+use layout_gpu::GpuError;
 use support::{every_pair, Visit};
 use typed_layout::{
     Bmn, ColMajor, DataType, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Shape,
@@ -120,11 +119,11 @@ fn every_kernel_instance_compiles_with_nvrtc_for_sm80_and_sm90() {
 
 #[test]
 fn compile_errors_carry_the_nvrtc_log() {
-    if !nvrtc::available() {
+    if !kernels::nvrtc_available() {
         println!("SKIPPED: NVRTC not found");
         return;
     }
-    let e = nvrtc::compile("extern \"C\" __global__ void k() { undeclared(); }", "k", "sm_90").unwrap_err();
+    let e = kernels::compile("extern \"C\" __global__ void k() { undeclared(); }", "k", "sm_90").unwrap_err();
     match &e {
         GpuError::Compile { kernel, arch, log } => {
             assert_eq!((kernel.as_str(), arch.as_str()), ("k", "sm_90"));
@@ -179,7 +178,7 @@ fn generated_cuda_matches_the_snapshots() {
     let (rgb, padded) =
         (Shape::<Nchw>::new([8, 3, 224, 224]).unwrap(), Shape::<Nhwc>::new([8, 8, 224, 224]).unwrap());
     let plan = typed_layout::cast::CastNest::new(&rgb, &padded).unwrap();
-    let cast = layout_gpu::fused::cast_launch(&plan, DataType::Float, DataType::Half, rgb.len(), 1.0).spec;
+    let cast = layout_gpu::kernels::cast_launch(&plan, DataType::Float, DataType::Half, rgb.len(), 1.0).spec;
     cases.push((cast.name("NCHW", "NHWC"), cast.source("NCHW", "NHWC")));
     let mut wrong = Vec::new();
     for (name, source) in &cases {

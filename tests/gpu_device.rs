@@ -10,7 +10,7 @@
 mod support;
 
 use half::{bf16, f16};
-use layout_gpu::{driver_available, DeviceElement, Gpu, GpuError};
+use layout_gpu::{driver_available, DeviceChannelPadded, DeviceElement, DeviceTensor, Gpu, GpuError};
 use support::{bytes_of, every_pair, mix, Bits, Visit};
 use typed_layout::cast::{relayout_cast_pad, Cast, Scale, Unscaled};
 use typed_layout::{Chwn, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, SameFamily, Shape, Tensor};
@@ -30,7 +30,7 @@ fn gpu_or_skip(test: &str) -> Option<Gpu> {
 fn the_handle_is_send_and_sync() {
     fn check<T: Send + Sync>() {}
     check::<Gpu>();
-    check::<layout_gpu::DeviceTensor<f32, Nchw>>();
+    check::<DeviceTensor<f32, Nchw>>();
 }
 
 #[test]
@@ -114,30 +114,30 @@ fn every_pair_and_data_type_matches_the_cpu_backend() {
 
 /// One fused cast on the device against the CPU: equal bits, but any NaN for a NaN (the
 /// hardware's conversions return a canonical NaN).
-fn fused<S, D, LS, LD>(gpu: &Gpu, dims: &[usize], multiple: usize, scale: f64) -> usize
+fn fused<T, U, S, D>(gpu: &Gpu, dims: &[usize], multiple: usize, scale: f64) -> usize
 where
-    S: Bits + DeviceElement,
-    D: Bits + DeviceElement,
-    LS: Layout,
-    LD: Layout,
-    LD::Family: SameFamily<LS::Family>,
-    Unscaled: Cast<f64, S> + Cast<D, f64>,
+    T: Bits + DeviceElement,
+    U: Bits + DeviceElement,
+    S: Layout,
+    D: Layout,
+    D::Family: SameFamily<S::Family>,
+    Unscaled: Cast<f64, T> + Cast<U, f64>,
 {
-    let shape = Shape::<LS>::from_slice(dims).unwrap();
-    let data: Vec<S> = (0..shape.len()).map(|i| support::sample::<S>(dims.len() as u64, i)).collect();
-    let host = Tensor::<S, LS>::from_vec_in(shape, data).unwrap();
-    let want = relayout_cast_pad::<S, D, LS, LD, _>(&host, multiple, Scale(scale)).unwrap();
+    let shape = Shape::<S>::from_slice(dims).unwrap();
+    let data: Vec<T> = (0..shape.len()).map(|i| support::sample::<T>(dims.len() as u64, i)).collect();
+    let host = Tensor::<T, S>::from_vec_in(shape, data).unwrap();
+    let want = relayout_cast_pad::<T, U, S, D, _>(&host, multiple, Scale(scale)).unwrap();
     let x = gpu.upload(&host).unwrap();
-    let got = gpu.relayout_cast_pad::<S, D, LS, LD, _>(&x, multiple, Scale(scale)).unwrap();
+    let got: DeviceChannelPadded<U, D> = gpu.relayout_cast_pad(&x, multiple, Scale(scale)).unwrap();
     assert_eq!((got.channels(), got.padded_channels()), (want.channels(), want.padded_channels()));
     let got = gpu.download(got.tensor()).unwrap();
     for (i, (g, w)) in got.as_slice().iter().zip(want.tensor().as_slice()).enumerate() {
-        let nan = |v: D| <Unscaled as Cast<D, f64>>::cast(&Unscaled, v).is_nan();
+        let nan = |v: U| <Unscaled as Cast<U, f64>>::cast(&Unscaled, v).is_nan();
         assert!(
             bytes_of(&[*g]) == bytes_of(&[*w]) || (nan(*g) && nan(*w)),
             "{} -> {} {dims:?}: element {i} is {g:?}, the CPU's {w:?}",
-            LS::NOTATION,
-            LD::NOTATION
+            S::NOTATION,
+            D::NOTATION
         );
     }
     got.as_slice().len()
@@ -164,11 +164,11 @@ fn first_use_compiles_and_later_uses_hit_the_cache() {
     let x = gpu.upload(&host).unwrap();
     let before = gpu.compiled_kernels();
     let t = std::time::Instant::now();
-    let _y = gpu.to_layout::<Nhwc, _, _>(&x).unwrap();
+    let _y: DeviceTensor<f32, Nhwc> = gpu.to_layout(&x).unwrap();
     gpu.synchronize().unwrap();
     let first = t.elapsed();
     assert_eq!(gpu.compiled_kernels(), before + 1);
-    let _z = gpu.to_layout::<Nhwc, _, _>(&x).unwrap();
+    let _z: DeviceTensor<f32, Nhwc> = gpu.to_layout(&x).unwrap();
     assert_eq!(gpu.compiled_kernels(), before + 1);
     println!("first use (NVRTC compile + load + run): {:.1} ms", first.as_secs_f64() * 1e3);
 }
@@ -197,7 +197,7 @@ fn a_tensor_over_2_pow_31_elements_converts_with_64_bit_offsets() {
     let want: Tensor<i8, Nhwc> = host.to_layout().unwrap();
     let x = gpu.upload(&host).unwrap();
     drop(host);
-    let y = gpu.to_layout::<Nhwc, _, _>(&x).unwrap();
+    let y: DeviceTensor<i8, Nhwc> = gpu.to_layout(&x).unwrap();
     assert!(gpu.download(&y).unwrap().as_slice() == want.as_slice());
 }
 

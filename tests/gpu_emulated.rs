@@ -10,8 +10,7 @@
 mod support;
 
 use half::f16;
-use layout_gpu::codegen::Kernel;
-use layout_gpu::schedule::route;
+use layout_gpu::kernels::{route, Kernel};
 use support::emulator::{Emulator, Job, Signature};
 use support::{bytes_of, every_pair, mix, Bits, Visit};
 use typed_layout::{Layout, SameFamily, Shape, Tensor};

@@ -145,7 +145,7 @@ pub(crate) fn bytes_of<T: Bits>(v: &[T]) -> Vec<u8> {
 /// `Err(why)` when NVRTC cannot be loaded (the caller prints SKIPPED); a failure instead when
 /// `TL_REQUIRE_NVRTC` is set (as `.ci/run` does, after installing NVRTC).
 pub(crate) fn nvrtc_present() -> Result<(), String> {
-    if layout_gpu::nvrtc::available() {
+    if layout_gpu::kernels::nvrtc_available() {
         return Ok(());
     }
     let reason =
@@ -170,7 +170,7 @@ pub(crate) fn compile_all(
                     let mut bad = Vec::new();
                     for (name, source) in chunk {
                         for arch in ["sm_80", "sm_90"] {
-                            match layout_gpu::nvrtc::compile(source, name, arch) {
+                            match layout_gpu::kernels::compile(source, name, arch) {
                                 Ok(ptx) => {
                                     assert!(ptx.to_src().contains(&format!(".entry {name}")), "{name}")
                                 }

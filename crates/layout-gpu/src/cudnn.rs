@@ -20,15 +20,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::ffi::CStr;
-use std::sync::OnceLock;
-
-use cudarc::cudnn::sys::{self, cudnnDataType_t, cudnnStatus_t};
-use cudarc::driver::DevicePtr;
+use cudarc::cudnn::sys::{cudnnDataType_t, cudnnTensorFormat_t};
 use layout_types::cudnn::{CudnnError, NdDescriptor, TensorFormat};
-use layout_types::{DataType, Layout, LayoutError, SameFamily, TensorDesc, MAX_RANK};
+use layout_types::{DataType, Layout, LayoutError, SameFamily, TensorDesc};
 
-use crate::{DeviceElement, DeviceTensor, Gpu, GpuError};
+use crate::error::GpuError;
+use crate::ffi::cudnn::{Descriptor, Handle};
+use crate::handle::Gpu;
+use crate::tensor::{DeviceElement, DeviceTensor};
 
 /// Whether the cuDNN library can be loaded (looked up once per process).
 ///
@@ -39,42 +38,28 @@ use crate::{DeviceElement, DeviceTensor, Gpu, GpuError};
 /// }
 /// ```
 pub fn available() -> bool {
-    static PRESENT: OnceLock<bool> = OnceLock::new();
-    // SAFETY: `is_culib_present` only tries to open the library by its candidate names.
-    *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() })
-}
-
-fn check(call: &'static str, status: cudnnStatus_t) -> Result<(), GpuError> {
-    if status == cudnnStatus_t::CUDNN_STATUS_SUCCESS {
-        return Ok(());
-    }
-    // SAFETY: cuDNN returns a static NUL-terminated string for every status.
-    let text = unsafe { CStr::from_ptr(sys::cudnnGetErrorString(status)) };
-    Err(GpuError::Cudnn { call, status: text.to_string_lossy().into_owned() })
+    crate::ffi::cudnn::present()
 }
 
 /// A cuDNN handle on a [`Gpu`]'s device and stream.
 ///
 /// ```no_run
 /// // Needs a CUDA device and cuDNN.
-/// use layout_gpu::{cudnn::Cudnn, Gpu};
+/// use layout_gpu::{cudnn::Cudnn, DeviceTensor, Gpu};
 /// use typed_layout::{Nchw, Nhwc, Shape, Tensor};
 /// let gpu = Gpu::new(0)?;
 /// let dnn = Cudnn::new(&gpu)?;
 /// let x = gpu.upload(&Tensor::<f32, Nchw>::filled([8, 64, 56, 56], 1.0)?)?;
-/// let mut y = gpu.zeros::<f32, Nhwc>(Shape::new([8, 64, 56, 56])?)?;
+/// let mut y: DeviceTensor<f32, Nhwc> = gpu.zeros(Shape::new([8, 64, 56, 56])?)?;
 /// dnn.transform(&gpu, &x, &mut y)?; // cudnnTransformTensor, the reference for Gpu::convert
-/// assert_eq!(gpu.download(&y)?, gpu.download(&gpu.to_layout::<Nhwc, _, _>(&x)?)?);
+/// let ours: DeviceTensor<f32, Nhwc> = gpu.to_layout(&x)?;
+/// assert_eq!(gpu.download(&y)?, gpu.download(&ours)?);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
 pub struct Cudnn {
-    handle: sys::cudnnHandle_t,
+    handle: Handle,
 }
-
-// SAFETY: a cuDNN handle may be used from any thread, one call at a time; `transform` takes
-// `&self` but cuDNN orders its work on the handle's stream, as the guide describes.
-unsafe impl Send for Cudnn {}
 
 impl Cudnn {
     /// Creates a cuDNN handle bound to `gpu`'s stream.
@@ -83,14 +68,7 @@ impl Cudnn {
             return Err(missing());
         }
         gpu.bind()?;
-        let mut handle = core::ptr::null_mut();
-        // SAFETY: `handle` is a valid out-pointer; the device's context is current (bind).
-        check("cudnnCreate", unsafe { sys::cudnnCreate(&mut handle) })?;
-        let this = Cudnn { handle };
-        // SAFETY: `handle` was just created; the stream outlives this call and belongs to the
-        // same context.
-        check("cudnnSetStream", unsafe { sys::cudnnSetStream(this.handle, gpu.stream().cu_stream() as _) })?;
-        Ok(this)
+        Ok(Cudnn { handle: Handle::new(gpu.stream())? })
     }
 
     /// `y = x` in `dst`'s layout, by `cudnnTransformTensor` (alpha 1, beta 0).
@@ -108,27 +86,9 @@ impl Cudnn {
     {
         let x = TensorDescriptor::new(&src.shape().cudnn(T::DATA_TYPE)?)?;
         let y = TensorDescriptor::new(&dst.shape().cudnn(T::DATA_TYPE)?)?;
-        let stream = gpu.stream();
-        let (xp, _read) = src.data().device_ptr(stream);
-        let (yp, _write) = dst.data_mut().device_ptr(stream);
-        let (one_f, zero_f, one_d, zero_d) = (1f32, 0f32, 1f64, 0f64);
-        let (alpha, beta): (*const core::ffi::c_void, *const core::ffi::c_void) = match T::DATA_TYPE {
-            DataType::Double => ((&one_d as *const f64).cast(), (&zero_d as *const f64).cast()),
-            _ => ((&one_f as *const f32).cast(), (&zero_f as *const f32).cast()),
-        };
-        // SAFETY: both descriptors describe exactly the shapes of these buffers (same dims,
-        // the layouts' strides, T's data type); alpha and beta point at scalars of the type
-        // cuDNN reads for this data type; the pointers are the tensors' device allocations.
-        check("cudnnTransformTensor", unsafe {
-            sys::cudnnTransformTensor(self.handle, alpha, x.0, xp as _, beta, y.0, yp as _)
-        })
-    }
-}
-
-impl Drop for Cudnn {
-    fn drop(&mut self) {
-        // SAFETY: the handle was created by `cudnnCreate` and is destroyed once.
-        unsafe { sys::cudnnDestroy(self.handle) };
+        // The descriptors describe exactly these tensors (their shapes, T's data type): the
+        // wrapper's contract.
+        self.handle.transform(gpu.stream(), &x.0, src.data(), &y.0, dst.data_mut())
     }
 }
 
@@ -144,20 +104,14 @@ impl Drop for Cudnn {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
-pub struct TensorDescriptor(sys::cudnnTensorDescriptor_t);
-
-// SAFETY: a descriptor is plain host memory owned by this value; cuDNN reads it on any thread.
-unsafe impl Send for TensorDescriptor {}
+pub struct TensorDescriptor(Descriptor);
 
 impl TensorDescriptor {
     fn create() -> Result<TensorDescriptor, GpuError> {
         if !available() {
             return Err(missing());
         }
-        let mut desc = core::ptr::null_mut();
-        // SAFETY: `desc` is a valid out-pointer.
-        check("cudnnCreateTensorDescriptor", unsafe { sys::cudnnCreateTensorDescriptor(&mut desc) })?;
-        Ok(TensorDescriptor(desc))
+        Ok(TensorDescriptor(Descriptor::new()?))
     }
 
     /// A descriptor set by `cudnnSetTensorNdDescriptor` from checked arguments.
@@ -173,18 +127,8 @@ impl TensorDescriptor {
             return Err(LayoutError::StrideCount { dims: dims.len(), strides: strides.len() }.into());
         }
         let data_type = raw_data_type(data_type)?;
-        let this = Self::create()?;
-        // SAFETY: `dims` and `strides` hold `dims.len()` ints each; cuDNN checks the count and
-        // the values.
-        check("cudnnSetTensorNdDescriptor", unsafe {
-            sys::cudnnSetTensorNdDescriptor(
-                this.0,
-                data_type,
-                dims.len() as i32,
-                dims.as_ptr(),
-                strides.as_ptr(),
-            )
-        })?;
+        let mut this = Self::create()?;
+        this.0.set_nd(data_type, dims, strides)?;
         Ok(this)
     }
 
@@ -198,37 +142,19 @@ impl TensorDescriptor {
         dims: &[i32],
     ) -> Result<TensorDescriptor, GpuError> {
         let format = match format {
-            TensorFormat::Nchw => sys::cudnnTensorFormat_t::CUDNN_TENSOR_NCHW,
-            TensorFormat::Nhwc => sys::cudnnTensorFormat_t::CUDNN_TENSOR_NHWC,
-            TensorFormat::NchwVectC => sys::cudnnTensorFormat_t::CUDNN_TENSOR_NCHW_VECT_C,
+            TensorFormat::Nchw => cudnnTensorFormat_t::CUDNN_TENSOR_NCHW,
+            TensorFormat::Nhwc => cudnnTensorFormat_t::CUDNN_TENSOR_NHWC,
+            TensorFormat::NchwVectC => cudnnTensorFormat_t::CUDNN_TENSOR_NCHW_VECT_C,
         };
         let data_type = raw_data_type(data_type)?;
-        let this = Self::create()?;
-        // SAFETY: `dims` holds `dims.len()` ints; cuDNN checks the count and the values.
-        check("cudnnSetTensorNdDescriptorEx", unsafe {
-            sys::cudnnSetTensorNdDescriptorEx(this.0, format, data_type, dims.len() as i32, dims.as_ptr())
-        })?;
+        let mut this = Self::create()?;
+        this.0.set_nd_ex(format, data_type, dims)?;
         Ok(this)
     }
 
     /// `cudnnGetTensorNdDescriptor`'s raw answer: the data type value, dims and strides.
     pub fn get_raw(&self) -> Result<(i32, Vec<i32>, Vec<i32>), GpuError> {
-        let (mut data_type, mut nb) = (0i32, 0i32);
-        let (mut dims, mut strides) = ([0i32; MAX_RANK], [0i32; MAX_RANK]);
-        // SAFETY: the arrays hold MAX_RANK ints, the count requested; the data type is written
-        // as the C enum's int into an i32 (never read as the Rust enum).
-        check("cudnnGetTensorNdDescriptor", unsafe {
-            sys::cudnnGetTensorNdDescriptor(
-                self.0,
-                MAX_RANK as i32,
-                (&mut data_type as *mut i32).cast(),
-                &mut nb,
-                dims.as_mut_ptr(),
-                strides.as_mut_ptr(),
-            )
-        })?;
-        let n = (nb.max(0) as usize).min(MAX_RANK);
-        Ok((data_type, dims[..n].to_vec(), strides[..n].to_vec()))
+        self.0.get_nd()
     }
 
     /// The descriptor read back by `cudnnGetTensorNdDescriptor`, checked like any cuDNN input.
@@ -239,17 +165,7 @@ impl TensorDescriptor {
 
     /// `cudnnGetTensorSizeInBytes`.
     pub fn size_in_bytes(&self) -> Result<usize, GpuError> {
-        let mut bytes = 0usize;
-        // SAFETY: `bytes` is a valid out-pointer.
-        check("cudnnGetTensorSizeInBytes", unsafe { sys::cudnnGetTensorSizeInBytes(self.0, &mut bytes) })?;
-        Ok(bytes)
-    }
-}
-
-impl Drop for TensorDescriptor {
-    fn drop(&mut self) {
-        // SAFETY: created by `cudnnCreateTensorDescriptor`, destroyed once.
-        unsafe { sys::cudnnDestroyTensorDescriptor(self.0) };
+        self.0.size_in_bytes()
     }
 }
 

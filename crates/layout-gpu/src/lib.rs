@@ -6,19 +6,21 @@
 //! | `cudnnHandle_t`: one device, one stream   | [`Gpu`]: bound to one device, owns a stream and the kernel cache |
 //! | device memory described by a tensor descriptor | [`DeviceTensor<T, L>`]: a packed buffer typed by its layout |
 //! | `cudnnTransformTensor` between layouts    | [`Gpu::convert`], [`Gpu::to_layout`]           |
-//! | input preparation (cast, pad C for Tensor Cores / INT8x32) | [`Gpu::relayout_cast_pad`]: one [`fused`] kernel |
+//! | input preparation (cast, pad C for Tensor Cores / INT8x32) | [`Gpu::relayout_cast_pad`]: one kernel ([`kernels::CastSpec`]) |
 //! | `cudnnStatus_t`                           | [`GpuError`]: one variant per cause, with what to do |
 //!
-//! How a conversion becomes a kernel, in module order:
+//! How a conversion becomes a kernel:
 //!
-//! 1. the CPU backend's [`LoopNest`](layout_types::loops::LoopNest) refines both layouts and
-//!    fuses the axes contiguous on both sides (NCHW→NHWC becomes a batched 2-D transpose);
-//! 2. [`schedule`] picks the kernel's shape (a vectorized copy, a gather for rows and narrow
-//!    planes, a shared-memory tile for transposes) and its run-time [`codegen::Params`];
-//! 3. [`codegen`] writes the CUDA source with the shape, element size, loop count, access width
-//!    and index width baked in;
-//! 4. [`nvrtc`] compiles it for the device's architecture, once: [`Gpu`] caches it by (source
-//!    layout, destination layout, kernel spec).
+//! 1. the host's [`LoopNest`](layout_types::loops::LoopNest) refines both layouts and fuses
+//!    the axes contiguous on both sides (NCHW→NHWC becomes a batched 2-D transpose);
+//! 2. [`kernels::route`] picks the kernel's shape (a vectorized copy, a gather for rows and
+//!    narrow planes, a shared-memory tile for transposes) and its run-time [`kernels::Params`];
+//! 3. [`kernels::KernelSpec::source`] writes the CUDA source with the shape, element size, loop
+//!    count, access width and index width baked in;
+//! 4. [`kernels::compile`] compiles it with NVRTC for the device's architecture, once: the
+//!    handle's kernel cache keeps it by (source layout, destination layout, kernel spec);
+//! 5. the handle launches it on its stream, through the crate's FFI module, the one place with
+//!    `unsafe`.
 //!
 //! CUDA is loaded dynamically: this crate builds, documents and runs its CPU-side tests on a
 //! machine with no CUDA at all. Without a driver, [`Gpu::new`] returns [`GpuError::NoDriver`];
@@ -26,24 +28,30 @@
 //!
 //! ```no_run
 //! // Needs a CUDA device and NVRTC.
-//! use layout_gpu::Gpu;
+//! use layout_gpu::{DeviceTensor, Gpu};
 //! use typed_layout::{NcxHwx, Nchw, Tensor};
 //! let gpu = Gpu::new(0)?;
 //! let x = gpu.upload(&Tensor::<i8, Nchw>::filled([1, 64, 5, 4], 1)?)?;
-//! let y = gpu.to_layout::<NcxHwx<32>, _, _>(&x)?;
+//! let y: DeviceTensor<i8, NcxHwx<32>> = gpu.to_layout(&x)?;
 //! println!("{} on {}: {} kernel(s) compiled", gpu.name()?, gpu.arch(), gpu.compiled_kernels());
 //! # drop(y);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod codegen;
+#![deny(unsafe_code)]
+
+// The rooms, lowest first: error, tensor, ffi, kernels, cache, handle, convert, cast, cudnn; each
+// imports only rooms before it in that order (`ffi` holds every `unsafe`).
+mod cache;
+mod cast;
+mod convert;
 #[cfg(feature = "cudnn")]
 pub mod cudnn;
 mod error;
-pub mod fused;
+#[allow(unsafe_code)]
+mod ffi;
 mod handle;
-pub mod nvrtc;
-pub mod schedule;
+pub mod kernels;
 mod tensor;
 
 /// The cudarc this crate is built on, for interop (events, raw pointers, other CUDA libraries).

@@ -20,10 +20,11 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits> DeviceElement for T {}
 ///
 /// ```no_run
 /// // Needs a CUDA device.
-/// use layout_gpu::Gpu;
+/// use layout_gpu::{DeviceTensor, Gpu};
 /// use typed_layout::{Nhwc, Shape};
 /// let gpu = Gpu::new(0)?;
-/// let x = gpu.zeros::<half::f16, Nhwc>(Shape::new([1, 64, 5, 4])?)?;
+/// let x: DeviceTensor<half::f16, Nhwc> = gpu.zeros(Shape::new([1, 64, 5, 4])?)?;
+/// assert_eq!(x.dims(), [1, 64, 5, 4]); // logical order, as on the host
 /// assert_eq!(x.strides(), [1280, 1, 256, 64]); // the guide's example, on the device
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -85,11 +86,11 @@ impl<T: DeviceElement, L: Layout> DeviceTensor<T, L> {
 ///
 /// ```no_run
 /// // Needs a CUDA device and NVRTC.
-/// use layout_gpu::Gpu;
+/// use layout_gpu::{DeviceChannelPadded, Gpu};
 /// use typed_layout::{cast::Scale, Nchw, NcxHwx, Tensor};
 /// let gpu = Gpu::new(0)?;
 /// let x = gpu.upload(&Tensor::<f32, Nchw>::filled([1, 40, 7, 7], 0.5)?)?;
-/// let q = gpu.relayout_cast_pad::<f32, i8, Nchw, NcxHwx<32>, _>(&x, 1, Scale(100.0))?;
+/// let q: DeviceChannelPadded<i8, NcxHwx<32>> = gpu.relayout_cast_pad(&x, 1, Scale(100.0))?;
 /// assert_eq!((q.channels(), q.padded_channels()), (40, 64));
 /// let host = gpu.download(q.tensor())?;
 /// assert_eq!((host.get([0, 0, 0, 0]), host.get([0, 63, 0, 0])), (Some(&50), Some(&0)));
@@ -123,7 +124,7 @@ impl<T: DeviceElement, L: Layout> DeviceChannelPadded<T, L> {
 
     /// Channels stored, data and padding.
     pub fn padded_channels(&self) -> usize {
-        let c = <L::Family as layout_types::Family>::LETTERS.find('C').unwrap_or(0);
+        let c = L::LETTERS.find('C').unwrap_or(0);
         self.tensor.shape().placement().dims()[c]
     }
 }

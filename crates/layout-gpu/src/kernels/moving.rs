@@ -1,51 +1,14 @@
-//! CUDA source for one conversion kernel, generated from a [`KernelSpec`].
-//!
-//! A spec holds everything baked into a kernel as a compile-time constant: its shape (copy,
-//! gather or tile), the element size (elements are moved as unsigned integers of that size:
-//! dispatch is by size, not by type), the number of loops it decomposes, the elements per memory
-//! access, and the index width. Extents and strides arrive at run time in [`Params`], so one
-//! compiled kernel serves every tensor size of its (source, destination, element size) pair.
-//!
-//! The three shapes, chosen by [`schedule`](crate::schedule):
-//!
-//! * **copy**: the conversion is one contiguous run; 16-byte vector loads and stores, then the
-//!   tail element by element.
-//! * **gather**: one thread per `vec` destination elements, in destination order, each reading
-//!   from the source offset its loop coordinates give. With `vec > 1` the innermost axis is
-//!   contiguous on both sides and moves in vectors; with `vec = 1` it serves narrow planes
-//!   (C = 3 into NHWC: every warp writes 32 consecutive elements and reads a few short runs).
-//! * **tile**: the source's innermost axis (`a`) against the destination's (`b`) through a
-//!   shared-memory tile of `32·pack` × `32·pack` elements, padded by one 32-bit word per row
-//!   against bank conflicts; reads coalesce along `a`, writes along `b`. 1- and 2-byte elements
-//!   are moved `pack` at a time as 32-bit words when the extents and strides allow.
-//!
-//! All loops are grid-stride, so any tensor fits any grid; offsets are 64-bit when either
-//! buffer has 2^31 elements or more.
-//!
-//! ```
-//! use layout_gpu::codegen::{Kernel, KernelSpec};
-//! let spec = KernelSpec { kernel: Kernel::Gather { loops: 3 }, elem_bytes: 2, vec: 1, wide: false };
-//! let cuda = spec.source("NCHW", "NHWC");
-//! assert!(cuda.contains("typedef unsigned short elem_t;")); // moved as 2-byte integers
-//! assert!(cuda.contains("extern \"C\" __global__ void __launch_bounds__(256) tl_gather3_v1_NCHW_to_NHWC_e2_i32("));
-//! ```
+//! The element-moving kernels: CUDA source for one conversion, generated from a [`KernelSpec`]
+//! (the shapes are described in the `kernels` module's docs).
 
 use std::fmt::Write as _;
 
-/// Most loops a [`LoopNest`](layout_types::loops::LoopNest) has: 8 dims, each cut into at
-/// most a group, a sub-group and a lane.
-///
-/// ```
-/// use layout_gpu::codegen::{Params, MAX_LOOPS};
-/// // Params is three arrays of MAX_LOOPS i64 and a u64, passed by value to every kernel.
-/// assert_eq!(core::mem::size_of::<Params>(), 8 * (3 * MAX_LOOPS + 1));
-/// ```
-pub const MAX_LOOPS: usize = 24;
+use layout_types::loops::MAX_LOOPS;
 
 /// Threads per block of the copy and gather kernels.
 ///
 /// ```
-/// use layout_gpu::codegen::{Kernel, KernelSpec, THREADS};
+/// use layout_gpu::kernels::{Kernel, KernelSpec, THREADS};
 /// let gather = KernelSpec { kernel: Kernel::Gather { loops: 2 }, elem_bytes: 4, vec: 1, wide: false };
 /// assert_eq!(gather.block(), (THREADS, 1, 1));
 /// ```
@@ -54,7 +17,7 @@ pub const THREADS: u32 = 256;
 /// A tile kernel's block is `TILE_THREADS_X` × `TILE_ROWS` threads.
 ///
 /// ```
-/// use layout_gpu::codegen::{Kernel, KernelSpec, TILE_ROWS, TILE_THREADS_X};
+/// use layout_gpu::kernels::{Kernel, KernelSpec, TILE_ROWS, TILE_THREADS_X};
 /// let tile = KernelSpec { kernel: Kernel::Tile { batch: 1 }, elem_bytes: 4, vec: 1, wide: false };
 /// assert_eq!(tile.block(), (TILE_THREADS_X, TILE_ROWS, 1)); // 32 × 8 threads move a 32 × 32 tile
 /// ```
@@ -62,64 +25,16 @@ pub const TILE_THREADS_X: u32 = 32;
 /// Rows of the tile each thread row strides over.
 ///
 /// ```
-/// use layout_gpu::codegen::{TILE_ROWS, TILE_THREADS_X};
+/// use layout_gpu::kernels::{TILE_ROWS, TILE_THREADS_X};
 /// // Each thread row strides over 32 / TILE_ROWS rows of the tile.
 /// assert_eq!(TILE_THREADS_X / TILE_ROWS, 4);
 /// ```
 pub const TILE_ROWS: u32 = 8;
 
-/// The run-time arguments of every kernel: the loops (outermost first) and the work count.
-///
-/// Layout by kernel shape: copy uses `extent[0]` (elements); gather uses its `loops` axes in
-/// destination order; tile puts its batch axes first, then `a` (the source's innermost axis),
-/// then `b` (the destination's). `work` is the number of work items the grid strides over.
-///
-/// ```
-/// use layout_gpu::codegen::Params;
-/// use layout_gpu::schedule::route;
-/// use typed_layout::{Nchw, Nhwc, Shape};
-/// let dims = [2, 64, 8, 8];
-/// let r = route(&Shape::<Nchw>::new(dims)?, &Shape::<Nhwc>::new(dims)?, 4)?;
-/// let p: Params = r.passes()[0].launch.params;
-/// // The tile kernel: N as a batch loop, then H·W (the source's inner axis), then C.
-/// assert_eq!((&p.extent[..3], &p.src[..3], &p.dst[..3]), (&[2, 64, 64][..], &[4096, 1, 64][..], &[4096, 64, 1][..]));
-/// assert_eq!(p.to_bytes().len(), core::mem::size_of::<Params>());
-/// # Ok::<(), typed_layout::LayoutError>(())
-/// ```
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Params {
-    /// Extent of each loop.
-    pub extent: [i64; MAX_LOOPS],
-    /// Source stride of each loop, in elements.
-    pub src: [i64; MAX_LOOPS],
-    /// Destination stride of each loop, in elements.
-    pub dst: [i64; MAX_LOOPS],
-    /// Work items: vectors (copy, gather) or tiles (tile).
-    pub work: u64,
-}
-
-impl Params {
-    pub(crate) const ZERO: Params =
-        Params { extent: [0; MAX_LOOPS], src: [0; MAX_LOOPS], dst: [0; MAX_LOOPS], work: 0 };
-
-    /// The struct's bytes as the kernel receives them (native endianness, C layout).
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(core::mem::size_of::<Params>());
-        for a in [&self.extent, &self.src, &self.dst] {
-            for v in a {
-                out.extend_from_slice(&v.to_ne_bytes());
-            }
-        }
-        out.extend_from_slice(&self.work.to_ne_bytes());
-        out
-    }
-}
-
 /// The shape of a kernel and its loop count.
 ///
 /// ```
-/// use layout_gpu::codegen::{Kernel, KernelSpec};
+/// use layout_gpu::kernels::{Kernel, KernelSpec};
 /// let copy = KernelSpec { kernel: Kernel::Copy, elem_bytes: 1, vec: 16, wide: false };
 /// assert_eq!(copy.name("NHWC", "NHWC"), "tl_copy_v16_NHWC_to_NHWC_e1_i32");
 /// ```
@@ -143,7 +58,7 @@ pub enum Kernel {
 /// Everything baked into one kernel as a compile-time constant.
 ///
 /// ```
-/// use layout_gpu::codegen::{Kernel, KernelSpec};
+/// use layout_gpu::kernels::{Kernel, KernelSpec};
 /// let spec = KernelSpec { kernel: Kernel::Tile { batch: 1 }, elem_bytes: 1, vec: 4, wide: false };
 /// assert_eq!(spec.block(), (32, 8, 1));
 /// assert!(spec.source("NCHW", "NHWC").contains("__shared__ elem_t tile[128][128 + 4];"));
@@ -180,7 +95,7 @@ impl KernelSpec {
     /// The kernel's symbol: its shape, the two layouts' notations, the element size, the width.
     ///
     /// ```
-    /// use layout_gpu::codegen::{Kernel, KernelSpec};
+    /// use layout_gpu::kernels::{Kernel, KernelSpec};
     /// let spec = KernelSpec { kernel: Kernel::Tile { batch: 1 }, elem_bytes: 4, vec: 1, wide: false };
     /// assert_eq!(spec.name("NCHW", "NC/32HW32"), "tl_tile1_p1_NCHW_to_NC_32HW32_e4_i32");
     /// ```

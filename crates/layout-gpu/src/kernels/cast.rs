@@ -1,38 +1,6 @@
-//! The fused relayout + cast + channel padding kernel: one thread per destination element,
-//! in the destination's storage order, from the CPU backend's own
-//! [`CastNest`].
-//!
-//! Each thread decomposes its index over the plan's loops (innermost first, as
-//! [`codegen`](crate::codegen)'s gather does), which gives its source offset and its logical
-//! channel; a data channel reads the source through the plan's
-//! [`ChannelMap`](layout_types::cast::ChannelMap), converts it and stores it, a padding channel
-//! stores zero. Writes are coalesced; every destination element is written exactly once, so the
-//! destination needs no clearing first.
-//!
-//! Unlike the moving kernels, a cast kernel knows its element *types*: a [`CastSpec`] bakes in
-//! the source and destination [`DataType`] and the loop count. Values pass through f64, as on
-//! the CPU ([`Element`](layout_types::Element)'s `to_f64` / `from_f64`), with the same rules
-//! written out in portable C so the two backends agree bit for bit:
-//!
-//! * f16 and bf16 are handled as bits: widening builds the f64 exactly, narrowing is
-//!   [`narrow`](layout_types::narrow)'s algorithm (nearest, ties to even, from every
-//!   bit), line for line;
-//! * integers round half away from zero and saturate, NaN becomes 0;
-//! * f32 and f64 use C's conversions (round to nearest).
-//!
-//! On a device, NaN payloads may differ (the hardware returns a canonical NaN); NaN stays NaN.
-//!
-//! ```
-//! use layout_gpu::fused::cast_launch;
-//! use typed_layout::{cast::CastNest, DataType, Nchw, NcxHwx, Shape};
-//! // f32 NCHW with 40 channels into INT8x32 (NC/32HW32, C padded to 64), scaled.
-//! let (src, dst) = (Shape::<Nchw>::new([1, 40, 7, 7])?, Shape::<NcxHwx<32>>::new([1, 64, 7, 7])?);
-//! let launch = cast_launch(&CastNest::new(&src, &dst)?, DataType::Float, DataType::Int8, src.len(), 127.0 / 6.0);
-//! let cuda = launch.spec.source("NCHW", "NC/32HW32");
-//! assert!(cuda.contains("typedef float src_t;") && cuda.contains("typedef signed char dst_t;"));
-//! assert_eq!((launch.params.channels, launch.params.work), (40, 64 * 49));
-//! # Ok::<(), typed_layout::LayoutError>(())
-//! ```
+//! The fused relayout + cast + channel padding kernels: CUDA source generated from a
+//! [`CastSpec`], and the launch of a [`CastNest`] (the conversion rules are described in the
+//! `kernels` module's docs).
 
 use std::fmt::Write as _;
 
@@ -40,68 +8,14 @@ use layout_types::cast::{CastNest, Scale, Unscaled};
 use layout_types::placement::MAX_AXES;
 use layout_types::DataType;
 
-use crate::codegen::THREADS;
-use crate::schedule::MAX_BLOCKS;
-
-/// The run-time arguments of a cast kernel: the plan's loops (outermost first), the work count,
-/// the channel rule and the scale.
-///
-/// ```
-/// use layout_gpu::fused::{cast_launch, CastParams};
-/// use typed_layout::{cast::CastNest, DataType, Nchw, NcxHwx, Shape};
-/// // NC/4HW4 source: a channel reaches it through its group (16 elements apart) and lane (1).
-/// let (src, dst) = (Shape::<NcxHwx<4>>::new([1, 8, 2, 2])?, Shape::<Nchw>::new([1, 8, 2, 2])?);
-/// let p: CastParams = cast_launch(&CastNest::new(&src, &dst)?, DataType::Half, DataType::Float, 32, 1.0).params;
-/// assert_eq!((p.c_width, p.c_outer, p.c_inner, p.channels), (4, 16, 1, 8));
-/// assert_eq!(p.to_bytes().len(), core::mem::size_of::<CastParams>());
-/// # Ok::<(), typed_layout::LayoutError>(())
-/// ```
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CastParams {
-    /// Extent of each loop.
-    pub extent: [i64; MAX_AXES],
-    /// Source elements per step of each loop.
-    pub src: [i64; MAX_AXES],
-    /// Logical channels per step of each loop.
-    pub channel: [i64; MAX_AXES],
-    /// Destination elements (one thread each).
-    pub work: u64,
-    /// Channels of data; higher channels are padding (zero).
-    pub channels: i64,
-    /// The source's [`ChannelMap`](layout_types::cast::ChannelMap): vector width, group stride
-    /// and lane stride.
-    pub c_width: i64,
-    /// Source elements between channel groups (or channels, for width 1).
-    pub c_outer: i64,
-    /// Source elements between lanes.
-    pub c_inner: i64,
-    /// Every value is multiplied by this before it is converted (1 for [`Unscaled`]).
-    pub scale: f64,
-}
-
-impl CastParams {
-    /// The struct's bytes as the kernel receives them (native endianness, C layout).
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(core::mem::size_of::<CastParams>());
-        for a in [&self.extent, &self.src, &self.channel] {
-            for v in a {
-                out.extend_from_slice(&v.to_ne_bytes());
-            }
-        }
-        out.extend_from_slice(&self.work.to_ne_bytes());
-        for v in [self.channels, self.c_width, self.c_outer, self.c_inner] {
-            out.extend_from_slice(&v.to_ne_bytes());
-        }
-        out.extend_from_slice(&self.scale.to_ne_bytes());
-        out
-    }
-}
+use super::moving::THREADS;
+use super::schedule::MAX_BLOCKS;
+use crate::ffi::driver::CastParams;
 
 /// Everything baked into one cast kernel.
 ///
 /// ```
-/// use layout_gpu::fused::CastSpec;
+/// use layout_gpu::kernels::CastSpec;
 /// use typed_layout::DataType;
 /// let spec = CastSpec { loops: 2, from: DataType::BFloat16, to: DataType::Uint8, wide: false };
 /// let cuda = spec.source("NHWC", "NCHW");
@@ -123,7 +37,7 @@ pub struct CastSpec {
 /// A cast kernel with its arguments and grid.
 ///
 /// ```
-/// use layout_gpu::fused::cast_launch;
+/// use layout_gpu::kernels::cast_launch;
 /// use typed_layout::{cast::CastNest, DataType, Nchw, Nhwc, Shape};
 /// let (rgb, padded) = (Shape::<Nchw>::new([64, 3, 224, 224])?, Shape::<Nhwc>::new([64, 8, 224, 224])?);
 /// let launch = cast_launch(&CastNest::new(&rgb, &padded)?, DataType::Uint8, DataType::Half, rgb.len(), 1.0 / 255.0);
@@ -144,7 +58,7 @@ pub struct CastLaunch {
 /// two casts the kernels know, [`Unscaled`] and [`Scale`].
 ///
 /// ```
-/// use layout_gpu::fused::DeviceCast;
+/// use layout_gpu::kernels::DeviceCast;
 /// use typed_layout::cast::{Unscaled, Scale};
 /// assert_eq!((Unscaled.scale(), Scale(0.5).scale()), (1.0, 0.5));
 /// ```
@@ -169,7 +83,7 @@ impl DeviceCast for Scale {
 /// of `to`, multiplying by `scale`.
 ///
 /// ```
-/// use layout_gpu::fused::cast_launch;
+/// use layout_gpu::kernels::cast_launch;
 /// use typed_layout::{cast::CastNest, DataType, Nchw, Nhwc, Shape};
 /// let plan = CastNest::new(&Shape::<Nchw>::new([8, 3, 224, 224])?, &Shape::<Nhwc>::new([8, 8, 224, 224])?)?;
 /// let launch = cast_launch(&plan, DataType::Float, DataType::Half, 8 * 3 * 224 * 224, 1.0);
@@ -209,7 +123,7 @@ impl CastSpec {
     /// The kernel's symbol: the two layouts' notations, the two types, the loop count.
     ///
     /// ```
-    /// use layout_gpu::fused::CastSpec;
+    /// use layout_gpu::kernels::CastSpec;
     /// use typed_layout::DataType;
     /// let spec = CastSpec { loops: 3, from: DataType::Float, to: DataType::Half, wide: false };
     /// assert_eq!(spec.name("NCHW", "NHWC"), "tl_cast3_NCHW_to_NHWC_FLOAT_to_HALF_i32");

@@ -5,7 +5,7 @@
 //! the axes contiguous on both sides fused), so NCHW→NHWC arrives as a batched 2-D transpose.
 //!
 //! ```
-//! use layout_gpu::{codegen::Kernel, schedule::{route, Route}};
+//! use layout_gpu::kernels::{route, Kernel, Route};
 //! use typed_layout::{Nchw, Nhwc, Shape};
 //! let dims = [8, 64, 56, 56];
 //! let Route::Direct(pass) = route(&Shape::<Nchw>::new(dims)?, &Shape::<Nhwc>::new(dims)?, 4)? else { unreachable!() };
@@ -14,16 +14,17 @@
 //! # Ok::<(), typed_layout::LayoutError>(())
 //! ```
 
-use layout_types::loops::{LoopAxis, LoopNest};
+use layout_types::loops::{LoopAxis, LoopNest, MAX_LOOPS};
 use layout_types::{Layout, LayoutError, SameFamily, Shape};
 
-use crate::codegen::{Kernel, KernelSpec, Params, MAX_LOOPS, TILE_THREADS_X};
+use super::moving::{Kernel, KernelSpec, TILE_THREADS_X};
+use crate::ffi::driver::Params;
 
 /// Planes whose source-inner or destination-inner extent is below this take the gather kernel:
 /// a 32-wide tile would leave most of its threads idle (C = 3 into NHWC, W = 4 out of it).
 ///
 /// ```
-/// use layout_gpu::{codegen::Kernel, schedule::{route, Route, NARROW}};
+/// use layout_gpu::kernels::{route, Kernel, Route, NARROW};
 /// use typed_layout::{Nchw, Nhwc, Shape};
 /// let kernel = |c: usize| -> Result<Kernel, typed_layout::LayoutError> {
 ///     let dims = [8, c, 64, 64];
@@ -39,7 +40,7 @@ pub const NARROW: usize = 16;
 /// Most blocks a launch asks for; grid-stride loops cover the rest.
 ///
 /// ```
-/// use layout_gpu::schedule::{route, MAX_BLOCKS};
+/// use layout_gpu::kernels::{route, MAX_BLOCKS};
 /// use typed_layout::{Nchw, Shape};
 /// // 2^32 f32 elements copied in 16-byte vectors: 2^30 vectors, 2^22 blocks of 256; the grid is
 /// // capped and strides.
@@ -55,7 +56,7 @@ const MAX_ACCESS_BYTES: usize = 16;
 /// A kernel with its arguments and grid.
 ///
 /// ```
-/// use layout_gpu::schedule::schedule;
+/// use layout_gpu::kernels::schedule;
 /// use typed_layout::{loops::LoopNest, Nchw, Nhwc, Shape};
 /// let (a, b) = (Shape::<Nchw>::new([1, 3, 224, 224])?, Shape::<Nhwc>::new([1, 3, 224, 224])?);
 /// let launch = schedule(&LoopNest::between(&a, &b)?.unwrap(), 2, a.len(), b.len());
@@ -76,7 +77,7 @@ pub struct Launch {
 /// Notation of the row-major intermediate of a two-pass conversion, in kernel names.
 ///
 /// ```
-/// use layout_gpu::schedule::{route, LOGICAL};
+/// use layout_gpu::kernels::{route, LOGICAL};
 /// use typed_layout::{NcxHwx, Shape};
 /// let (a, b) = (Shape::<NcxHwx<3>>::new([1, 12, 2, 2])?, Shape::<NcxHwx<4>>::new([1, 12, 2, 2])?);
 /// let r = route(&a, &b, 4)?;
@@ -88,7 +89,7 @@ pub const LOGICAL: &str = "logical";
 /// One kernel launch of a conversion.
 ///
 /// ```
-/// use layout_gpu::schedule::route;
+/// use layout_gpu::kernels::route;
 /// use typed_layout::{Nhwc, NcxHwx, Shape};
 /// let dims = [2, 64, 8, 8];
 /// let r = route(&Shape::<Nhwc>::new(dims)?, &Shape::<NcxHwx<32>>::new(dims)?, 1)?;
@@ -120,7 +121,7 @@ impl Pass {
 /// How a conversion runs on the device.
 ///
 /// ```
-/// use layout_gpu::schedule::{route, Route};
+/// use layout_gpu::kernels::{route, Route};
 /// use typed_layout::{Nchw, Nhwc, Shape};
 /// let (a, b) = (Shape::<Nchw>::new([2, 3, 4, 5])?, Shape::<Nhwc>::new([2, 3, 4, 5])?);
 /// match route(&a, &b, 2)? {
@@ -157,7 +158,7 @@ impl Route {
 /// How to convert packed `src` into packed `dst` with elements of `elem_bytes` bytes.
 ///
 /// ```
-/// use layout_gpu::schedule::{route, Route};
+/// use layout_gpu::kernels::{route, Route};
 /// use typed_layout::{NcxHwx, Shape};
 /// let (a, b) = (Shape::<NcxHwx<3>>::new([1, 12, 2, 2])?, Shape::<NcxHwx<4>>::new([1, 12, 2, 2])?);
 /// let r = route(&a, &b, 4)?;
@@ -191,7 +192,7 @@ where
 /// `elem_bytes` bytes (1, 2, 4 or 8).
 ///
 /// ```
-/// use layout_gpu::{codegen::Kernel, schedule::schedule};
+/// use layout_gpu::kernels::{schedule, Kernel};
 /// use typed_layout::{loops::LoopNest, Nchw, Nhwc, Shape};
 /// let (a, b) = (Shape::<Nchw>::new([8, 64, 56, 56])?, Shape::<Nhwc>::new([8, 64, 56, 56])?);
 /// let nest = LoopNest::between(&a, &b)?.unwrap();

@@ -1,0 +1,188 @@
+//! cuDNN (feature `cudnn`). Safety argument: a cuDNN handle and a tensor descriptor are owned
+//! here by [`Handle`] and [`Descriptor`]: created by cuDNN, never copied, destroyed once on
+//! drop, so every call made through one gets a live object. Arrays go to cuDNN as slices with
+//! their own length and come back into arrays of the length asked for; the handle keeps the
+//! stream it was set to alive. cudarc's `result` layer makes the calls it has (create, destroy,
+//! set stream, `cudnnSetTensorNdDescriptor`); the others are wrapped here once.
+
+use std::ffi::CStr;
+use std::sync::{Arc, OnceLock};
+
+use cudarc::cudnn::result::{self, CudnnError};
+use cudarc::cudnn::sys::{self, cudnnDataType_t, cudnnTensorFormat_t};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
+use layout_types::{DataType, Element, MAX_RANK};
+
+use crate::error::GpuError;
+
+/// Whether the cuDNN library can be loaded, looked up once per process (cudarc panics when it
+/// first calls into a library that is absent).
+pub(crate) fn present() -> bool {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: `is_culib_present` only tries to open the library by its candidate names; it calls
+    // no symbol from it.
+    *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() })
+}
+
+/// `call`'s failure, in cuDNN's words.
+fn failed(call: &'static str, e: CudnnError) -> GpuError {
+    // SAFETY: cuDNN returns a static NUL-terminated string for every status.
+    let text = unsafe { CStr::from_ptr(sys::cudnnGetErrorString(e.0)) };
+    GpuError::Cudnn { call, status: text.to_string_lossy().into_owned() }
+}
+
+/// A cuDNN handle (`cudnnHandle_t`) whose work is ordered on one stream.
+#[derive(Debug)]
+pub(crate) struct Handle {
+    raw: sys::cudnnHandle_t,
+    /// The stream cuDNN was told to use, kept alive as long as the handle.
+    _stream: Arc<CudaStream>,
+}
+
+// SAFETY: a cuDNN handle may be used from any thread, one call at a time (`Handle` is not
+// `Sync`); cuDNN orders its work on the handle's stream.
+unsafe impl Send for Handle {}
+
+impl Handle {
+    /// `cudnnCreate`, then `cudnnSetStream(stream)`. The caller has made the stream's context
+    /// current (and checked that cuDNN is present).
+    pub(crate) fn new(stream: &Arc<CudaStream>) -> Result<Handle, GpuError> {
+        let raw = result::create_handle().map_err(|e| failed("cudnnCreate", e))?;
+        let handle = Handle { raw, _stream: stream.clone() };
+        // SAFETY: the handle is live (just created); the stream is live (the handle holds it).
+        unsafe { result::set_stream(handle.raw, stream.cu_stream() as _) }
+            .map_err(|e| failed("cudnnSetStream", e))?;
+        Ok(handle)
+    }
+
+    /// `cudnnTransformTensor(alpha = 1, x, beta = 0, y)`: `dst` described by `y` becomes `src`
+    /// described by `x`. `stream` orders the buffers' use (cudarc's bookkeeping).
+    ///
+    /// # Contract
+    ///
+    /// Safe to call from this crate on these terms, which the types cannot carry: `x` and `y`
+    /// describe `src` and `dst` (their dims and strides reach no further than the buffers, their
+    /// data type is `T`'s). `Cudnn::transform`, the one caller, builds both from the tensors'
+    /// own shapes with `T`'s data type.
+    pub(crate) fn transform<T: Element + DeviceRepr>(
+        &self,
+        stream: &CudaStream,
+        x: &Descriptor,
+        src: &CudaSlice<T>,
+        y: &Descriptor,
+        dst: &mut CudaSlice<T>,
+    ) -> Result<(), GpuError> {
+        let (xp, _read) = src.device_ptr(stream);
+        let (yp, _write) = dst.device_ptr_mut(stream);
+        let (one_f, zero_f, one_d, zero_d) = (1f32, 0f32, 1f64, 0f64);
+        let (alpha, beta): (*const core::ffi::c_void, *const core::ffi::c_void) = match T::DATA_TYPE {
+            DataType::Double => ((&one_d as *const f64).cast(), (&zero_d as *const f64).cast()),
+            _ => ((&one_f as *const f32).cast(), (&zero_f as *const f32).cast()),
+        };
+        // SAFETY: the handle and both descriptors are live (owned); by the contract the
+        // descriptors describe exactly these buffers; alpha and beta point at scalars of the type
+        // cuDNN reads for T's data type; the pointers are the buffers' device allocations.
+        unsafe { sys::cudnnTransformTensor(self.raw, alpha, x.raw, xp as _, beta, y.raw, yp as _) }
+            .result()
+            .map_err(|e| failed("cudnnTransformTensor", e))
+    }
+}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        // SAFETY: created by `cudnnCreate`, destroyed once, here.
+        let _ = unsafe { result::destroy_handle(self.raw) };
+    }
+}
+
+/// A cuDNN tensor descriptor (`cudnnTensorDescriptor_t`). Its calls are host code: they need
+/// libcudnn but no GPU.
+#[derive(Debug)]
+pub(crate) struct Descriptor {
+    raw: sys::cudnnTensorDescriptor_t,
+}
+
+// SAFETY: a descriptor is host memory owned by this value alone; cuDNN reads it on any thread.
+unsafe impl Send for Descriptor {}
+
+impl Descriptor {
+    /// `cudnnCreateTensorDescriptor`. The caller has checked that cuDNN is present.
+    pub(crate) fn new() -> Result<Descriptor, GpuError> {
+        let raw = result::create_tensor_descriptor().map_err(|e| failed("cudnnCreateTensorDescriptor", e))?;
+        Ok(Descriptor { raw })
+    }
+
+    /// `cudnnSetTensorNdDescriptor` with as many dims as `dims` and `strides` both hold (the
+    /// caller checks they hold as many).
+    pub(crate) fn set_nd(
+        &mut self,
+        data_type: cudnnDataType_t,
+        dims: &[i32],
+        strides: &[i32],
+    ) -> Result<(), GpuError> {
+        let n = dims.len().min(strides.len());
+        // SAFETY: the descriptor is live (owned); both arrays hold at least `n` ints. cuDNN
+        // checks the count and the values.
+        unsafe {
+            result::set_tensornd_descriptor(self.raw, data_type, n as i32, dims.as_ptr(), strides.as_ptr())
+        }
+        .map_err(|e| failed("cudnnSetTensorNdDescriptor", e))
+    }
+
+    /// `cudnnSetTensorNdDescriptorEx`: cuDNN derives the strides of `format` for `dims`.
+    pub(crate) fn set_nd_ex(
+        &mut self,
+        format: cudnnTensorFormat_t,
+        data_type: cudnnDataType_t,
+        dims: &[i32],
+    ) -> Result<(), GpuError> {
+        // SAFETY: the descriptor is live (owned); `dims` holds `dims.len()` ints. cuDNN checks
+        // the count and the values.
+        unsafe {
+            sys::cudnnSetTensorNdDescriptorEx(self.raw, format, data_type, dims.len() as i32, dims.as_ptr())
+        }
+        .result()
+        .map_err(|e| failed("cudnnSetTensorNdDescriptorEx", e))
+    }
+
+    /// `cudnnGetTensorNdDescriptor`: the data type as the C enum's value, the dims and the
+    /// strides (at most [`MAX_RANK`] of each).
+    pub(crate) fn get_nd(&self) -> Result<(i32, Vec<i32>, Vec<i32>), GpuError> {
+        let (mut data_type, mut nb) = (0i32, 0i32);
+        let (mut dims, mut strides) = ([0i32; MAX_RANK], [0i32; MAX_RANK]);
+        // SAFETY: the descriptor is live (owned); the arrays hold MAX_RANK ints, the count
+        // requested; the data type is written as the C enum's int into an i32 (never read as
+        // the Rust enum).
+        unsafe {
+            sys::cudnnGetTensorNdDescriptor(
+                self.raw,
+                MAX_RANK as i32,
+                (&mut data_type as *mut i32).cast(),
+                &mut nb,
+                dims.as_mut_ptr(),
+                strides.as_mut_ptr(),
+            )
+        }
+        .result()
+        .map_err(|e| failed("cudnnGetTensorNdDescriptor", e))?;
+        let n = (nb.max(0) as usize).min(MAX_RANK);
+        Ok((data_type, dims[..n].to_vec(), strides[..n].to_vec()))
+    }
+
+    /// `cudnnGetTensorSizeInBytes`.
+    pub(crate) fn size_in_bytes(&self) -> Result<usize, GpuError> {
+        let mut bytes = 0usize;
+        // SAFETY: the descriptor is live (owned); `bytes` is a valid out-pointer.
+        unsafe { sys::cudnnGetTensorSizeInBytes(self.raw, &mut bytes) }
+            .result()
+            .map_err(|e| failed("cudnnGetTensorSizeInBytes", e))?;
+        Ok(bytes)
+    }
+}
+
+impl Drop for Descriptor {
+    fn drop(&mut self) {
+        // SAFETY: created by `cudnnCreateTensorDescriptor`, destroyed once, here.
+        let _ = unsafe { result::destroy_tensor_descriptor(self.raw) };
+    }
+}

@@ -1,0 +1,104 @@
+//! The kernels: what the GPU runs, generated per conversion from the host's own loop plans,
+//! and their compilation with NVRTC. Nothing here needs a device: sources, shapes, grids and
+//! arguments are plain values (the tests snapshot the CUDA, compile every instance and run each
+//! on a host emulator against the CPU backend).
+//!
+//! Two classes of kernel:
+//!
+//! * **moving** kernels copy elements between two layouts of one element size: [`route`] takes
+//!   the conversion's [`LoopNest`](layout_types::loops::LoopNest) (refined, ordered as the
+//!   destination stores it, the axes contiguous on both sides fused, so NCHW→NHWC arrives as a
+//!   batched 2-D transpose), picks a [`Kernel`] shape and gives its [`Params`]; a
+//!   [`KernelSpec`] writes the source;
+//! * **cast** kernels relayout, cast and pad C in one pass: [`cast_launch`] takes the
+//!   [`CastNest`](layout_types::cast::CastNest) and gives its [`CastParams`]; a [`CastSpec`]
+//!   writes the source.
+//!
+//! [`compile`] turns either's source into PTX for an architecture; the handle's kernel cache
+//! calls it once per kernel.
+//!
+//! # Moving elements
+//!
+//! A [`KernelSpec`] holds everything baked into a kernel as a compile-time constant: its shape
+//! (copy, gather or tile), the element size (elements are moved as unsigned integers of that
+//! size: dispatch is by size, not by type), the number of loops it decomposes, the elements per
+//! memory access, and the index width. Extents and strides arrive at run time in [`Params`], so
+//! one compiled kernel serves every tensor size of its (source, destination, element size) pair.
+//!
+//! The three shapes, chosen by [`route`]:
+//!
+//! * **copy**: the conversion is one contiguous run; 16-byte vector loads and stores, then the
+//!   tail element by element.
+//! * **gather**: one thread per `vec` destination elements, in destination order, each reading
+//!   from the source offset its loop coordinates give. With `vec > 1` the innermost axis is
+//!   contiguous on both sides and moves in vectors; with `vec = 1` it serves narrow planes
+//!   (C = 3 into NHWC: every warp writes 32 consecutive elements and reads a few short runs).
+//! * **tile**: the source's innermost axis (`a`) against the destination's (`b`) through a
+//!   shared-memory tile of `32·pack` × `32·pack` elements, padded by one 32-bit word per row
+//!   against bank conflicts; reads coalesce along `a`, writes along `b`. 1- and 2-byte elements
+//!   are moved `pack` at a time as 32-bit words when the extents and strides allow.
+//!
+//! All loops are grid-stride, so any tensor fits any grid; offsets are 64-bit when either
+//! buffer has 2^31 elements or more.
+//!
+//! ```
+//! use layout_gpu::kernels::{route, Kernel, KernelSpec, Route};
+//! use typed_layout::{Nchw, Nhwc, Shape};
+//! let dims = [8, 64, 56, 56];
+//! let Route::Direct(pass) = route(&Shape::<Nchw>::new(dims)?, &Shape::<Nhwc>::new(dims)?, 4)? else { unreachable!() };
+//! assert_eq!(pass.launch.spec.kernel, Kernel::Tile { batch: 1 });
+//! assert_eq!(pass.kernel_name(), "tl_tile1_p1_NCHW_to_NHWC_e4_i32");
+//!
+//! let spec = KernelSpec { kernel: Kernel::Gather { loops: 3 }, elem_bytes: 2, vec: 1, wide: false };
+//! let cuda = spec.source("NCHW", "NHWC");
+//! assert!(cuda.contains("typedef unsigned short elem_t;")); // moved as 2-byte integers
+//! assert!(cuda.contains("extern \"C\" __global__ void __launch_bounds__(256) tl_gather3_v1_NCHW_to_NHWC_e2_i32("));
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
+//!
+//! # Casting
+//!
+//! A cast kernel runs one thread per destination element, in the destination's storage order.
+//! Each thread decomposes its index over the plan's loops (innermost first, as the gather
+//! does), which gives its source offset and its logical channel; a data channel reads the
+//! source through the plan's [`ChannelMap`](layout_types::cast::ChannelMap), converts it and
+//! stores it, a padding channel stores zero. Writes are coalesced; every destination element is
+//! written exactly once, so the destination needs no clearing first.
+//!
+//! Unlike the moving kernels, a cast kernel knows its element *types*: a [`CastSpec`] bakes in
+//! the source and destination [`DataType`](layout_types::DataType) and the loop count. Values
+//! pass through f64, as on the CPU ([`Element`](layout_types::Element)'s `to_f64` /
+//! `from_f64`), with the same rules written out in portable C so the two backends agree bit for
+//! bit:
+//!
+//! * f16 and bf16 are handled as bits: widening builds the f64 exactly, narrowing is
+//!   [`narrow`](layout_types::narrow)'s algorithm (nearest, ties to even, from every bit), line
+//!   for line;
+//! * integers round half away from zero and saturate, NaN becomes 0;
+//! * f32 and f64 use C's conversions (round to nearest).
+//!
+//! On a device, NaN payloads may differ (the hardware returns a canonical NaN); NaN stays NaN.
+//!
+//! ```
+//! use layout_gpu::kernels::cast_launch;
+//! use typed_layout::{cast::CastNest, DataType, Nchw, NcxHwx, Shape};
+//! // f32 NCHW with 40 channels into INT8x32 (NC/32HW32, C padded to 64), scaled.
+//! let (src, dst) = (Shape::<Nchw>::new([1, 40, 7, 7])?, Shape::<NcxHwx<32>>::new([1, 64, 7, 7])?);
+//! let launch = cast_launch(&CastNest::new(&src, &dst)?, DataType::Float, DataType::Int8, src.len(), 127.0 / 6.0);
+//! let cuda = launch.spec.source("NCHW", "NC/32HW32");
+//! assert!(cuda.contains("typedef float src_t;") && cuda.contains("typedef signed char dst_t;"));
+//! assert_eq!((launch.params.channels, launch.params.work), (40, 64 * 49));
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
+
+mod cast;
+mod moving;
+mod nvrtc;
+mod schedule;
+
+pub use self::cast::{cast_launch, CastLaunch, CastSpec, DeviceCast};
+pub use self::moving::{Kernel, KernelSpec, THREADS, TILE_ROWS, TILE_THREADS_X};
+pub use self::nvrtc::{compile, nvrtc_available};
+pub use self::schedule::{route, schedule, Launch, Pass, Route, LOGICAL, MAX_BLOCKS, NARROW};
+// The kernels' by-value arguments live beside their `DeviceRepr` impls, in the FFI module.
+pub use crate::ffi::driver::{CastParams, Params};

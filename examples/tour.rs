@@ -5,7 +5,7 @@
 //!
 //! Run with `cargo run --release --example tour`.
 
-use typed_layout::cast::{relayout_cast_pad, Unscaled};
+use typed_layout::cast::{relayout_cast_pad, ChannelPadded, Unscaled};
 use typed_layout::gpu::{DeviceChannelPadded, DeviceTensor, Gpu};
 use typed_layout::{
     layout, DataType, DynLayout, ImageDims, Layout, LayoutError, Nchw, NcxHwx, Nhwc, Shape, StaticShape,
@@ -102,7 +102,7 @@ fn main() -> Result<(), LayoutError> {
 
     println!("\nfused relayout + cast + channel padding (one pass; on the GPU too, at the end, when there is one):");
     let rgb = Tensor::<f32, Nchw>::from_fn([1, 3, 2, 2], |[_, c, h, w]| (100 * c + 10 * h + w) as f32)?;
-    let padded = relayout_cast_pad::<f32, half::f16, Nchw, Nhwc, _>(&rgb, 8, Unscaled)?;
+    let padded: ChannelPadded<half::f16, Nhwc> = relayout_cast_pad(&rgb, 8, Unscaled)?;
     let pixel: Vec<String> = padded.tensor().as_slice()[..8].iter().map(|v| v.to_string()).collect();
     println!(
         "  f32 NCHW C=3 -> f16 NHWC C={} ({} channels of data): pixel (0, 0) = {}",

@@ -136,6 +136,11 @@
 #[doc(no_inline)]
 pub use layout_types::*;
 
+/// The README's examples, compiled and run as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
+
 #[doc(no_inline)]
 pub use layout_macros::layout;
 

@@ -29,7 +29,7 @@ pub const fn bf16_bits(x: f64) -> u16 {
 }
 
 /// The bits of the 16-bit float with `frac` fraction and `exp_bits` exponent bits nearest
-/// to `x`. The CUDA emitted by `layout-gpu` (`codegen`) is this function line for line.
+/// to `x`. The cast kernels `layout-gpu` emits (`kernels`) carry this function line for line in CUDA.
 const fn to_16_bits(x: f64, frac: u32, exp_bits: u32) -> u16 {
     let bits = x.to_bits();
     let sign = ((bits >> 48) & 0x8000) as u16;

@@ -21,7 +21,7 @@
 //! ```
 
 use cudarc::cudnn::sys::{cudnnDataType_t, cudnnTensorFormat_t};
-use layout_types::cudnn::{CudnnError, NdDescriptor, TensorFormat};
+use layout_types::cudnn::{CudnnError, NdArgs, TensorFormat};
 use layout_types::{DataType, Layout, LayoutError, SameFamily, TensorDesc};
 
 use crate::error::GpuError;
@@ -115,7 +115,7 @@ impl TensorDescriptor {
     }
 
     /// A descriptor set by `cudnnSetTensorNdDescriptor` from checked arguments.
-    pub fn new(nd: &NdDescriptor) -> Result<TensorDescriptor, GpuError> {
+    pub fn new(nd: &NdArgs) -> Result<TensorDescriptor, GpuError> {
         Self::set_nd(nd.data_type() as i32, nd.dims(), nd.strides())
     }
 
@@ -158,7 +158,7 @@ impl TensorDescriptor {
     }
 
     /// The descriptor read back by `cudnnGetTensorNdDescriptor`, checked like any cuDNN input.
-    pub fn get(&self) -> Result<NdDescriptor, GpuError> {
+    pub fn get(&self) -> Result<NdArgs, GpuError> {
         let (data_type, dims, strides) = self.get_raw()?;
         Ok(TensorDesc::from_cudnn(data_type, &dims, &strides)?.cudnn()?)
     }

@@ -84,6 +84,6 @@ pub use tensor::{
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 pub mod cudnn {
-    pub use crate::desc::{NdDescriptor, TensorFormat, MAX_ELEMENTS, MAX_INT};
+    pub use crate::desc::{NdArgs, TensorFormat, MAX_ELEMENTS, MAX_INT};
     pub use crate::error::CudnnError;
 }

@@ -156,14 +156,14 @@ impl TensorFormat {
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct NdDescriptor {
+pub struct NdArgs {
     data_type: DataType,
     nb_dims: usize,
     dims: [i32; MAX_RANK],
     strides: [i32; MAX_RANK],
 }
 
-impl NdDescriptor {
+impl NdArgs {
     /// `dataType` (its `cudnnDataType_t` value is `data_type() as i32`).
     pub const fn data_type(&self) -> DataType {
         self.data_type
@@ -210,7 +210,7 @@ impl TensorDesc {
     /// assert!(matches!(mirrored.cudnn(), Err(LayoutError::Cudnn(CudnnError::Stride { stride: -12, .. }))));
     /// # Ok::<(), LayoutError>(())
     /// ```
-    pub fn cudnn(&self) -> Result<NdDescriptor, LayoutError> {
+    pub fn cudnn(&self) -> Result<NdArgs, LayoutError> {
         if self.data_type() == DataType::Int64 {
             return Err(LayoutError::Cudnn(CudnnError::DataType { data_type: DataType::Int64 }));
         }
@@ -219,7 +219,7 @@ impl TensorDesc {
         let limit = |d: usize, value: u128, limit: u64| {
             LayoutError::Cudnn(CudnnError::Limit { dim: name(d), value, limit })
         };
-        let mut out = NdDescriptor {
+        let mut out = NdArgs {
             data_type: self.data_type(),
             nb_dims: self.rank(),
             dims: [0; MAX_RANK],
@@ -286,7 +286,7 @@ impl<L: Layout> Shape<L> {
     /// The shape's `cudnnSetTensorNdDescriptor` arguments for elements of `data_type` (see
     /// [`TensorDesc::cudnn`]). NC/xHWx has none: cuDNN names it with
     /// [`TensorFormat::NchwVectC`] and a vector data type instead.
-    pub fn cudnn(&self, data_type: DataType) -> Result<NdDescriptor, LayoutError> {
+    pub fn cudnn(&self, data_type: DataType) -> Result<NdArgs, LayoutError> {
         TensorDesc::from_shape(data_type, self)?.cudnn()
     }
 }
@@ -301,7 +301,7 @@ impl<S: Storage, L: Layout> TensorBase<S, L> {
     /// assert_eq!((nd.data_type() as i32, nd.strides()), (3, &[120, 60, 20, 5, 1][..]));
     /// # Ok::<(), typed_layout::LayoutError>(())
     /// ```
-    pub fn cudnn(&self) -> Result<NdDescriptor, LayoutError> {
+    pub fn cudnn(&self) -> Result<NdArgs, LayoutError> {
         self.shape().cudnn(<S::Elem as Element>::DATA_TYPE)
     }
 }
@@ -322,7 +322,7 @@ impl<S: Storage, F: Family> TensorBase<S, Strided<F>> {
     /// assert!(matches!(mirrored.cudnn(), Err(LayoutError::Cudnn(CudnnError::Stride { stride: -1, .. }))));
     /// # Ok::<(), LayoutError>(())
     /// ```
-    pub fn cudnn(&self) -> Result<NdDescriptor, LayoutError> {
+    pub fn cudnn(&self) -> Result<NdArgs, LayoutError> {
         let data_type = <S::Elem as Element>::DATA_TYPE;
         let desc = TensorDesc::new(data_type, self.dims().as_ref(), self.strides().as_ref())?;
         desc.with_letters(F::LETTERS)?.cudnn()

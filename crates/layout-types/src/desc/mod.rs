@@ -21,7 +21,7 @@ use crate::predicates::{self, validate};
 mod cudnn;
 mod dyn_layout;
 
-pub use cudnn::{NdDescriptor, TensorFormat, MAX_ELEMENTS, MAX_INT};
+pub use cudnn::{NdArgs, TensorFormat, MAX_ELEMENTS, MAX_INT};
 pub use dyn_layout::DynLayout;
 
 /// A data type, 3 to 8 dims and one signed stride per dim, validated: the guide's tensor

@@ -28,7 +28,7 @@ fn main() -> Result<(), LayoutError> {
     println!("typed-layout tour: the cuDNN guide's example tensor, N=1 C=64 H=5 W=4\n");
 
     // Strides computed by the compiler: this is a `const`.
-    const NHWC_STRIDES: [usize; 4] = StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::STRIDES;
+    const NHWC_STRIDES: [isize; 4] = StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::STRIDES;
     println!("compile-time NHWC strides of [1, 64, 5, 4] (n, c, h, w): {NHWC_STRIDES:?}\n");
 
     println!("memory order (CPU backend):");

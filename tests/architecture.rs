@@ -136,6 +136,31 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// How many modules down from its room's top a file is: `room.rs` and `room/mod.rs` are 0,
+/// `room/a.rs` 1, `room/a/b.rs` 2; so `super::` taken one more time than that reaches the root.
+fn depth_in_room(relative: &Path) -> usize {
+    let parts = relative.components().count();
+    let is_mod = relative.file_name().is_some_and(|n| n == "mod.rs");
+    parts.saturating_sub(1).saturating_sub(usize::from(is_mod))
+}
+
+/// `code` with every path that climbs to the crate root through `super::` written `crate::`.
+fn supers_to_crate(code: &str, depth: usize) -> String {
+    code.replace(&"super::".repeat(depth + 1), "crate::")
+}
+
+/// Where `unsafe` may appear: `crate: room room` lines of the ```` ```unsafe ```` block.
+fn unsafe_rooms(architecture: &str, krate: &str) -> Vec<String> {
+    let block = architecture.split("```unsafe\n").nth(1).and_then(|rest| rest.split("```").next());
+    block
+        .into_iter()
+        .flat_map(str::lines)
+        .filter_map(|line| line.split_once(':'))
+        .filter(|(k, _)| k.trim() == krate)
+        .flat_map(|(_, rooms)| rooms.split_whitespace().map(str::to_owned))
+        .collect()
+}
+
 /// Rooms declared `#[cfg(test)] mod room;` in `lib.rs`: unit tests, which may import anything.
 fn test_rooms(lib: &str) -> Vec<String> {
     let lines: Vec<&str> = lib.lines().map(str::trim).collect();
@@ -147,7 +172,7 @@ fn test_rooms(lib: &str) -> Vec<String> {
 }
 
 /// Every breach of the declared layering in one crate's sources (`relative path → text`).
-fn breaches(layers: &Layers, files: &BTreeMap<PathBuf, String>) -> Vec<String> {
+fn breaches(layers: &Layers, files: &BTreeMap<PathBuf, String>, unsafe_ok: &[String]) -> Vec<String> {
     let position = |room: &str| layers.rooms.iter().position(|r| r == room);
     let tests = files.get(Path::new("lib.rs")).map(|lib| test_rooms(lib)).unwrap_or_default();
     let mut found = Vec::new();
@@ -171,7 +196,13 @@ fn breaches(layers: &Layers, files: &BTreeMap<PathBuf, String>) -> Vec<String> {
             found.push(format!("{}: room `{room}` is not declared in ARCHITECTURE.md", path.display()));
             continue;
         };
-        for name in crate_references(&code_of(text)) {
+        let code = code_of(text);
+        let has_unsafe = code.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == "unsafe");
+        if has_unsafe && !unsafe_ok.contains(&room) {
+            found
+                .push(format!("{}: `unsafe` outside the rooms ARCHITECTURE.md allows it in", path.display()));
+        }
+        for name in crate_references(&supers_to_crate(&code, depth_in_room(path))) {
             match position(&name) {
                 Some(there) if there > here => found.push(format!(
                     "{}: `{room}` imports `crate::{name}`, which sits above it: imports run down the layers",
@@ -229,7 +260,10 @@ fn the_layering_in_architecture_md_holds() {
             let exists = files.keys().any(|p| room_of(p).as_deref() == Some(room.as_str()));
             assert!(exists, "{}: declared room `{room}` has no file", layers.krate);
         }
-        all.extend(breaches(layers, &files).into_iter().map(|b| format!("{}: {b}", layers.krate)));
+        let unsafe_ok = unsafe_rooms(&architecture, &layers.krate);
+        all.extend(
+            breaches(layers, &files, &unsafe_ok).into_iter().map(|b| format!("{}: {b}", layers.krate)),
+        );
         all.extend(
             second_paths(&files[Path::new("lib.rs")]).into_iter().map(|b| format!("{}: {b}", layers.krate)),
         );
@@ -252,20 +286,32 @@ fn the_checker_finds_each_kind_of_breach() {
         file("checks.rs", "use crate::run;\n"),
     ]
     .into();
-    assert_eq!(breaches(&layers, &ok), Vec::<String>::new());
+    assert_eq!(breaches(&layers, &ok, &[]), Vec::<String>::new());
 
     let up: BTreeMap<_, _> = [file("low.rs", "fn f() -> crate::high::X { todo!() }\n")].into();
-    assert!(breaches(&layers, &up)[0].contains("sits above it"));
+    assert!(breaches(&layers, &up, &[])[0].contains("sits above it"));
     let grouped_up: BTreeMap<_, _> = [file("low.rs", "use crate::{low::a, high::X};\n")].into();
-    assert!(breaches(&layers, &grouped_up)[0].contains("sits above it"));
+    assert!(breaches(&layers, &grouped_up, &[])[0].contains("sits above it"));
     let shortcut: BTreeMap<_, _> = [file("high.rs", "use crate::Tensor;\n")].into();
-    assert!(breaches(&layers, &shortcut)[0].contains("through the crate root"));
+    assert!(breaches(&layers, &shortcut, &[])[0].contains("through the crate root"));
     let stranger: BTreeMap<_, _> = [file("middle.rs", "\n")].into();
-    assert!(breaches(&layers, &stranger)[0].contains("not declared"));
+    assert!(breaches(&layers, &stranger, &[])[0].contains("not declared"));
     let long: BTreeMap<_, _> = [file("low.rs", &"x\n".repeat(LONG_FILE + 1))].into();
-    assert!(breaches(&layers, &long)[0].contains("does not say why"));
+    assert!(breaches(&layers, &long, &[])[0].contains("does not say why"));
     let reasoned = format!("//! {LONG_REASON} one table.\n{}", "x\n".repeat(LONG_FILE));
-    assert!(breaches(&layers, &[file("low.rs", &reasoned)].into()).is_empty());
+    assert!(breaches(&layers, &[file("low.rs", &reasoned)].into(), &[]).is_empty());
+
+    // `super::` climbing to the root counts as `crate::`, at every depth.
+    let climbs: BTreeMap<_, _> = [file("low/mod.rs", "use super::high::X;\n")].into();
+    assert!(breaches(&layers, &climbs, &[])[0].contains("sits above it"));
+    let nested: BTreeMap<_, _> =
+        [file("low/a/b.rs", "use super::super::super::high::X;\nuse super::c;\n")].into();
+    assert!(breaches(&layers, &nested, &[])[0].contains("sits above it"));
+    // `unsafe` only where allowed.
+    let ffi: BTreeMap<_, _> =
+        [file("high.rs", "fn f() { unsafe { g() } }\n"), file("low.rs", "#![forbid(unsafe_code)]\n")].into();
+    assert!(breaches(&layers, &ffi, &[])[0].contains("`unsafe` outside"));
+    assert!(breaches(&layers, &ffi, &["high".to_owned()]).is_empty());
 
     assert!(second_paths("pub mod cast;\npub use cast::Scale;\n")[0].contains("one path per item"));
     assert!(second_paths("mod cast;\npub use cast::Scale;\npub mod cudnn {\n}\n").is_empty());

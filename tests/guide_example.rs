@@ -74,9 +74,9 @@ fn vectorized_extremes_match_nchw_and_nhwc() {
 fn nhwc_strides_of_the_worked_example() {
     // N, H, W, C = 1, 2, 3, 4: strides C = 1, W = 4, H = 12, N = 24 (given as [n, c, h, w]).
     assert_eq!(Shape::<Nhwc>::new([1, 4, 2, 3]).unwrap().strides(), [24, 1, 12, 4]);
-    const S: [usize; 4] = StaticShape::<Nhwc, ImageDims<1, 4, 2, 3>>::STRIDES;
+    const S: [isize; 4] = StaticShape::<Nhwc, ImageDims<1, 4, 2, 3>>::STRIDES;
     assert_eq!(S, [24, 1, 12, 4]);
     // cuDNN's cudnnGetTensorNdDescriptor for NHWC [1, 64, 5, 4]: [1280, 1, 256, 64].
-    const G: [usize; 4] = StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::STRIDES;
+    const G: [isize; 4] = StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::STRIDES;
     assert_eq!(G, [1280, 1, 256, 64]);
 }

@@ -123,7 +123,7 @@ proptest! {
 
     /// A layout's shape check (`Shape::with_strides`) and the descriptor question for the same
     /// layout (`DynLayout::describes` on a `TensorDesc`) agree on every stride set, accepted or
-    /// not. Both reach the one implementation of the rules (`plan::derive_strided`); the rules
+    /// not. Both reach the one implementation of the rules (`placement::derive_strided`); the rules
     /// themselves are checked against a letter-by-letter restatement in `tests/predicates.rs`.
     #[test]
     fn shape_check_agrees_with_the_descriptor_predicate((dims, strides, which) in arb_case()) {

@@ -67,7 +67,7 @@ fn main() -> Result<(), typed_layout::LayoutError> {
     assert_eq!(back.as_slice(), x.as_slice());
     assert_eq!(z.get([1, 7, 2, 4]), Some(&1724));
 
-    const S: [usize; 4] = StaticShape::<Cnhw, ImageDims<2, 3, 4, 5>>::STRIDES;
+    const S: [isize; 4] = StaticShape::<Cnhw, ImageDims<2, 3, 4, 5>>::STRIDES;
     assert_eq!(S, [20, 40, 5, 1]);
     let d = TensorDesc::from_shape(DataType::Float, &Shape::<Hwnc>::new([2, 3, 4, 5])?)?;
     assert!(d.fully_packed("HWNC")?);

@@ -2,7 +2,7 @@
 // an image layout.
 use typed_layout::{MatmulDims, Nhwc, StaticShape};
 
-const STRIDES: [usize; 3] = StaticShape::<Nhwc, MatmulDims<2, 3, 4>>::STRIDES;
+const STRIDES: [isize; 3] = StaticShape::<Nhwc, MatmulDims<2, 3, 4>>::STRIDES;
 
 fn main() {
     println!("{STRIDES:?}");

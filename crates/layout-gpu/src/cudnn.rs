@@ -59,6 +59,8 @@ pub fn available() -> bool {
 #[derive(Debug)]
 pub struct Cudnn {
     handle: Handle,
+    /// The device of the `Gpu` the handle was made for; its stream is the handle's.
+    ordinal: usize,
 }
 
 impl Cudnn {
@@ -68,10 +70,12 @@ impl Cudnn {
             return Err(missing());
         }
         gpu.bind()?;
-        Ok(Cudnn { handle: Handle::new(gpu.stream())? })
+        Ok(Cudnn { handle: Handle::new(gpu.stream())?, ordinal: gpu.ordinal() })
     }
 
-    /// `y = x` in `dst`'s layout, by `cudnnTransformTensor` (alpha 1, beta 0).
+    /// `y = x` in `dst`'s layout, by `cudnnTransformTensor` (alpha 1, beta 0), on the stream of
+    /// the `Gpu` this handle was made for. `GpuError::WrongDevice` when `gpu` or a tensor is on
+    /// another device.
     pub fn transform<T, S, D>(
         &self,
         gpu: &Gpu,
@@ -84,11 +88,17 @@ impl Cudnn {
         D: Layout,
         D::Family: SameFamily<S::Family>,
     {
+        if gpu.ordinal() != self.ordinal {
+            return Err(GpuError::WrongDevice { handle: self.ordinal, tensor: gpu.ordinal() });
+        }
+        gpu.check_device(src.data())?;
+        gpu.check_device(dst.data())?;
+        gpu.bind()?;
         let x = TensorDescriptor::new(&src.shape().cudnn(T::DATA_TYPE)?)?;
         let y = TensorDescriptor::new(&dst.shape().cudnn(T::DATA_TYPE)?)?;
-        // The descriptors describe exactly these tensors (their shapes, T's data type): the
-        // wrapper's contract.
-        self.handle.transform(gpu.stream(), &x.0, src.data(), &y.0, dst.data_mut())
+        // The wrapper's contract: the descriptors describe exactly these tensors (their shapes,
+        // T's data type), both live on the handle's device (checked), its context is current.
+        self.handle.transform(&x.0, src.data(), &y.0, dst.data_mut())
     }
 }
 

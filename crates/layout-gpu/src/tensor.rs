@@ -1,7 +1,7 @@
 //! [`DeviceTensor`]: a packed tensor of layout `L` in device memory.
 
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
-use layout_types::{DimsOf, Element, Layout, Shape};
+use layout_types::{DimsOf, Element, Layout, Shape, StridesOf};
 
 /// An element type the GPU backend moves: every [`Element`] (f32, f64, f16, bf16, i8, u8, i32,
 /// i64). Kernels see only its size.
@@ -50,8 +50,8 @@ impl<T: DeviceElement, L: Layout> DeviceTensor<T, L> {
         self.shape.dims()
     }
 
-    /// Logical strides, in elements.
-    pub fn strides(&self) -> DimsOf<L> {
+    /// Logical strides, in elements, signed (as on the host).
+    pub fn strides(&self) -> StridesOf<L> {
         self.shape.strides()
     }
 

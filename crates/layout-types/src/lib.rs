@@ -1,5 +1,5 @@
-//! The core of typed-layout: notation → family → placement → layouts → loop plan → tensors →
-//! CPU conversions, cast, descriptors.
+//! The core of typed-layout: notation → family → placement → layouts → loop plan → CPU
+//! conversions → tensors → cast → descriptors.
 //!
 //! Use it through the `typed-layout` facade, whose crate docs map each concept of the cuDNN
 //! guide to the type that implements it. Every public item has exactly one path: the vocabulary
@@ -26,7 +26,8 @@
 
 #![forbid(unsafe_code)]
 
-// The rooms, lowest first: each imports only rooms above it in this list.
+// The rooms; their layering (lowest first) is the `layers` block of ARCHITECTURE.md, which
+// tests/architecture.rs checks.
 pub mod cast;
 mod convert;
 mod desc;

@@ -56,22 +56,25 @@ impl Handle {
     }
 
     /// `cudnnTransformTensor(alpha = 1, x, beta = 0, y)`: `dst` described by `y` becomes `src`
-    /// described by `x`. `stream` orders the buffers' use (cudarc's bookkeeping).
+    /// described by `x`, on the handle's own stream (the one cuDNN runs on, so cudarc's
+    /// bookkeeping of the buffers' use is on the same stream).
     ///
     /// # Contract
     ///
     /// Safe to call from this crate on these terms, which the types cannot carry: `x` and `y`
     /// describe `src` and `dst` (their dims and strides reach no further than the buffers, their
-    /// data type is `T`'s). `Cudnn::transform`, the one caller, builds both from the tensors'
-    /// own shapes with `T`'s data type.
+    /// data type is `T`'s), and both buffers live in the context the handle's stream belongs to,
+    /// which is current. `Cudnn::transform`, the one caller, builds both descriptors from the
+    /// tensors' own shapes with `T`'s data type, checks both tensors' device against the
+    /// handle's, and binds that context first.
     pub(crate) fn transform<T: Element + DeviceRepr>(
         &self,
-        stream: &CudaStream,
         x: &Descriptor,
         src: &CudaSlice<T>,
         y: &Descriptor,
         dst: &mut CudaSlice<T>,
     ) -> Result<(), GpuError> {
+        let stream: &CudaStream = &self._stream;
         let (xp, _read) = src.device_ptr(stream);
         let (yp, _write) = dst.device_ptr_mut(stream);
         let (one_f, zero_f, one_d, zero_d) = (1f32, 0f32, 1f64, 0f64);

@@ -7,12 +7,12 @@
 //! descriptor) carry the padded C and which says how many channels are data.
 //!
 //! ```
-//! use typed_layout::cast::{relayout_cast_pad, Unscaled};
+//! use typed_layout::cast::{relayout_cast_pad, ChannelPadded, Unscaled};
 //! use typed_layout::{Nchw, Nhwc, Tensor};
 //! use half::f16;
 //!
 //! let rgb = Tensor::<f32, Nchw>::from_fn([1, 3, 2, 2], |[_, c, h, w]| (100 * c + 10 * h + w) as f32)?;
-//! let padded = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&rgb, 8, Unscaled)?;
+//! let padded: ChannelPadded<f16, Nhwc> = relayout_cast_pad(&rgb, 8, Unscaled)?;
 //! assert_eq!((padded.channels(), padded.padded_channels()), (3, 8));
 //! assert_eq!(padded.tensor().dims(), [1, 8, 2, 2]);
 //! // Pixel (0, 0): the three channels, then five zeros.
@@ -34,7 +34,7 @@ pub use nest::{CastLoop, CastNest, ChannelMap};
 /// How a source element becomes a destination element.
 ///
 /// ```
-/// use typed_layout::cast::{relayout_cast_pad, Cast};
+/// use typed_layout::cast::{relayout_cast_pad, Cast, ChannelPadded};
 /// use typed_layout::{Nchw, Nhwc, Tensor};
 /// /// Image bytes to [0, 1] floats (CPU only: the GPU kernels know Unscaled and Scale).
 /// #[derive(Clone, Copy)]
@@ -43,7 +43,7 @@ pub use nest::{CastLoop, CastNest, ChannelMap};
 ///     fn cast(&self, v: u8) -> f32 { v as f32 / 255.0 }
 /// }
 /// let rgb = Tensor::<u8, Nchw>::filled([1, 3, 2, 2], 255)?;
-/// let x = relayout_cast_pad::<u8, f32, Nchw, Nhwc, _>(&rgb, 4, Normalize)?;
+/// let x: ChannelPadded<f32, Nhwc> = relayout_cast_pad(&rgb, 4, Normalize)?;
 /// assert_eq!(&x.tensor().as_slice()[..4], &[1.0, 1.0, 1.0, 0.0]);
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
@@ -96,10 +96,10 @@ impl<T: Element, U: Element> Cast<T, U> for Scale {
 /// its dims' C.
 ///
 /// ```
-/// use typed_layout::cast::{relayout_cast_pad, Unscaled};
+/// use typed_layout::cast::{relayout_cast_pad, ChannelPadded, Unscaled};
 /// use typed_layout::{Nchw, NcxHwx, Tensor};
 /// let x = Tensor::<i32, Nchw>::filled([1, 6, 2, 2], 9)?;
-/// let p = relayout_cast_pad::<i32, i32, Nchw, NcxHwx<4>, _>(&x, 1, Unscaled)?;
+/// let p: ChannelPadded<i32, NcxHwx<4>> = relayout_cast_pad(&x, 1, Unscaled)?;
 /// assert_eq!((p.channels(), p.padded_channels()), (6, 8)); // C up to the vector width's multiple
 /// assert_eq!(p.tensor().dims(), [1, 8, 2, 2]);
 /// let t = p.into_tensor();
@@ -140,11 +140,11 @@ impl<T: Element, L: Layout> ChannelPadded<T, L> {
 /// Fails for a family without a C, a `multiple` of 0, or a padded size that does not fit.
 ///
 /// ```
-/// use typed_layout::cast::{relayout_cast_pad, Scale};
+/// use typed_layout::cast::{relayout_cast_pad, ChannelPadded, Scale};
 /// use typed_layout::{Nchw, NcxHwx, Tensor};
 /// // cuDNN's INT8x32 input: 40 channels quantized with a scale, padded to 64.
 /// let x = Tensor::<f32, Nchw>::from_fn([1, 40, 3, 3], |[_, c, _, _]| c as f32 / 10.0)?;
-/// let q = relayout_cast_pad::<f32, i8, Nchw, NcxHwx<32>, _>(&x, 1, Scale(127.0 / 3.9))?;
+/// let q: ChannelPadded<i8, NcxHwx<32>> = relayout_cast_pad(&x, 1, Scale(127.0 / 3.9))?;
 /// assert_eq!((q.channels(), q.padded_channels()), (40, 64));
 /// assert_eq!(q.tensor().get([0, 39, 0, 0]), Some(&127));
 /// assert_eq!(q.tensor().get([0, 50, 0, 0]), Some(&0)); // padding

@@ -67,7 +67,7 @@ impl ChannelMap {
     }
 }
 
-/// The plan of a fused relayout + cast + pad: loops over the padded destination in its storage
+/// The loop nest of a fused relayout + cast + pad: loops over the padded destination in its storage
 /// order (outermost first, so the destination offset of a position is its rank in the loops),
 /// each with its source step and its channel step. A position whose channel is below
 /// [`channels`](CastNest::channels) reads the source at the loops' offset plus the channel's

@@ -33,7 +33,7 @@ mod run;
 mod tests;
 
 pub(crate) mod sealed {
-    use super::Geometry;
+    use crate::loops::Geometry;
 
     /// Read access for conversions; not for use outside typed-layout.
     pub trait Readable<T> {
@@ -89,7 +89,7 @@ pub trait Source<T: Element>: sealed::Readable<T> {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the output of a conversion",
     label = "not a destination",
-    note = "outputs cannot overlap: write into a `Tensor`, a `TensorViewMut`, or a `StridedViewMut` (which proves its dimensions disjoint); a `StridedView` is input-only"
+    note = "outputs cannot overlap: write into a `Tensor`, a `TensorViewMut`, or a `StridedViewMut` (which proves its dimensions disjoint); a view of shared storage, `TensorBase<View<…>, …>` (`TensorView`, `StridedView`), is input-only"
 )]
 pub trait Destination<T: Element>: sealed::Writable<T> {
     /// The family of the logical dims.

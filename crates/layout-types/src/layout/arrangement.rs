@@ -6,7 +6,7 @@ use core::marker::PhantomData;
 
 use super::{Layout, Shape};
 use crate::error::LayoutError;
-use crate::family::{DimArray, Family};
+use crate::family::Family;
 use crate::overlap::{overlap, Overlap};
 use crate::placement::Placement;
 use crate::predicates;
@@ -111,8 +111,7 @@ impl<L: Layout> Arrangement for L {
         shape.dims()
     }
     fn strides(shape: &Shape<L>) -> StridesOf<L> {
-        let s = shape.placement().strides();
-        StridesOf::<L>::from_fn(|i| s[i] as isize) // below isize::MAX: the placement checked
+        shape.strides()
     }
     fn offset(shape: &Shape<L>, index: &[usize]) -> Option<usize> {
         shape.placement().offset(index).ok()
@@ -186,8 +185,8 @@ pub struct StridedShape<F: Family> {
     dims: F::Dims,
     strides: F::Strides,
     base: usize,
-    lowest: isize,
-    highest: isize,
+    lowest: i128,
+    highest: i128,
 }
 
 // By hand: a derive would ask the family type itself to be comparable.
@@ -202,12 +201,9 @@ impl<F: Family> StridedShape<F> {
     /// Validates `dims` and `strides`: rank 3..=8, no zero dim, every offset from `base` within
     /// `isize`. Whether the offsets fall inside a buffer is checked when a view is built on one.
     pub fn new(dims: F::Dims, strides: F::Strides, base: usize) -> Result<Self, LayoutError> {
-        let letters = F::LETTERS.as_bytes();
-        let (low, high) = predicates::validate(dims.as_ref(), strides.as_ref(), letters)?;
-        let overflow = LayoutError::SizeOverflow { dim: crate::error::DimName::new(0, letters) };
-        let base_signed = isize::try_from(base).map_err(|_| overflow)?;
-        let lowest = base_signed.checked_add(low).ok_or(overflow)?;
-        let highest = base_signed.checked_add(high).ok_or(overflow)?;
+        let (low, high) = predicates::validate(dims.as_ref(), strides.as_ref(), F::LETTERS.as_bytes())?;
+        // In i128: base + reach cannot overflow there; a buffer check refuses what is out of range.
+        let (lowest, highest) = (base as i128 + low as i128, base as i128 + high as i128);
         Ok(StridedShape { dims, strides, base, lowest, highest })
     }
 
@@ -224,18 +220,14 @@ impl<F: Family> StridedShape<F> {
         self.base
     }
     /// The lowest and highest offsets any index reaches (the lowest is negative when a
-    /// negative stride reaches below `base` further than `base` is from 0).
-    pub fn offsets(&self) -> (isize, isize) {
+    /// negative stride reaches below `base` further than `base` is from 0; a view refuses that).
+    pub fn offsets(&self) -> (i128, i128) {
         (self.lowest, self.highest)
     }
     /// Checks that every offset lies in a buffer of `len` elements.
     pub(crate) fn check_buffer(&self, len: usize) -> Result<(), LayoutError> {
-        if self.lowest < 0 || self.highest as usize >= len {
-            return Err(LayoutError::OutOfBounds {
-                lowest: self.lowest as i128,
-                highest: self.highest as i128,
-                len,
-            });
+        if self.lowest < 0 || self.highest >= len as i128 {
+            return Err(LayoutError::OutOfBounds { lowest: self.lowest, highest: self.highest, len });
         }
         Ok(())
     }

@@ -17,7 +17,7 @@
 //!
 //! ```
 //! use typed_layout::{ImageDims, Nhwc, Shape, StaticShape};
-//! const STRIDES: [usize; 4] = StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::STRIDES; // at compile time
+//! const STRIDES: [isize; 4] = StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::STRIDES; // at compile time
 //! assert_eq!(Shape::<Nhwc>::new([1, 64, 5, 4])?.strides(), STRIDES); // the same code at run time
 //! # Ok::<(), typed_layout::LayoutError>(())
 //! ```

@@ -2,7 +2,7 @@
 
 use core::marker::PhantomData;
 
-use super::{DimsOf, Layout};
+use super::{DimsOf, Layout, StridesOf};
 use crate::dtype::DataType;
 use crate::error::LayoutError;
 use crate::family::DimArray;
@@ -88,10 +88,11 @@ impl<L: Layout> Shape<L> {
         DimsOf::<L>::from_fn(|i| d[i])
     }
 
-    /// Logical strides (for NC/xHWx's C: the distance between vector groups).
-    pub fn strides(&self) -> DimsOf<L> {
+    /// Logical strides, signed like every stride of the crate (for NC/xHWx's C: the distance
+    /// between vector groups).
+    pub fn strides(&self) -> StridesOf<L> {
         let s = self.placement.strides();
-        DimsOf::<L>::from_fn(|i| s[i])
+        StridesOf::<L>::from_fn(|i| s[i] as isize) // below isize::MAX: the placement checked
     }
 
     /// Number of elements of storage.

@@ -14,7 +14,7 @@ use crate::family::{Family, Image, Matmul, Volume};
 ///
 /// ```
 /// use typed_layout::{ImageDims, Nhwc, StaticShape};
-/// const S: [usize; 4] = StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::STRIDES;
+/// const S: [isize; 4] = StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::STRIDES;
 /// assert_eq!(S, [1280, 1, 256, 64]);
 /// const LEN: usize = StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::LEN;
 /// assert_eq!(LEN, 1280);
@@ -25,14 +25,14 @@ use crate::family::{Family, Image, Matmul, Volume};
 /// ```compile_fail,E0080
 /// use typed_layout::{ImageDims, NcxHwx, StaticShape};
 /// // error: NC/xHWx groups C into vectors of x channels, so C must be a multiple of x
-/// const S: [usize; 4] = StaticShape::<NcxHwx<32>, ImageDims<1, 48, 5, 4>>::STRIDES;
+/// const S: [isize; 4] = StaticShape::<NcxHwx<32>, ImageDims<1, 48, 5, 4>>::STRIDES;
 /// ```
 ///
 /// Nor does a shape of another family:
 ///
 /// ```compile_fail,E0599
 /// use typed_layout::{MatmulDims, Nhwc, StaticShape};
-/// const S: [usize; 3] = StaticShape::<Nhwc, MatmulDims<2, 3, 4>>::STRIDES;
+/// const S: [isize; 3] = StaticShape::<Nhwc, MatmulDims<2, 3, 4>>::STRIDES;
 /// ```
 pub struct StaticShape<L, D>(PhantomData<(L, D)>);
 
@@ -61,13 +61,13 @@ macro_rules! static_dims {
                 Ok(s) => s,
                 Err(e) => panic!("{}", e.rule()),
             };
-            /// Logical strides, in logical order.
-            pub const STRIDES: [usize; $r] = {
+            /// Logical strides, in logical order, signed like every stride of the crate.
+            pub const STRIDES: [isize; $r] = {
                 let s = Self::SHAPE.placement().strides();
                 let mut out = [0; $r];
                 let mut i = 0;
                 while i < $r {
-                    out[i] = s[i];
+                    out[i] = s[i] as isize; // below isize::MAX: the placement checked
                     i += 1;
                 }
                 out
@@ -118,7 +118,7 @@ pub type ImageDims<const N: usize, const C: usize, const H: usize, const W: usiz
 ///
 /// ```
 /// use typed_layout::{Ndhwc, StaticShape, VolumeDims};
-/// const STRIDES: [usize; 5] = StaticShape::<Ndhwc, VolumeDims<1, 8, 2, 3, 4>>::STRIDES;
+/// const STRIDES: [isize; 5] = StaticShape::<Ndhwc, VolumeDims<1, 8, 2, 3, 4>>::STRIDES;
 /// assert_eq!(STRIDES, [192, 1, 96, 32, 8]); // n, c, d, h, w
 /// ```
 pub type VolumeDims<const N: usize, const C: usize, const D: usize, const H: usize, const W: usize> =
@@ -127,7 +127,7 @@ pub type VolumeDims<const N: usize, const C: usize, const D: usize, const H: usi
 ///
 /// ```
 /// use typed_layout::{Bmn, ColMajor, MatmulDims, StaticShape};
-/// const STRIDES: [usize; 3] = StaticShape::<Bmn<ColMajor>, MatmulDims<2, 3, 4>>::STRIDES;
+/// const STRIDES: [isize; 3] = StaticShape::<Bmn<ColMajor>, MatmulDims<2, 3, 4>>::STRIDES;
 /// assert_eq!(STRIDES, [12, 1, 3]); // b, m, n: M is contiguous
 /// ```
 pub type MatmulDims<const B: usize, const M: usize, const N: usize> = Dims3<Matmul, B, M, N>;

@@ -1,7 +1,8 @@
 //! What conversions read and write: every tensor kind's storage and geometry, written once.
 
-use super::{Storage, StorageMut, TensorBase};
+use super::{Owned, Storage, StorageMut, TensorBase, ViewMut};
 use crate::convert::{sealed, Destination, Source};
+use crate::dtype::Element;
 use crate::layout::{Arrangement, Maps};
 use crate::loops::Geometry;
 
@@ -26,8 +27,13 @@ impl<S: Storage, A: Arrangement> sealed::Readable<S::Elem> for TensorBase<S, A> 
 }
 
 // Mutable storage is only ever built over a shape that does not overlap: a layout, or a
-// strided shape `StridedViewMut::new_in` proved disjoint.
-impl<S: StorageMut, A: Arrangement> Destination<S::Elem> for TensorBase<S, A> {
+// strided shape `StridedViewMut::new_in` proved disjoint. One impl per writable storage (not one
+// over `StorageMut`), so that writing into a read-only view fails on `Destination` itself, whose
+// message names the tensor and says what to write into instead.
+impl<T: Element, A: Arrangement> Destination<T> for TensorBase<Owned<T>, A> {
+    type Family = A::Family;
+}
+impl<T: Element, A: Arrangement> Destination<T> for TensorBase<ViewMut<'_, T>, A> {
     type Family = A::Family;
 }
 

@@ -5,7 +5,7 @@
 
 use core::fmt;
 
-use crate::convert::{self, Source};
+use crate::convert::{self, Destination, Source};
 use crate::dtype::Element;
 use crate::error::LayoutError;
 use crate::family::SameFamily;
@@ -41,7 +41,9 @@ pub use storage::{Owned, Storage, StorageMut, View, ViewMut};
 /// | [`to_layout`](TensorBase::to_layout), [`cudnn`](TensorBase::cudnn); an input of [`convert`](crate::convert()) | ✓ | ✓ | ✓ | ✓ | ✓ |
 /// | [`get_mut`](TensorBase::get_mut), [`as_mut_slice`](TensorBase::as_mut_slice), [`view_mut`](TensorBase::view_mut), [`copy_from`](TensorBase::copy_from); an output of `convert` | ✓ | | ✓ | | ✓ |
 /// | [`tensor_core`](TensorBase::tensor_core) (the guide's rules name a layout) | ✓ | ✓ | ✓ | | |
-/// | [`into_vec`](Tensor::into_vec), the constructors | ✓ | | | | |
+/// | [`new`](TensorView::new), [`new_in`](TensorView::new_in) (over a slice) | | ✓ | ✓ | ✓ | ✓ |
+/// | [`into_slice`](TensorView::into_slice), [`into_get`](TensorView::into_get) (for the data's lifetime) | | ✓ | | ✓ | |
+/// | [`into_vec`](Tensor::into_vec), [`zeros`](Tensor::zeros), [`from_vec`](Tensor::from_vec), [`from_fn`](Tensor::from_fn), … | ✓ | | | | |
 ///
 /// Dims, indices and strides are in the family's logical order (`[n, c, h, w]` whatever the
 /// layout); strides are signed ([`StridesOf`]); `as_slice` is the storage in memory order.
@@ -223,6 +225,30 @@ impl<S: Storage, A: Arrangement> TensorBase<S, A> {
     }
 }
 
+/// Borrowed views: the elements as long as the borrowed data lives, not only the view.
+impl<'a, T: Element, A: Arrangement> TensorBase<View<'a, T>, A> {
+    /// The borrowed slice (what [`as_slice`](TensorBase::as_slice) gives), for the lifetime of
+    /// the data.
+    ///
+    /// ```
+    /// use typed_layout::{Nhwc, TensorView};
+    /// fn first_pixel<'a>(v: TensorView<'a, u8, Nhwc>) -> &'a [u8] {
+    ///     &v.into_slice()[..3]
+    /// }
+    /// let data = [1, 2, 3, 4, 5, 6];
+    /// assert_eq!(first_pixel(TensorView::new([1, 3, 1, 2], &data)?), &[1, 2, 3]);
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn into_slice(self) -> &'a [T] {
+        self.storage.0
+    }
+    /// The element at a logical index, for the lifetime of the data.
+    pub fn into_get(self, index: DimsOf<A>) -> Option<&'a T> {
+        let offset = A::offset(&self.shape, index.as_ref())?;
+        self.storage.0.get(offset)
+    }
+}
+
 /// Write access, for kinds with mutable storage.
 impl<S: StorageMut, A: Arrangement> TensorBase<S, A> {
     /// Mutable storage in memory order (for a strided view: the whole slice it was built over).
@@ -242,6 +268,7 @@ impl<S: StorageMut, A: Arrangement> TensorBase<S, A> {
     /// one: [`convert`](crate::convert())`(src, self)`.
     pub fn copy_from<R: Source<S::Elem>>(&mut self, src: &R) -> Result<(), LayoutError>
     where
+        Self: Destination<S::Elem, Family = A::Family>,
         A::Family: SameFamily<R::Family>,
     {
         convert::convert(src, self)

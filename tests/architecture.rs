@@ -268,6 +268,20 @@ fn the_layering_in_architecture_md_holds() {
             second_paths(&files[Path::new("lib.rs")]).into_iter().map(|b| format!("{}: {b}", layers.krate)),
         );
     }
+    // Beyond the crates' sources, the same rule for every other Rust file of the repository.
+    for dir in ["src", "tests", "examples", "benches", "bench"] {
+        let mut paths = Vec::new();
+        if root().join(dir).is_dir() {
+            rust_files(&root().join(dir), &mut paths);
+        }
+        for path in paths {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let head: String = text.lines().take(20).collect::<Vec<_>>().join("\n");
+            if text.lines().count() > LONG_FILE && !head.contains(LONG_REASON) {
+                all.push(format!("{}: over {LONG_FILE} lines, and its top does not say why", path.display()));
+            }
+        }
+    }
     assert!(all.is_empty(), "the architecture is breached:\n{}", all.join("\n"));
 }
 

@@ -15,6 +15,9 @@
 //! * static shapes: `StaticShape`'s constants equal the runtime derivation and the model.
 //!
 //! The predicates against brute-force enumeration are in `predicates.rs`.
+//!
+//! Longer than 500 lines: the model of the guide's rules and the properties that use it are
+//! read together; split, each half would need the other open beside it.
 
 mod support;
 

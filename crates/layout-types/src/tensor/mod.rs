@@ -236,7 +236,7 @@ impl<'a, T: Element, A: Arrangement> TensorBase<View<'a, T>, A> {
     ///     &v.into_slice()[..3]
     /// }
     /// let data = [1, 2, 3, 4, 5, 6];
-    /// assert_eq!(first_pixel(TensorView::new([1, 3, 1, 2], &data)?), &[1, 2, 3]);
+    /// assert_eq!(first_pixel(TensorView::<u8, Nhwc>::new([1, 3, 1, 2], &data)?), &[1, 2, 3]);
     /// # Ok::<(), typed_layout::LayoutError>(())
     /// ```
     pub fn into_slice(self) -> &'a [T] {

@@ -95,6 +95,15 @@ impl<L: Layout> Shape<L> {
         StridesOf::<L>::from_fn(|i| s[i] as isize) // below isize::MAX: the placement checked
     }
 
+    /// `BufferLength` unless a buffer of `len` elements holds exactly this shape's storage
+    /// (the twin of `StridedShape::check_buffer`).
+    pub(crate) fn check_buffer(&self, len: usize) -> Result<(), LayoutError> {
+        match self.len() {
+            expected if expected == len => Ok(()),
+            expected => Err(LayoutError::BufferLength { expected, found: len }),
+        }
+    }
+
     /// Number of elements of storage.
     pub const fn len(&self) -> usize {
         self.placement.len()

@@ -75,9 +75,7 @@ impl<T: Element, L: Layout> Tensor<T, L> {
     /// A tensor of storage `shape` over `data` (physical memory order, exactly the shape's
     /// length).
     pub fn from_vec_in(shape: Shape<L>, data: Vec<T>) -> Result<Self, LayoutError> {
-        if data.len() != shape.len() {
-            return Err(LayoutError::BufferLength { expected: shape.len(), found: data.len() });
-        }
+        shape.check_buffer(data.len())?;
         let len = data.len();
         Ok(TensorBase::from_parts(shape, Owned { data, offset: 0, len }))
     }

@@ -4,16 +4,8 @@ use super::{StridedView, StridedViewMut, TensorBase, TensorView, TensorViewMut, 
 use crate::dtype::Element;
 use crate::error::LayoutError;
 use crate::family::Family;
-use crate::layout::{DimsOf, Layout, Shape, StridedShape};
+use crate::layout::{Arrangement, DimsOf, Layout, Shape, Strided, StridedShape};
 use crate::overlap::Overlap;
-
-/// `data` must hold exactly `shape`'s elements.
-fn check_len<L: Layout>(shape: &Shape<L>, found: usize) -> Result<(), LayoutError> {
-    match shape.len() {
-        expected if expected == found => Ok(()),
-        expected => Err(LayoutError::BufferLength { expected, found }),
-    }
-}
 
 impl<'a, T: Element, L: Layout> TensorView<'a, T, L> {
     /// A view of `data` (memory order), which must hold exactly the shape's elements.
@@ -22,7 +14,7 @@ impl<'a, T: Element, L: Layout> TensorView<'a, T, L> {
     }
     /// A view of `data` in storage `shape` (padded, for a partially packed layout).
     pub fn new_in(shape: Shape<L>, data: &'a [T]) -> Result<Self, LayoutError> {
-        check_len(&shape, data.len())?;
+        shape.check_buffer(data.len())?;
         Ok(TensorBase::from_parts(shape, View(data)))
     }
 }
@@ -34,7 +26,7 @@ impl<'a, T: Element, L: Layout> TensorViewMut<'a, T, L> {
     }
     /// A mutable view of `data` in storage `shape` (padded, for a partially packed layout).
     pub fn new_in(shape: Shape<L>, data: &'a mut [T]) -> Result<Self, LayoutError> {
-        check_len(&shape, data.len())?;
+        shape.check_buffer(data.len())?;
         Ok(TensorBase::from_parts(shape, ViewMut(data)))
     }
 }
@@ -68,7 +60,7 @@ impl<'a, T: Element, F: Family> StridedViewMut<'a, T, F> {
     /// A mutable view of `data` in `shape`, checked as [`StridedViewMut::new`] checks.
     pub fn new_in(shape: StridedShape<F>, data: &'a mut [T]) -> Result<Self, LayoutError> {
         shape.check_buffer(data.len())?;
-        match crate::overlap::overlap(shape.dims().as_ref(), shape.strides().as_ref()) {
+        match <Strided<F> as Arrangement>::overlap(&shape) {
             Overlap::Disjoint => Ok(TensorBase::from_parts(shape, ViewMut(data))),
             verdict => Err(LayoutError::OverlappingOutput { verdict }),
         }

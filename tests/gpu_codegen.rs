@@ -41,9 +41,16 @@ fn each_conversion_gets_its_kernel_shape() {
     assert_eq!(kernel::<Nchw, Nhwc>(&[8, 64, 7, 7], 1), (Kernel::Tile { batch: 1 }, 1));
     // N = 1 drops out: a plain 2-D transpose.
     assert_eq!(kernel::<Ncdhw, Ndhwc>(&[1, 32, 8, 8, 8], 4), (Kernel::Tile { batch: 0 }, 1));
-    // Narrow planes gather: C = 3 into NHWC, and W = 4 out of CHWN-like planes.
-    assert_eq!(kernel::<Nchw, Nhwc>(&[8, 3, 224, 224], 4), (Kernel::Gather { loops: 3 }, 1));
-    assert_eq!(kernel::<Nhwc, Nchw>(&[8, 3, 224, 224], 4), (Kernel::Gather { loops: 3 }, 1));
+    // Narrow planes stage runs of pixels: C = 3 into NHWC (the destination packs the pixels)
+    // and out of it (the source does).
+    assert_eq!(
+        kernel::<Nchw, Nhwc>(&[8, 3, 224, 224], 4),
+        (Kernel::Narrow { batch: 1, packed_dst: true }, 1)
+    );
+    assert_eq!(
+        kernel::<Nhwc, Nchw>(&[8, 3, 224, 224], 4),
+        (Kernel::Narrow { batch: 1, packed_dst: false }, 1)
+    );
     // NCHW→NC/32HW32: H·W (source-inner) against the 32 lanes (destination-inner), batched by
     // N and the channel groups, which fuse into one loop.
     assert_eq!(kernel::<Nchw, NcxHwx<32>>(&[2, 64, 16, 16], 1), (Kernel::Tile { batch: 1 }, 4));

@@ -40,7 +40,7 @@ impl Jobs {
         for (i, pass) in passes.iter().enumerate() {
             let last = i + 1 == passes.len();
             let spec = pass.launch.spec;
-            let sync = matches!(spec.kernel, Kernel::Tile { .. });
+            let sync = matches!(spec.kernel, Kernel::Tile { .. } | Kernel::Narrow { .. });
             let sig = Signature { params: "Params", src: "elem_t", dst: "elem_t" };
             let kernel = self.emulator.kernel(&pass.kernel_name(), || pass.source(), sync, sig);
             let dst_len = if last { b.len() } else { a.placement().dims().iter().product() } * size;

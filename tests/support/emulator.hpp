@@ -23,7 +23,7 @@ struct alignas(16) uint4 { unsigned x, y, z, w; };
 #define __forceinline__ inline
 static inline long long __double_as_longlong(double d) { long long r; memcpy(&r, &d, sizeof r); return r; }
 static inline double __longlong_as_double(long long v) { double r; memcpy(&r, &v, sizeof r); return r; }
-#define __shared__ static
+#define __shared__ static __attribute__((aligned(128)))
 #define __restrict__ __restrict
 #define __launch_bounds__(n)
 

@@ -29,7 +29,7 @@ pub(crate) struct Job {
     pub(crate) dst_len: usize,
 }
 
-/// One kernel of the runner.
+/// One kernel of a runner.
 struct Entry {
     index: usize,
     source: String,
@@ -39,57 +39,64 @@ struct Entry {
     call: String,
 }
 
+/// The kernels of one runner, each with its index in the runner's table.
 #[derive(Default)]
-pub(crate) struct Emulator {
-    kernels: BTreeMap<String, Entry>,
-    jobs: Vec<Job>,
+pub(crate) struct Kernels {
+    map: BTreeMap<String, Entry>,
 }
 
-/// What a run took.
-pub(crate) struct Timing {
-    pub(crate) build: Duration,
-    pub(crate) run: Duration,
-}
-
-impl Emulator {
+impl Kernels {
     /// The index of kernel `name`, added with its source on first use.
-    pub(crate) fn kernel(
+    pub(crate) fn add(
         &mut self,
         name: &str,
         source: impl FnOnce() -> String,
         sync: bool,
         sig: Signature,
     ) -> usize {
-        let next = self.kernels.len();
-        let i = self.kernels.get(name).map_or(next, |k| k.index);
+        let next = self.map.len();
+        let i = self.map.get(name).map_or(next, |k| k.index);
         let call = format!(
             "[](const void* s, void* d, const unsigned char* p) {{ k{i}::{} q; memcpy(&q, p, sizeof q); \
              k{i}::{name}((const k{i}::{}*)s, (k{i}::{}*)d, q); }}",
             sig.params, sig.src, sig.dst
         );
-        self.kernels
+        self.map
             .entry(name.to_string())
             .or_insert_with(|| Entry { index: next, source: source(), sync, call })
             .index
     }
 
-    pub(crate) fn job(&mut self, mut job: Job) {
-        job.grid = job.grid.min(MAX_GRID);
-        self.jobs.push(job);
+    pub(crate) fn len(&self) -> usize {
+        self.map.len()
     }
 
-    pub(crate) fn jobs(&self) -> usize {
-        self.jobs.len()
+    /// A C++ program: `header`, every kernel in its own namespace, the table of entry points, and
+    /// `main` calling `entry(argc, argv, KERNELS, SYNC)`.
+    fn runner(&self, header: &str, entry: &str) -> String {
+        let mut by_index: Vec<(&String, &Entry)> = self.map.iter().collect();
+        by_index.sort_by_key(|(_, k)| k.index);
+        let mut s = format!("#include \"{header}\"\n");
+        for (name, k) in &by_index {
+            s += &format!("namespace k{} {{\n{}\n}} // {name}\n", k.index, k.source);
+        }
+        s += "static const tl_entry KERNELS[] = {\n";
+        for (_, k) in &by_index {
+            s += &format!("  {},\n", k.call);
+        }
+        s += "};\nstatic const bool SYNC[] = {";
+        for (_, k) in &by_index {
+            s += if k.sync { "true," } else { "false," };
+        }
+        s += &format!(
+            "}};\nint main(int argc, char** argv) {{ return {entry}(argc, argv, KERNELS, SYNC); }}\n"
+        );
+        s
     }
 
-    pub(crate) fn kernels(&self) -> usize {
-        self.kernels.len()
-    }
-
-    /// Builds the runner in `CARGO_TARGET_TMPDIR/<dir>` and runs every job: each job's output,
-    /// or `Err(why)` when there is no C++20 compiler (the caller prints SKIPPED). A build or run
-    /// failure panics.
-    pub(crate) fn run(&self, dir: &str) -> Result<(Vec<Vec<u8>>, Timing), String> {
+    /// Writes `runner`'s program and the headers into `CARGO_TARGET_TMPDIR/<dir>` and builds it
+    /// there: the directory, or `Err(why)` when there is no C++20 compiler. A failed build panics.
+    pub(crate) fn build(&self, dir: &str, header: &str, entry: &str) -> Result<PathBuf, String> {
         let compiler = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
         if Command::new(&compiler).arg("--version").output().is_err() {
             return Err(format!("no C++ compiler ({compiler}) to build the kernel emulator"));
@@ -97,9 +104,8 @@ impl Emulator {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(dir);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("emulator.hpp"), include_str!("emulator.hpp")).unwrap();
-        std::fs::write(dir.join("runner.cpp"), self.runner_source()).unwrap();
-        std::fs::write(dir.join("jobs.bin"), self.job_file()).unwrap();
-        let start = Instant::now();
+        std::fs::write(dir.join("tracer.hpp"), include_str!("tracer.hpp")).unwrap();
+        std::fs::write(dir.join("runner.cpp"), self.runner(header, entry)).unwrap();
         let built = Command::new(&compiler)
             .args([
                 "-std=c++20",
@@ -121,6 +127,54 @@ impl Emulator {
             }
             panic!("the emulator did not build:\n{log}");
         }
+        Ok(dir)
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct Emulator {
+    kernels: Kernels,
+    jobs: Vec<Job>,
+}
+
+/// What a run took.
+pub(crate) struct Timing {
+    pub(crate) build: Duration,
+    pub(crate) run: Duration,
+}
+
+impl Emulator {
+    /// The index of kernel `name`, added with its source on first use.
+    pub(crate) fn kernel(
+        &mut self,
+        name: &str,
+        source: impl FnOnce() -> String,
+        sync: bool,
+        sig: Signature,
+    ) -> usize {
+        self.kernels.add(name, source, sync, sig)
+    }
+
+    pub(crate) fn job(&mut self, mut job: Job) {
+        job.grid = job.grid.min(MAX_GRID);
+        self.jobs.push(job);
+    }
+
+    pub(crate) fn jobs(&self) -> usize {
+        self.jobs.len()
+    }
+
+    pub(crate) fn kernels(&self) -> usize {
+        self.kernels.len()
+    }
+
+    /// Builds the runner in `CARGO_TARGET_TMPDIR/<dir>` and runs every job: each job's output,
+    /// or `Err(why)` when there is no C++20 compiler (the caller prints SKIPPED). A build or run
+    /// failure panics.
+    pub(crate) fn run(&self, dir: &str) -> Result<(Vec<Vec<u8>>, Timing), String> {
+        let start = Instant::now();
+        let dir = self.kernels.build(dir, "emulator.hpp", "tl_main")?;
+        std::fs::write(dir.join("jobs.bin"), self.job_file()).unwrap();
         let build = start.elapsed();
         let ran = Command::new(dir.join("runner"))
             .args(["jobs.bin", "out.bin"])
@@ -145,25 +199,6 @@ impl Emulator {
             .collect();
         assert_eq!(at, out.len(), "the runner wrote {} bytes, the jobs {at}", out.len());
         Ok((outputs, Timing { build, run: start.elapsed() - build }))
-    }
-
-    fn runner_source(&self) -> String {
-        let mut by_index: Vec<(&String, &Entry)> = self.kernels.iter().collect();
-        by_index.sort_by_key(|(_, k)| k.index);
-        let mut s = String::from("#include \"emulator.hpp\"\n");
-        for (name, k) in &by_index {
-            s += &format!("namespace k{} {{\n{}\n}} // {name}\n", k.index, k.source);
-        }
-        s += "static const tl_entry KERNELS[] = {\n";
-        for (_, k) in &by_index {
-            s += &format!("  {},\n", k.call);
-        }
-        s += "};\nstatic const bool SYNC[] = {";
-        for (_, k) in &by_index {
-            s += if k.sync { "true," } else { "false," };
-        }
-        s += "};\nint main(int argc, char** argv) { return tl_main(argc, argv, KERNELS, SYNC); }\n";
-        s
     }
 
     fn job_file(&self) -> Vec<u8> {

@@ -5,6 +5,7 @@
 #![allow(dead_code)] // each test file uses part of it
 
 pub(crate) mod emulator;
+pub(crate) mod tracer;
 
 use half::f16;
 use typed_layout::{

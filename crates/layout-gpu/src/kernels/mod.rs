@@ -25,18 +25,32 @@
 //! memory access, and the index width. Extents and strides arrive at run time in [`Params`], so
 //! one compiled kernel serves every tensor size of its (source, destination, element size) pair.
 //!
-//! The three shapes, chosen by [`route`]:
+//! The four shapes, chosen by [`route`]:
 //!
 //! * **copy**: the conversion is one contiguous run; 16-byte vector loads and stores, then the
 //!   tail element by element.
 //! * **gather**: one thread per `vec` destination elements, in destination order, each reading
-//!   from the source offset its loop coordinates give. With `vec > 1` the innermost axis is
-//!   contiguous on both sides and moves in vectors; with `vec = 1` it serves narrow planes
-//!   (C = 3 into NHWC: every warp writes 32 consecutive elements and reads a few short runs).
+//!   from the source offset its loop coordinates give; the innermost axis is contiguous on both
+//!   sides and moves in vectors (NHWC→NC/32HW32 moves runs of 32 channels).
 //! * **tile**: the source's innermost axis (`a`) against the destination's (`b`) through a
-//!   shared-memory tile of `32·pack` × `32·pack` elements, padded by one 32-bit word per row
-//!   against bank conflicts; reads coalesce along `a`, writes along `b`. 1- and 2-byte elements
-//!   are moved `pack` at a time as 32-bit words when the extents and strides allow.
+//!   shared-memory tile of `32·pack` × `32·pack` elements; reads coalesce along `a`, writes
+//!   along `b`. 1- and 2-byte elements are moved `pack` at a time as 32-bit words when the
+//!   extents and strides allow. The tile is 32 words wide and its columns are XOR-swizzled by
+//!   row, so both the word stores of the read phase and the column reads of the write phase
+//!   fall on 32 different banks.
+//! * **narrow**: the same plane when one of the two axes is narrow (fewer than [`NARROW`]
+//!   elements: C = 3 into or out of NHWC, a batch of 4 into CHWN) and packed against the other:
+//!   each block stages a run of [`NARROW_RUN_BYTES`] of the long axis for every narrow index,
+//!   reading `c` contiguous runs and writing one (or the reverse). The staging rows' pitch is
+//!   chosen per narrow extent so the interleaved walk spreads over the banks.
+//!
+//! Before choosing, a run contiguous on both sides of at most 8 bytes (NC/4HW4's four i8
+//! lanes) is folded into one wider element, so the loops around it become a tile of whole
+//! runs.
+//!
+//! Every load and store goes through two macros (`TL_LD`, `TL_ST`) that are plain accesses on
+//! the device, so a host model can observe them: the tests' efficiency model replays each warp
+//! in lockstep and counts the sectors and banks it touches.
 //!
 //! All loops are grid-stride, so any tensor fits any grid; offsets are 64-bit when either
 //! buffer has 2^31 elements or more.
@@ -97,7 +111,7 @@ mod nvrtc;
 mod schedule;
 
 pub use self::cast::{cast_launch, CastLaunch, CastSpec, DeviceCast};
-pub use self::moving::{Kernel, KernelSpec, THREADS, TILE_ROWS, TILE_THREADS_X};
+pub use self::moving::{Kernel, KernelSpec, NARROW_RUN_BYTES, THREADS, TILE_ROWS, TILE_THREADS_X};
 pub use self::nvrtc::{compile, nvrtc_available};
 pub use self::schedule::{route, schedule, Launch, Pass, Route, LOGICAL, MAX_BLOCKS, NARROW};
 // The kernels' by-value arguments live beside their `DeviceRepr` impls, in the FFI module.

@@ -14,10 +14,10 @@
 //! # Ok::<(), typed_layout::LayoutError>(())
 //! ```
 
-use layout_types::loops::{LoopAxis, LoopNest, MAX_LOOPS};
+use layout_types::loops::{tile_axis, LoopAxis, LoopNest, MAX_LOOPS};
 use layout_types::{Layout, LayoutError, SameFamily, Shape};
 
-use super::moving::{Kernel, KernelSpec, TILE_THREADS_X};
+use super::moving::{Kernel, KernelSpec, NARROW_RUN_BYTES, TILE_THREADS_X};
 use crate::ffi::driver::Params;
 
 /// Planes whose source-inner or destination-inner extent is below this take the gather kernel:
@@ -31,7 +31,7 @@ use crate::ffi::driver::Params;
 ///     let Route::Direct(p) = route(&Shape::<Nchw>::new(dims)?, &Shape::<Nhwc>::new(dims)?, 4)? else { unreachable!() };
 ///     Ok(p.launch.spec.kernel)
 /// };
-/// assert_eq!(kernel(NARROW - 1)?, Kernel::Gather { loops: 3 });
+/// assert_eq!(kernel(NARROW - 1)?, Kernel::Narrow { batch: 1, packed_dst: true });
 /// assert_eq!(kernel(NARROW)?, Kernel::Tile { batch: 1 });
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
@@ -60,8 +60,9 @@ const MAX_ACCESS_BYTES: usize = 16;
 /// use typed_layout::{loops::LoopNest, Nchw, Nhwc, Shape};
 /// let (a, b) = (Shape::<Nchw>::new([1, 3, 224, 224])?, Shape::<Nhwc>::new([1, 3, 224, 224])?);
 /// let launch = schedule(&LoopNest::between(&a, &b)?.unwrap(), 2, a.len(), b.len());
-/// assert_eq!(launch.spec.block(), (256, 1, 1)); // a narrow plane: the gather kernel
-/// assert_eq!(launch.grid as usize, (3 * 224 * 224usize).div_ceil(256));
+/// // A narrow plane: one block per run of 512 f16 pixels, staged for the three planes.
+/// assert_eq!(launch.spec.block(), (256, 1, 1));
+/// assert_eq!(launch.grid as usize, (224 * 224usize).div_ceil(512));
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,7 +82,7 @@ pub struct Launch {
 /// use typed_layout::{NcxHwx, Shape};
 /// let (a, b) = (Shape::<NcxHwx<3>>::new([1, 12, 2, 2])?, Shape::<NcxHwx<4>>::new([1, 12, 2, 2])?);
 /// let r = route(&a, &b, 4)?;
-/// assert_eq!(r.passes()[1].kernel_name(), format!("tl_gather3_v1_{LOGICAL}_to_NC_4HW4_e4_i32"));
+/// assert_eq!(r.passes()[1].kernel_name(), format!("tl_narrow1_d_{LOGICAL}_to_NC_4HW4_e4_i32"));
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 pub const LOGICAL: &str = "logical";
@@ -202,6 +203,38 @@ where
 /// ```
 pub fn schedule(nest: &LoopNest, elem_bytes: usize, src_len: usize, dst_len: usize) -> Launch {
     let axes = nest.axes();
+    // A run contiguous on both sides (NC/4HW4's lanes) of at most 8 bytes moves as one wider
+    // element, so the loops around it become a transpose of whole runs.
+    if let Some((wider, n, run)) = widen(axes, elem_bytes) {
+        let e = elem_bytes * run;
+        return plan(&wider[..n], e, src_len.div_ceil(run), dst_len.div_ceil(run));
+    }
+    plan(axes, elem_bytes, src_len, dst_len)
+}
+
+/// The loops with the innermost folded into the element, its extent, when that axis is
+/// contiguous on both sides, the wider element is 2, 4 or 8 bytes, and every other stride is
+/// a whole number of them.
+fn widen(axes: &[LoopAxis], elem_bytes: usize) -> Option<([LoopAxis; MAX_LOOPS], usize, usize)> {
+    let (inner, outer) = axes.split_last()?;
+    let run = inner.extent;
+    let fits = !outer.is_empty()
+        && inner.src == 1
+        && inner.dst == 1
+        && matches!(run * elem_bytes, 2 | 4 | 8)
+        && outer.iter().all(|x| x.src % run as isize == 0 && x.dst % run as isize == 0);
+    if !fits {
+        return None;
+    }
+    let mut wider = [LoopAxis::default(); MAX_LOOPS];
+    for (w, x) in wider.iter_mut().zip(outer) {
+        *w = LoopAxis { extent: x.extent, src: x.src / run as isize, dst: x.dst / run as isize };
+    }
+    Some((wider, outer.len(), run))
+}
+
+/// [`schedule`] of loops in a nest's order.
+fn plan(axes: &[LoopAxis], elem_bytes: usize, src_len: usize, dst_len: usize) -> Launch {
     let total: usize = axes.iter().map(|a| a.extent).product();
     let wide = src_len.max(dst_len).max(total) > i32::MAX as usize;
     let mut params = Params::ZERO;
@@ -216,7 +249,14 @@ pub fn schedule(nest: &LoopNest, elem_bytes: usize, src_len: usize, dst_len: usi
         return finish(spec, params);
     }
 
-    if let Some(k) = nest.tile_axis().filter(|&k| axes[k].extent.min(inner.extent) >= NARROW) {
+    if let Some(k) = tile_axis(axes) {
+        if axes[k].extent.min(inner.extent) < NARROW {
+            if let Some(launch) = narrow(axes, k, elem_bytes, wide) {
+                return launch;
+            }
+        }
+    }
+    if let Some(k) = tile_axis(axes).filter(|&k| axes[k].extent.min(inner.extent) >= NARROW) {
         let (a, b) = (axes[k], inner);
         // Batch loops first (no allocation on the launch path), then a, then b.
         let batch =
@@ -264,6 +304,32 @@ pub fn schedule(nest: &LoopNest, elem_bytes: usize, src_len: usize, dst_len: usi
     params.work = (total / vec) as u64;
     let kernel = Kernel::Gather { loops: axes.len() as u8 };
     finish(KernelSpec { kernel, elem_bytes: elem_bytes as u8, vec: vec as u8, wide }, params)
+}
+
+/// The narrow kernel for the plane of axes `k` (the source's innermost) and the last (the
+/// destination's), when one of the two is narrow and its elements are packed against the other:
+/// the destination's rows are whole pixels (`a.dst` = the narrow extent, C = 3 into NHWC) or
+/// the source's are (`b.src` = the narrow extent, out of NHWC).
+fn narrow(axes: &[LoopAxis], k: usize, elem_bytes: usize, wide: bool) -> Option<Launch> {
+    let (a, b) = (axes[k], axes[axes.len() - 1]);
+    let packed_dst = b.dst == 1 && a.dst == b.extent as isize && b.extent < NARROW;
+    let packed_src = a.src == 1 && b.src == a.extent as isize && a.extent < NARROW;
+    // Both packed (both narrow): stage along the longer axis.
+    let packed_dst = match (packed_dst, packed_src) {
+        (false, false) => return None,
+        (true, true) => b.extent <= a.extent,
+        (dst, _) => dst,
+    };
+    let (long, short) = if packed_dst { (a, b) } else { (b, a) };
+    let mut params = Params::ZERO;
+    let batch = || axes[..axes.len() - 1].iter().enumerate().filter(move |&(i, _)| i != k).map(|(_, x)| x);
+    for (i, x) in batch().chain([&long, &short]).enumerate() {
+        set(&mut params, i, x);
+    }
+    let run = NARROW_RUN_BYTES / elem_bytes;
+    params.work = batch().map(|x| x.extent as u64).product::<u64>() * long.extent.div_ceil(run) as u64;
+    let kernel = Kernel::Narrow { batch: (axes.len() - 2) as u8, packed_dst };
+    Some(finish(KernelSpec { kernel, elem_bytes: elem_bytes as u8, vec: 1, wide }, params))
 }
 
 fn set(params: &mut Params, i: usize, x: &LoopAxis) {

@@ -162,10 +162,7 @@ impl LoopNest {
     /// source's fastest too (or is contiguous in the source), so every innermost run is a
     /// copy. When it is `Some(k)`, the plane of axes `k` and the last is transposed.
     pub fn tile_axis(&self) -> Option<usize> {
-        let axes = self.axes();
-        let (inner, _) = axes.split_last()?;
-        let (k, _) = axes.iter().enumerate().min_by_key(|(_, a)| a.src.unsigned_abs())?;
-        (k != axes.len() - 1 && inner.src.unsigned_abs() > 1).then_some(k)
+        tile_axis(self.axes())
     }
 
     /// The refined, ordered, fused loop nest, or `None` when vector widths do not nest.
@@ -251,4 +248,21 @@ pub(crate) fn for_each_offset(
             counters[k] = 0;
         }
     }
+}
+
+/// [`LoopNest::tile_axis`] of any loops ordered as a nest orders them (outermost first, the
+/// destination's innermost last): for a nest rewritten by its user (say, a contiguous run
+/// folded into a wider element).
+///
+/// ```
+/// use typed_layout::loops::{tile_axis, LoopAxis};
+/// // A 3 × 5 plane transposed: the source's innermost axis is the first.
+/// let plane = [LoopAxis { extent: 3, src: 1, dst: 5 }, LoopAxis { extent: 5, src: 3, dst: 1 }];
+/// assert_eq!(tile_axis(&plane), Some(0));
+/// assert_eq!(tile_axis(&plane[1..]), None);
+/// ```
+pub fn tile_axis(axes: &[LoopAxis]) -> Option<usize> {
+    let (inner, _) = axes.split_last()?;
+    let (k, _) = axes.iter().enumerate().min_by_key(|(_, a)| a.src.unsigned_abs())?;
+    (k != axes.len() - 1 && inner.src.unsigned_abs() > 1).then_some(k)
 }

@@ -21,6 +21,7 @@ use half::f16;
 use layout_gpu::cudarc::driver::sys::{CUdevice_attribute, CUevent_flags};
 use layout_gpu::cudarc::driver::{CudaEvent, CudaSlice};
 use layout_gpu::cudnn::Cudnn;
+use layout_gpu::kernels::{self, ImageKind};
 use layout_gpu::{DeviceChannelPadded, DeviceElement, DeviceTensor, Gpu, GpuError};
 use typed_layout::cast::{padded_shape, Cast, Unscaled};
 use typed_layout::{
@@ -313,7 +314,16 @@ fn main() -> Result<(), GpuError> {
     let sms = attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
     let (_, total) = gpu.memory()?;
     println!("device: {} ({}, {sms} SMs, {} MiB L2, {} GiB)", gpu.name()?, gpu.arch(), l2 >> 20, total >> 30);
-    // NVRTC report: wired after the loader lands
+    let (major, minor) = gpu.driver_version();
+    match (kernels::nvrtc_version(), kernels::nvrtc_library()) {
+        (Ok((a, b)), Some(path)) => {
+            println!("NVRTC {a}.{b} ({}), driver CUDA {major}.{minor}", path.display())
+        }
+        (Ok((a, b)), None) => {
+            println!("NVRTC {a}.{b} (file not found in the memory map), driver CUDA {major}.{minor}")
+        }
+        (Err(e), _) => println!("NVRTC: {e}; driver CUDA {major}.{minor}"),
+    }
     println!("LD_LIBRARY_PATH:");
     for dir in std::env::var("LD_LIBRARY_PATH").unwrap_or_default().split(':').filter(|d| !d.is_empty()) {
         println!("  {dir}");
@@ -345,7 +355,12 @@ fn main() -> Result<(), GpuError> {
     for note in notes {
         println!("{note}");
     }
-    println!("{} kernels compiled; CUDA libraries loaded:", gpu.compiled_kernels());
+    println!(
+        "{} kernels compiled ({} loaded as CUBIN, {} as PTX); CUDA libraries loaded:",
+        gpu.compiled_kernels(),
+        gpu.loaded_images(ImageKind::Cubin),
+        gpu.loaded_images(ImageKind::Ptx)
+    );
     for lib in mapped_cuda_libraries() {
         println!("  {lib}");
     }

@@ -41,6 +41,9 @@ fn no_nvrtc_is_an_error() {
     let e = kernels::compile("extern \"C\" __global__ void k() {}", "k", "sm_80").unwrap_err();
     assert_eq!(e, GpuError::NoNvrtc);
     assert!(e.to_string().contains("NVRTC"), "{e}");
+    assert_eq!(kernels::compile("extern \"C\" __global__ void k() {}", "k", "compute_90").unwrap_err(), e);
+    assert_eq!(kernels::nvrtc_version().unwrap_err(), e);
+    assert_eq!(kernels::nvrtc_library(), None);
     println!("CHECKED: NoNvrtc");
 }
 

@@ -4,7 +4,8 @@
 //! * snapshots of the generated CUDA for a few pairs, so a codegen change is a reviewable diff
 //!   (`UPDATE_SNAPSHOTS=1 cargo test --test gpu_codegen` rewrites them);
 //! * every kernel instance (every pair of named layouts × shapes × element sizes) compiles with
-//!   NVRTC for sm_80 and sm_90. Without NVRTC this prints SKIPPED, unless `TL_REQUIRE_NVRTC=1`
+//!   NVRTC to a CUBIN for sm_80 and sm_90, each an ELF for its architecture, and to the PTX
+//!   fallback for compute_90 (a sample). Without NVRTC this prints SKIPPED, unless `TL_REQUIRE_NVRTC=1`
 //!   (set by `.ci/run`, which installs NVRTC) makes a missing NVRTC a failure.
 
 mod support;
@@ -14,6 +15,7 @@ use std::path::PathBuf;
 
 use layout_gpu::kernels::{self, route, Kernel, Route};
 use layout_gpu::GpuError;
+use support::images;
 use support::{every_pair, Visit};
 use typed_layout::{
     Bmn, ColMajor, DataType, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Shape,
@@ -109,16 +111,18 @@ fn all_kernels() -> (BTreeMap<String, String>, usize) {
 }
 
 #[test]
-fn every_kernel_instance_compiles_with_nvrtc_for_sm80_and_sm90() {
+fn every_kernel_instance_compiles_to_cubin_for_sm80_and_sm90() {
     if let Err(why) = support::nvrtc_present() {
         return println!("SKIPPED: {why}");
     }
     let (kernels, passes) = all_kernels();
-    let (failures, took) = support::compile_all(&kernels);
+    let (failures, took) = images::compile_images(&kernels, images::PTX_EVERY);
     println!(
-        "{} passes over {} distinct kernels compiled for sm_80 and sm_90 in {:.1} s",
+        "{} passes over {} distinct kernels compiled to CUBIN for sm_80 and sm_90 and to PTX for {} (every {}th) in {:.1} s",
         passes,
         kernels.len(),
+        images::PTX_ARCH,
+        images::PTX_EVERY,
         took.as_secs_f64()
     );
     assert!(failures.is_empty(), "{} compile failures; first: {}", failures.len(), failures[0]);
@@ -138,6 +142,36 @@ fn compile_errors_carry_the_nvrtc_log() {
         }
         other => panic!("expected a compile error, got {other}"),
     }
+}
+
+#[test]
+fn the_loaded_nvrtc_names_its_version_and_file() {
+    if let Err(why) = support::nvrtc_present() {
+        return println!("SKIPPED: {why}");
+    }
+    let (major, minor) = kernels::nvrtc_version().unwrap();
+    assert!(major >= 12, "NVRTC {major}.{minor}");
+    let path = kernels::nvrtc_library().expect("a loaded libnvrtc in /proc/self/maps");
+    let file = path.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(file.starts_with("libnvrtc") && !file.contains("builtins"), "{}", path.display());
+    println!("NVRTC {major}.{minor} from {}", path.display());
+}
+
+#[test]
+fn a_cubin_says_its_architecture_in_its_elf_header() {
+    if let Err(why) = support::nvrtc_present() {
+        return println!("SKIPPED: {why}");
+    }
+    let source = "extern \"C\" __global__ void k(float* p) { p[threadIdx.x] = 1.0f; }";
+    for (arch, sm) in
+        [("sm_75", 75), ("sm_80", 80), ("sm_86", 86), ("sm_90", 90), ("sm_100", 100), ("sm_120", 120)]
+    {
+        let cubin = kernels::compile(source, "k", arch).unwrap().cubin().unwrap().to_vec();
+        assert_eq!(images::cubin_sm(&cubin), Ok(sm), "{arch}");
+    }
+    // A virtual architecture gives PTX only; and what is not a CUBIN is named as such.
+    assert!(kernels::compile(source, "k", "compute_90").unwrap().cubin().is_none());
+    assert!(images::cubin_sm(b"\x7fELF").unwrap_err().contains("not an ELF"));
 }
 
 /// The generated CUDA of a few pairs, compared with the files in `tests/snapshots/gpu/`.

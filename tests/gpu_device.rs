@@ -10,6 +10,7 @@
 mod support;
 
 use half::{bf16, f16};
+use layout_gpu::kernels::{self, ImageKind};
 use layout_gpu::{driver_available, DeviceChannelPadded, DeviceElement, DeviceTensor, Gpu, GpuError};
 use support::{bytes_of, every_pair, mix, Bits, Visit};
 use typed_layout::cast::{relayout_cast_pad, Cast, Scale, Unscaled};
@@ -171,6 +172,25 @@ fn first_use_compiles_and_later_uses_hit_the_cache() {
     let _z: DeviceTensor<f32, Nhwc> = gpu.to_layout(&x).unwrap();
     assert_eq!(gpu.compiled_kernels(), before + 1);
     println!("first use (NVRTC compile + load + run): {:.1} ms", first.as_secs_f64() * 1e3);
+    // Every kernel compiled was loaded from one image kind; the CUBIN is preferred.
+    let (cubins, ptxs) = (gpu.loaded_images(ImageKind::Cubin), gpu.loaded_images(ImageKind::Ptx));
+    assert_eq!(cubins + ptxs, gpu.compiled_kernels());
+    let (nvrtc, driver) = (kernels::nvrtc_version().unwrap(), gpu.driver_version());
+    println!(
+        "{} ({}): driver CUDA {}.{}, NVRTC {}.{} from {:?}; kernels loaded: {cubins} {}, {ptxs} {}",
+        gpu.name().unwrap(),
+        gpu.arch(),
+        driver.0,
+        driver.1,
+        nvrtc.0,
+        nvrtc.1,
+        kernels::nvrtc_library(),
+        ImageKind::Cubin,
+        ImageKind::Ptx
+    );
+    if !kernels::ptx_fallback_allowed(nvrtc, driver) {
+        assert_eq!(ptxs, 0, "PTX from an NVRTC newer than the driver was loaded");
+    }
 }
 
 #[test]

@@ -5,6 +5,7 @@
 #![allow(dead_code)] // each test file uses part of it
 
 pub(crate) mod emulator;
+pub(crate) mod images;
 pub(crate) mod tracer;
 
 use half::f16;
@@ -154,38 +155,6 @@ pub(crate) fn nvrtc_present() -> Result<(), String> {
                   on LD_LIBRARY_PATH, as .ci/run does (bench/cuda-libs.sh)";
     assert!(std::env::var_os("TL_REQUIRE_NVRTC").is_none(), "TL_REQUIRE_NVRTC is set but {reason}");
     Err(reason.into())
-}
-
-/// Compiles every `name → source` for sm_80 and sm_90 on four threads, checking each PTX has
-/// its entry: the failures, and the time taken.
-pub(crate) fn compile_all(
-    kernels: &std::collections::BTreeMap<String, String>,
-) -> (Vec<layout_gpu::GpuError>, std::time::Duration) {
-    let start = std::time::Instant::now();
-    let list: Vec<(&String, &String)> = kernels.iter().collect();
-    let failures = std::thread::scope(|scope| {
-        let workers: Vec<_> = list
-            .chunks(list.len().div_ceil(4).max(1))
-            .map(|chunk| {
-                scope.spawn(move || {
-                    let mut bad = Vec::new();
-                    for (name, source) in chunk {
-                        for arch in ["sm_80", "sm_90"] {
-                            match layout_gpu::kernels::compile(source, name, arch) {
-                                Ok(ptx) => {
-                                    assert!(ptx.to_src().contains(&format!(".entry {name}")), "{name}")
-                                }
-                                Err(e) => bad.push(e),
-                            }
-                        }
-                    }
-                    bad
-                })
-            })
-            .collect();
-        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
-    });
-    (failures, start.elapsed())
 }
 
 /// Values that sit on the conversions' edges.

@@ -41,11 +41,26 @@ pub enum GpuError {
         /// NVRTC's log.
         log: String,
     },
-    /// The driver could not load a compiled kernel (often: NVRTC newer than the driver).
+    /// The driver loaded neither the kernel's CUBIN nor its PTX (often: an NVRTC of a newer CUDA
+    /// major version than the driver's).
     Load {
         /// The kernel's name.
         kernel: String,
-        /// The driver's error.
+        /// The architecture compiled for (`sm_90`).
+        arch: String,
+        /// The loaded NVRTC's version, `(major, minor)`.
+        nvrtc: (u32, u32),
+        /// The CUDA version the driver supports, `(major, minor)`.
+        driver: (u32, u32),
+        /// What each attempt gave: the driver's error for the CUBIN, and for the PTX its error
+        /// or why it was not tried.
+        error: String,
+    },
+    /// Another NVRTC call failed.
+    Nvrtc {
+        /// The call (`"nvrtcVersion"`).
+        call: &'static str,
+        /// NVRTC's error.
         error: String,
     },
     /// A kernel launch failed.
@@ -124,11 +139,15 @@ impl fmt::Display for GpuError {
             GpuError::Compile { kernel, arch, log } => {
                 write!(f, "NVRTC could not compile kernel {kernel} for {arch} (a typed-layout bug): {log}")
             }
-            GpuError::Load { kernel, error } => write!(
+            GpuError::Load { kernel, arch, nvrtc, driver, error } => write!(
                 f,
-                "the driver could not load kernel {kernel}: {error} (an NVRTC newer than the driver emits PTX \
-                 the driver cannot read: use an NVRTC no newer than the driver's CUDA version)"
+                "the driver could not load kernel {kernel} for {arch} with NVRTC {}.{} and a driver for CUDA \
+                 {}.{}: {error} (a CUBIN loads on a driver of NVRTC's CUDA major version or newer, PTX only \
+                 on a driver at least as new as NVRTC: put an NVRTC of the driver's CUDA version first on \
+                 the library path)",
+                nvrtc.0, nvrtc.1, driver.0, driver.1
             ),
+            GpuError::Nvrtc { call, error } => write!(f, "{call} failed: {error}"),
             GpuError::Launch { kernel, error } => write!(f, "launching kernel {kernel} failed: {error}"),
             GpuError::OutOfMemory { bytes } => {
                 write!(f, "out of device memory: could not allocate {bytes} bytes")
@@ -166,5 +185,23 @@ mod tests {
         assert_eq!(e, GpuError::OutOfMemory { bytes: 1 << 40 });
         assert_eq!(e.to_string(), "out of device memory: could not allocate 1099511627776 bytes");
         // (Other driver errors are worded by the driver itself, so they need one to test.)
+    }
+
+    #[test]
+    fn a_load_error_names_both_versions_and_the_arch() {
+        let e = GpuError::Load {
+            kernel: "tl_copy_v4_NCHW_to_NCHW_e4_i32".into(),
+            arch: "sm_90".into(),
+            nvrtc: (13, 5),
+            driver: (12, 8),
+            error: "CUBIN: CUDA_ERROR_NO_BINARY_FOR_GPU; PTX: not tried (NVRTC is newer than the driver)"
+                .into(),
+        };
+        let text = e.to_string();
+        for part in
+            ["tl_copy_v4_NCHW_to_NCHW_e4_i32 for sm_90", "NVRTC 13.5", "CUDA 12.8", "NO_BINARY_FOR_GPU"]
+        {
+            assert!(text.contains(part), "{part} missing from: {text}");
+        }
     }
 }

@@ -11,6 +11,7 @@ use layout_types::{Layout, Shape, Tensor};
 use crate::cache::{KernelCache, KernelKey};
 use crate::error::GpuError;
 use crate::ffi;
+use crate::kernels::ImageKind;
 use crate::tensor::{DeviceElement, DeviceTensor};
 
 /// Whether the CUDA driver library can be loaded (looked up once per process).
@@ -53,6 +54,7 @@ impl core::fmt::Debug for Gpu {
         f.debug_struct("Gpu")
             .field("ordinal", &self.ordinal())
             .field("arch", &self.arch())
+            .field("driver_version", &self.driver_version())
             .finish_non_exhaustive()
     }
 }
@@ -94,6 +96,39 @@ impl Gpu {
     /// The architecture kernels are compiled for (`"sm_90"`).
     pub fn arch(&self) -> &str {
         self.kernels.arch()
+    }
+
+    /// The CUDA version the driver supports, `(major, minor)`: `(13, 0)` for driver 580. A
+    /// kernel's PTX is loaded only from an NVRTC no newer than this
+    /// ([`kernels::ptx_fallback_allowed`](crate::kernels::ptx_fallback_allowed)).
+    ///
+    /// ```no_run
+    /// // Needs a CUDA device.
+    /// use layout_gpu::{kernels, Gpu};
+    /// let gpu = Gpu::new(0)?;
+    /// let (driver, nvrtc) = (gpu.driver_version(), kernels::nvrtc_version()?);
+    /// println!("driver: CUDA {}.{}; NVRTC {}.{} from {:?}", driver.0, driver.1, nvrtc.0, nvrtc.1, kernels::nvrtc_library());
+    /// # Ok::<(), layout_gpu::GpuError>(())
+    /// ```
+    pub fn driver_version(&self) -> (u32, u32) {
+        self.kernels.driver_version()
+    }
+
+    /// How many kernels this handle has loaded from an image of `kind`: a CUBIN, or PTX (the
+    /// fallback, compiled by the driver).
+    ///
+    /// ```no_run
+    /// // Needs a CUDA device and NVRTC.
+    /// use layout_gpu::{kernels::ImageKind, DeviceTensor, Gpu};
+    /// use typed_layout::{Nchw, Nhwc, Tensor};
+    /// let gpu = Gpu::new(0)?;
+    /// let x = gpu.upload(&Tensor::<f32, Nchw>::filled([2, 8, 4, 4], 1.0)?)?;
+    /// let _: DeviceTensor<f32, Nhwc> = gpu.to_layout(&x)?;
+    /// assert_eq!(gpu.loaded_images(ImageKind::Cubin) + gpu.loaded_images(ImageKind::Ptx), gpu.compiled_kernels());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn loaded_images(&self, kind: ImageKind) -> usize {
+        self.kernels.loaded(kind)
     }
 
     /// The handle's stream (for interop: timing events, cuDNN calls on the same stream).

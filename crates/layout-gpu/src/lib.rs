@@ -17,8 +17,9 @@
 //!    narrow planes, a shared-memory tile for transposes) and its run-time [`kernels::Params`];
 //! 3. [`kernels::KernelSpec::source`] writes the CUDA source with the shape, element size, loop
 //!    count, access width and index width baked in;
-//! 4. [`kernels::compile`] compiles it with NVRTC for the device's architecture, once: the
-//!    handle's kernel cache keeps it by (source layout, destination layout, kernel spec);
+//! 4. [`kernels::compile`] compiles it with NVRTC to a CUBIN for the device's architecture,
+//!    once (PTX is the fallback): the handle's kernel cache keeps it by (source layout,
+//!    destination layout, kernel spec);
 //! 5. the handle launches it on its stream, through the crate's FFI module, the one place with
 //!    `unsafe`.
 //!

@@ -1,7 +1,9 @@
-//! The CUDA driver. Safety argument, in three parts:
+//! The CUDA driver. Safety argument, in four parts:
 //!
 //! * [`present`] only asks whether `libcuda` can be opened, by its candidate names; the handle
-//!   asks it before any other driver call, all of which go through cudarc's safe layer.
+//!   asks it before any other driver call, all of which go through cudarc's safe layer but one:
+//! * [`version`] passes `cuDriverGetVersion` (which cudarc's safe layer lacks) one live
+//!   out-parameter; it needs no context and no `cuInit`.
 //! * [`Params`] and [`CastParams`], the kernels' by-value arguments, are defined here beside
 //!   their [`DeviceRepr`] impls: `#[repr(C)]` plain data (`i64`, `u64` and `f64` fields, no
 //!   padding, no pointers), declared field for field by the CUDA the `kernels` room writes.
@@ -25,6 +27,16 @@ pub(crate) fn present() -> bool {
     // SAFETY: `is_culib_present` only tries to open the library by its candidate names; it calls
     // no symbol from it.
     *PRESENT.get_or_init(|| unsafe { cudarc::driver::sys::is_culib_present() })
+}
+
+/// The CUDA version the driver supports, `(major, minor)` (`(13, 0)` for driver 580). Call only
+/// when [`present`].
+pub(crate) fn version() -> Result<(u32, u32), DriverError> {
+    let mut version: core::ffi::c_int = 0;
+    // SAFETY: one live, writable `c_int`; `cuDriverGetVersion` writes it and keeps no pointer.
+    unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) }.result()?;
+    let version = version.max(0) as u32; // 1000 × major + 10 × minor
+    Ok((version / 1000, version % 1000 / 10))
 }
 
 /// The run-time arguments of every moving kernel: the loops (outermost first, at most

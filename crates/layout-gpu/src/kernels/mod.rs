@@ -14,8 +14,15 @@
 //!   [`CastNest`](layout_types::cast::CastNest) and gives its [`CastParams`]; a [`CastSpec`]
 //!   writes the source.
 //!
-//! [`compile`] turns either's source into PTX for an architecture; the handle's kernel cache
-//! calls it once per kernel.
+//! [`compile`] turns either's source into a [`Compiled`] kernel for an architecture: for a real
+//! one (`sm_90`, the device's compute capability) a CUBIN, machine code the driver loads as is,
+//! and its PTX; for a virtual one (`compute_90`) PTX only. The handle's kernel cache compiles
+//! each kernel once and loads its CUBIN, which a driver of NVRTC's CUDA major version loads
+//! even when it is older than NVRTC (minor-version compatibility). PTX, which the driver
+//! compiles itself, is the fallback, tried only when [`ptx_fallback_allowed`] says the driver
+//! can read it (its NVRTC is not newer than the driver). [`nvrtc_version`] and
+//! [`nvrtc_library`] say which NVRTC was loaded, [`Gpu::driver_version`](crate::Gpu::driver_version)
+//! which driver, and [`Gpu::loaded_images`](crate::Gpu::loaded_images) which image kind it took.
 //!
 //! # Moving elements
 //!
@@ -112,7 +119,9 @@ mod schedule;
 
 pub use self::cast::{cast_launch, CastLaunch, CastSpec, DeviceCast};
 pub use self::moving::{Kernel, KernelSpec, NARROW_RUN_BYTES, THREADS, TILE_ROWS, TILE_THREADS_X};
-pub use self::nvrtc::{compile, nvrtc_available};
+pub use self::nvrtc::{
+    compile, nvrtc_available, nvrtc_library, nvrtc_version, ptx_fallback_allowed, Compiled, ImageKind,
+};
 pub use self::schedule::{route, schedule, Launch, Pass, Route, LOGICAL, MAX_BLOCKS, NARROW};
 // The kernels' by-value arguments live beside their `DeviceRepr` impls, in the FFI module.
 pub use crate::ffi::driver::{CastParams, Params};

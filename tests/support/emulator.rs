@@ -4,7 +4,7 @@
 //! start poisoned and writes past their end are caught by the runner.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -131,6 +131,19 @@ impl Kernels {
     }
 }
 
+/// Runs the runner built in `dir` on a job file (name, bytes), which writes `output` there; a
+/// failed run panics with the runner's message.
+pub(crate) fn run_runner(dir: &Path, (input, jobs): (&str, &[u8]), output: &str) {
+    std::fs::write(dir.join(input), jobs).unwrap();
+    let ran = Command::new(dir.join("runner")).args([input, output]).current_dir(dir).output().unwrap();
+    assert!(
+        ran.status.success(),
+        "the runner failed ({}): {}",
+        ran.status,
+        String::from_utf8_lossy(&ran.stderr)
+    );
+}
+
 #[derive(Default)]
 pub(crate) struct Emulator {
     kernels: Kernels,
@@ -174,19 +187,8 @@ impl Emulator {
     pub(crate) fn run(&self, dir: &str) -> Result<(Vec<Vec<u8>>, Timing), String> {
         let start = Instant::now();
         let dir = self.kernels.build(dir, "emulator.hpp", "tl_main")?;
-        std::fs::write(dir.join("jobs.bin"), self.job_file()).unwrap();
         let build = start.elapsed();
-        let ran = Command::new(dir.join("runner"))
-            .args(["jobs.bin", "out.bin"])
-            .current_dir(&dir)
-            .output()
-            .unwrap();
-        assert!(
-            ran.status.success(),
-            "the emulator failed ({}): {}",
-            ran.status,
-            String::from_utf8_lossy(&ran.stderr)
-        );
+        run_runner(&dir, ("jobs.bin", &self.job_file()), "out.bin");
         let out = std::fs::read(dir.join("out.bin")).unwrap();
         let mut at = 0;
         let outputs = self

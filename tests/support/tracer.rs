@@ -2,9 +2,7 @@
 //! stores recorded, global memory never touched), each launch run on a sample of its blocks at
 //! its real grid, and each warp's accesses counted in lockstep (see `tracer.hpp`).
 
-use std::process::Command;
-
-use super::emulator::{Kernels, Signature};
+use super::emulator::{run_runner, Kernels, Signature};
 
 /// Blocks sampled per launch: the first, the last and this many from inside, spread
 /// pseudo-randomly.
@@ -134,18 +132,7 @@ impl Tracer {
     /// when there is no C++20 compiler.
     pub(crate) fn run(&self, dir: &str) -> Result<Vec<Counts>, String> {
         let dir = self.kernels.build(dir, "tracer.hpp", "tl_trace_main")?;
-        std::fs::write(dir.join("trace.bin"), self.job_file()).unwrap();
-        let ran = Command::new(dir.join("runner"))
-            .args(["trace.bin", "counts.txt"])
-            .current_dir(&dir)
-            .output()
-            .unwrap();
-        assert!(
-            ran.status.success(),
-            "the tracer failed ({}): {}",
-            ran.status,
-            String::from_utf8_lossy(&ran.stderr)
-        );
+        run_runner(&dir, ("trace.bin", &self.job_file()), "counts.txt");
         let text = std::fs::read_to_string(dir.join("counts.txt")).unwrap();
         let counts: Vec<Counts> = text
             .lines()

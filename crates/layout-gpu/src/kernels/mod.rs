@@ -118,10 +118,10 @@ mod nvrtc;
 mod schedule;
 
 pub use self::cast::{cast_launch, CastLaunch, CastSpec, DeviceCast};
-pub use self::moving::{Kernel, KernelSpec, NARROW_RUN_BYTES, THREADS, TILE_ROWS, TILE_THREADS_X};
+pub use self::moving::{Kernel, KernelSpec, NARROW, NARROW_RUN_BYTES, THREADS, TILE_ROWS, TILE_THREADS_X};
 pub use self::nvrtc::{
     compile, nvrtc_available, nvrtc_library, nvrtc_version, ptx_fallback_allowed, Compiled, ImageKind,
 };
-pub use self::schedule::{route, schedule, Launch, Pass, Route, LOGICAL, MAX_BLOCKS, NARROW};
+pub use self::schedule::{route, schedule, Launch, Pass, Route, LOGICAL, MAX_BLOCKS};
 // The kernels' by-value arguments live beside their `DeviceRepr` impls, in the FFI module.
 pub use crate::ffi::driver::{CastParams, Params};

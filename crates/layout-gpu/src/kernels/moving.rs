@@ -5,8 +5,6 @@ use std::fmt::Write as _;
 
 use layout_types::loops::MAX_LOOPS;
 
-use super::schedule::NARROW;
-
 /// Threads per block of the copy and gather kernels.
 ///
 /// ```
@@ -67,6 +65,24 @@ pub enum Kernel {
         packed_dst: bool,
     },
 }
+
+/// Planes whose source-inner or destination-inner extent is below this take the narrow kernel
+/// (the gather where the narrow axis is not packed against the other): a 32-wide tile would
+/// leave most of its threads idle (C = 3 into NHWC, W = 4 out of it).
+///
+/// ```
+/// use layout_gpu::kernels::{route, Kernel, Route, NARROW};
+/// use typed_layout::{Nchw, Nhwc, Shape};
+/// let kernel = |c: usize| -> Result<Kernel, typed_layout::LayoutError> {
+///     let dims = [8, c, 64, 64];
+///     let Route::Direct(p) = route(&Shape::<Nchw>::new(dims)?, &Shape::<Nhwc>::new(dims)?, 4)? else { unreachable!() };
+///     Ok(p.launch.spec.kernel)
+/// };
+/// assert_eq!(kernel(NARROW - 1)?, Kernel::Narrow { batch: 1, packed_dst: true });
+/// assert_eq!(kernel(NARROW)?, Kernel::Tile { batch: 1 });
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub const NARROW: usize = 16;
 
 /// Bytes of the long axis one narrow-kernel block stages per narrow index.
 ///

@@ -17,25 +17,8 @@
 use layout_types::loops::{tile_axis, LoopAxis, LoopNest, MAX_LOOPS};
 use layout_types::{Layout, LayoutError, SameFamily, Shape};
 
-use super::moving::{Kernel, KernelSpec, NARROW_RUN_BYTES, TILE_THREADS_X};
+use super::moving::{Kernel, KernelSpec, NARROW, NARROW_RUN_BYTES, TILE_THREADS_X};
 use crate::ffi::driver::Params;
-
-/// Planes whose source-inner or destination-inner extent is below this take the gather kernel:
-/// a 32-wide tile would leave most of its threads idle (C = 3 into NHWC, W = 4 out of it).
-///
-/// ```
-/// use layout_gpu::kernels::{route, Kernel, Route, NARROW};
-/// use typed_layout::{Nchw, Nhwc, Shape};
-/// let kernel = |c: usize| -> Result<Kernel, typed_layout::LayoutError> {
-///     let dims = [8, c, 64, 64];
-///     let Route::Direct(p) = route(&Shape::<Nchw>::new(dims)?, &Shape::<Nhwc>::new(dims)?, 4)? else { unreachable!() };
-///     Ok(p.launch.spec.kernel)
-/// };
-/// assert_eq!(kernel(NARROW - 1)?, Kernel::Narrow { batch: 1, packed_dst: true });
-/// assert_eq!(kernel(NARROW)?, Kernel::Tile { batch: 1 });
-/// # Ok::<(), typed_layout::LayoutError>(())
-/// ```
-pub const NARROW: usize = 16;
 
 /// Most blocks a launch asks for; grid-stride loops cover the rest.
 ///

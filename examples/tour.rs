@@ -20,7 +20,7 @@ layout! {
 /// Prints the first elements of a tensor's storage, in memory order.
 fn show<L: Layout>(t: &Tensor<f32, L>) {
     let head: Vec<String> = t.as_slice().iter().take(8).map(|v| format!("{v}")).collect();
-    println!("  {:<10} strides {:?}", L::NOTATION, t.shape().strides());
+    println!("  {:<10} strides {:?}", L::NOTATION, t.group_strides());
     println!("  {:<10} memory   {}, …", "", head.join(", "));
 }
 

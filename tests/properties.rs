@@ -23,156 +23,13 @@ mod support;
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
+use support::model::*;
 use support::{bytes_of, mix, Bits};
 use typed_layout::{
-    layout, Bmn, Cdhwn, Chwn, ColMajor, DataType, DimArray, Dims3, Dims4, Dims5, Dims6, Dims7, Dims8,
-    DynLayout, Family, Image, Layout, Matmul, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Shape,
+    Bmn, Cdhwn, Chwn, ColMajor, DataType, DimArray, Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, DynLayout,
+    Family, Image, Layout, Matmul, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Shape,
     StaticShape, StridedView, StridedViewMut, Tensor, TensorDesc, Vector, Volume,
 };
-
-layout! {
-    /// Clips: a time axis between batch and channels.
-    pub family Clip = "NTCDHW";
-    /// Grouped clips.
-    pub family GClip = "GNTCDHW";
-    /// Grouped clips with a sample axis.
-    pub family GsClip = "GNTCDHWS";
-
-    pub struct Mbn = "MBN";
-    pub struct BmnNPacked = "BMN, N-packed";
-    pub struct C4nhw4 = "C/4NHW4";
-    pub struct Hwnc = "HWNC";
-    pub struct NhwcRows = "NHWC, WC-packed";
-    pub struct Nc8dhw8 = "NC/8DHW8";
-    pub struct Dhwnc = "DHWNC";
-
-    pub struct ClipNcdhw: Clip = "NTCDHW";
-    pub struct ClipNdhwc: Clip = "NTDHWC";
-    pub struct ClipVec4: Clip = "NTC/4DHW4";
-    pub struct ClipCFirst: Clip = "CDHWNT, NT-packed";
-
-    pub struct GClipPlain: GClip = "GNTCDHW";
-    pub struct GClipReversed: GClip = "WHDCTNG";
-    pub struct GClipVec8: GClip = "GNTC/8DHW8";
-    pub struct GClipLast: GClip = "GNTDHWC";
-
-    pub struct GsPlain: GsClip = "GNTCDHWS";
-    pub struct GsReversed: GsClip = "SWHDCTNG";
-    pub struct GsVec2: GsClip = "GNTC/2DHWS2";
-    pub struct GsLast: GsClip = "GNTDHWSC";
-}
-
-/// The family letters of each rank, 3 to 8.
-const FAMILIES: [&str; 6] = ["BMN", "NCHW", "NCDHW", "NTCDHW", "GNTCDHW", "GNTCDHWS"];
-
-/// A layout as written by hand: the order of the letters (decreasing stride), C's vector width,
-/// and which positions of the order are in the `-packed` suffix.
-#[derive(Debug, Clone)]
-struct Spec {
-    letters: &'static str,
-    order: Vec<usize>,
-    vector: Option<usize>,
-    packed: Vec<bool>,
-}
-
-impl Spec {
-    fn of<L: Layout>() -> Spec {
-        let letters = L::LETTERS;
-        let order = L::FORMAT.order().to_vec();
-        let packed = order.iter().map(|&d| L::FORMAT.packed()[d]).collect();
-        Spec { letters, order, vector: L::FORMAT.vector().map(|v| v.width), packed }
-    }
-
-    fn rank(&self) -> usize {
-        self.order.len()
-    }
-
-    fn c(&self) -> Option<usize> {
-        self.letters.find('C')
-    }
-
-    fn letter(&self, d: usize) -> char {
-        self.letters.as_bytes()[d] as char
-    }
-
-    /// cuDNN notation: `NC/4HW4`, `NHWC, WC-packed`; no suffix when every letter is packed.
-    fn notation(&self) -> String {
-        let mut s = String::new();
-        for &d in &self.order {
-            s.push(self.letter(d));
-            if let (Some(w), true) = (self.vector, Some(d) == self.c()) {
-                s += &format!("/{w}");
-            }
-        }
-        if let Some(w) = self.vector {
-            s += &w.to_string();
-        }
-        if self.packed.iter().any(|&p| !p) {
-            s += &format!(", {}-packed", self.suffix());
-        }
-        s
-    }
-
-    fn suffix(&self) -> String {
-        self.order.iter().zip(&self.packed).filter(|(_, &p)| p).map(|(&d, _)| self.letter(d)).collect()
-    }
-
-    fn format_letters(&self) -> String {
-        self.order.iter().map(|&d| self.letter(d)).collect()
-    }
-
-    /// The model: mixed radix over the letters in order, C split into (group, lane).
-    fn offset(&self, dims: &[usize], index: &[usize]) -> usize {
-        let mut offset = 0;
-        for &d in &self.order {
-            let (extent, coordinate) = match self.vector {
-                Some(w) if Some(d) == self.c() => (dims[d] / w, index[d] / w),
-                _ => (dims[d], index[d]),
-            };
-            offset = offset * extent + coordinate;
-        }
-        if let (Some(w), Some(c)) = (self.vector, self.c()) {
-            offset = offset * w + index[c] % w;
-        }
-        offset
-    }
-
-    /// The model's logical strides (for a vectorized C, the stride between groups).
-    fn strides(&self, dims: &[usize]) -> Vec<usize> {
-        (0..self.rank())
-            .map(|d| {
-                let mut unit = vec![0; self.rank()];
-                unit[d] = if Some(d) == self.c() { self.vector.unwrap_or(1) } else { 1 };
-                self.offset(dims, &unit)
-            })
-            .collect()
-    }
-
-    /// Partially packed strides: the packed rule, plus `pad[k]` on letters outside the suffix.
-    fn padded_strides(&self, dims: &[usize], pad: &[usize]) -> Vec<usize> {
-        assert!(self.vector.is_none());
-        let mut strides = vec![0; self.rank()];
-        let mut next = 1;
-        for (k, &d) in self.order.iter().enumerate().rev() {
-            strides[d] = next + if self.packed[k] { 0 } else { pad[k] };
-            next = strides[d] * dims[d];
-        }
-        strides
-    }
-}
-
-/// Every logical index of `dims`, last dimension fastest.
-fn indices(dims: &[usize]) -> impl Iterator<Item = Vec<usize>> + '_ {
-    let count: usize = dims.iter().product();
-    (0..count).map(move |mut k| {
-        let mut index = vec![0; dims.len()];
-        for d in (0..dims.len()).rev() {
-            index[d] = k % dims[d];
-            k /= dims[d];
-        }
-        index
-    })
-}
 
 fn spec_in(letters: &'static str) -> impl Strategy<Value = Spec> {
     let rank = letters.len();
@@ -456,7 +313,7 @@ macro_rules! static_equals_runtime {
         let strides = signed.map(|s| s as usize); // the placement's and the model's are unsigned
         let len = StaticShape::<$l, $dims<$f, $($d),*>>::LEN;
         let runtime = Shape::<$l>::from_slice(&dims).unwrap();
-        assert_eq!(runtime.strides().as_ref(), &signed[..], "{} {:?}", <$l>::NOTATION, dims);
+        assert_eq!(runtime.group_strides().as_ref(), &signed[..], "{} {:?}", <$l>::NOTATION, dims);
         assert_eq!(runtime.len(), len);
         assert_eq!(DynLayout::of::<$l>().shape(&dims).unwrap().strides(), &strides[..]);
         assert_eq!(Spec::of::<$l>().strides(&dims), strides, "model, {} {:?}", <$l>::NOTATION, dims);

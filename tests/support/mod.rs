@@ -6,6 +6,7 @@
 
 pub(crate) mod emulator;
 pub(crate) mod images;
+pub(crate) mod model;
 pub(crate) mod tracer;
 
 use half::f16;

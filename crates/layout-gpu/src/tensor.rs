@@ -1,7 +1,7 @@
 //! [`DeviceTensor`]: a packed tensor of layout `L` in device memory.
 
 use cudarc::driver::{CudaSlice, DeviceRepr, ValidAsZeroBits};
-use layout_types::{DimsOf, Element, Layout, Shape, StridesOf};
+use layout_types::{DimsOf, Element, Layout, PerDimStrides, Shape, StridesOf};
 
 /// An element type the GPU backend moves: every [`Element`] (f32, f64, f16, bf16, i8, u8, i32,
 /// i64). Kernels see only its size.
@@ -50,9 +50,18 @@ impl<T: DeviceElement, L: Layout> DeviceTensor<T, L> {
         self.shape.dims()
     }
 
-    /// Logical strides, in elements, signed (as on the host).
-    pub fn strides(&self) -> StridesOf<L> {
+    /// Logical strides, in elements, signed (as on the host): for layouts in which every
+    /// dimension has one ([`PerDimStrides`]).
+    pub fn strides(&self) -> StridesOf<L>
+    where
+        L: PerDimStrides,
+    {
         self.shape.strides()
+    }
+
+    /// Logical strides, NC/xHWx's C giving the distance between vector groups (as on the host).
+    pub fn group_strides(&self) -> StridesOf<L> {
+        self.shape.group_strides()
     }
 
     /// Number of elements of storage.

@@ -1,5 +1,6 @@
-//! Tokens for each checked declaration: the zero-sized type, its `Family` or `Layout` impl, and
-//! for rejected declarations a placeholder that keeps the rest of the crate compiling.
+//! Tokens for each checked declaration: the zero-sized type, its `Family` or `Layout` impl (and
+//! `PerDimStrides` where no dimension is vectorized), and for rejected declarations a
+//! placeholder that keeps the rest of the crate compiling.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -79,6 +80,16 @@ fn expand_one(ctx: &Ctx, item: &Checked<'_>) -> TokenStream {
                 },
                 _ => TokenStream::new(),
             };
+            // Every dimension has one stride unless C is vectorized (`C/x…x`); a placeholder is
+            // the family's logical order, packed.
+            let per_dim = match verdict {
+                Verdict::Rejected => true,
+                Verdict::Valid | Verdict::Deferred => !spec.value().contains('/'),
+            };
+            let per_dim = match per_dim {
+                true => quote!(impl #k::PerDimStrides for #name {}),
+                false => TokenStream::new(),
+            };
             let ty = zero_sized(&decl.attrs, &decl.vis, name, &note);
             quote! {
                 #ty
@@ -87,6 +98,8 @@ fn expand_one(ctx: &Ctx, item: &Checked<'_>) -> TokenStream {
                     type Family = #family_path;
                     const FORMAT: #k::Format = #format;
                 }
+
+                #per_dim
 
                 #check
             }

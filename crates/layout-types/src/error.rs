@@ -83,6 +83,43 @@ pub enum LayoutError {
         /// The offending dimension.
         dim: DimName,
     },
+    /// A sub-tensor's range along a dimension is empty or reaches past it.
+    RangeOutOfBounds {
+        /// The dimension.
+        dim: DimName,
+        /// The range's first index.
+        start: usize,
+        /// One past its last index.
+        end: usize,
+        /// The dimension's size.
+        size: usize,
+    },
+    /// A sub-tensor of a vectorized layout cuts a vector: NC/xHWx's C narrows only at whole
+    /// groups of x, so that the sub-tensor stays vectorized.
+    NotWholeVectors {
+        /// The vectorized dimension.
+        dim: DimName,
+        /// The range's first index.
+        start: usize,
+        /// One past its last index.
+        end: usize,
+        /// The vector width x.
+        width: usize,
+    },
+    /// An axis index past the tensor's rank.
+    NoSuchAxis {
+        /// The index asked for.
+        index: usize,
+        /// The tensor's rank.
+        rank: usize,
+    },
+    /// An axis letter outside the tensor's family.
+    NoSuchLetter {
+        /// The letter asked for.
+        letter: char,
+        /// The family's letters.
+        letters: &'static str,
+    },
     /// The element count or a stride product does not fit in the address space (`isize`).
     SizeOverflow {
         /// The dimension at which the product overflowed.
@@ -231,6 +268,20 @@ impl fmt::Display for LayoutError {
                 f,
                 "index {index} is out of bounds for {dim} of size {size}"
             ),
+            LayoutError::RangeOutOfBounds { dim, start, end, size } => write!(
+                f,
+                "the range {start}..{end} of {dim} is empty or not inside its size {size}: a sub-tensor lies inside its tensor"
+            ),
+            LayoutError::NotWholeVectors { dim, start, end, width } => write!(
+                f,
+                "the range {start}..{end} of {dim} cuts its vectors of {width}: a vectorized dimension narrows only at whole vectors (multiples of x = {width})"
+            ),
+            LayoutError::NoSuchAxis { index, rank } => {
+                write!(f, "there is no axis {index} in a tensor of rank {rank}")
+            }
+            LayoutError::NoSuchLetter { letter, letters } => {
+                write!(f, "there is no axis {letter} in a tensor of the family {letters}")
+            }
             LayoutError::AllocationFailed { bytes } => {
                 write!(f, "could not allocate {bytes} bytes for the tensor's storage")
             }
@@ -266,6 +317,11 @@ impl LayoutError {
             LayoutError::OverlappingOutput { .. } => "dimensions of an output tensor cannot overlap",
             LayoutError::ShapeMismatch { .. } => "a conversion keeps the logical shape",
             LayoutError::IndexOutOfBounds { .. } => "a logical index is below its dimension's size",
+            LayoutError::RangeOutOfBounds { .. } => "a sub-tensor lies inside its tensor",
+            LayoutError::NotWholeVectors { .. } => "a vectorized dimension narrows only at whole vectors",
+            LayoutError::NoSuchAxis { .. } | LayoutError::NoSuchLetter { .. } => {
+                "an axis is one of the tensor's letters, or an index below its rank"
+            }
             LayoutError::AllocationFailed { .. } => "a tensor's storage must be allocatable",
             LayoutError::Cudnn(e) => e.rule(),
             LayoutError::Format(e) => e.message(),

@@ -50,16 +50,16 @@ pub use error::{DimName, LayoutError};
 pub use family::{BuiltinFamily, DimArray, Family, Image, Matmul, SameFamily, Volume};
 pub use layout::{
     Arrangement, Bmn, Cdhwn, Chwn, ColMajor, Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, DimsOf, ImageDims,
-    Layout, MatmulDims, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Shape,
-    StaticShape, Strided, StridedShape, StridesOf, VolumeDims,
+    InLayout, IntoAxis, Layout, MatmulDims, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc,
+    PerDimStrides, RowMajor, Shape, StaticShape, Strided, StridedShape, StridesOf, Sub, SubShape, VolumeDims,
 };
 pub use notation::{
     check_family_letters, Format, NotationBuf, NotationError, NotationErrorKind, Vector, MAX_RANK, MIN_RANK,
 };
 pub use overlap::Overlap;
 pub use tensor::{
-    Owned, Storage, StorageMut, StridedView, StridedViewMut, Tensor, TensorBase, TensorView, TensorViewMut,
-    View, ViewMut, STORAGE_ALIGN,
+    IndexedIter, Iter, Owned, Storage, StorageMut, StridedView, StridedViewMut, SubView, SubViewMut, Tensor,
+    TensorBase, TensorView, TensorViewMut, View, ViewMut, STORAGE_ALIGN,
 };
 
 /// cuDNN's descriptor arguments as plain values, checked against cuDNN's limits: the

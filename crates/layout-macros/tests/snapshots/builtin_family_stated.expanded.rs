@@ -17,3 +17,4 @@ impl ::typed_layout::Layout for Hwnc {
         <typed_layout::Image as ::typed_layout::Family>::LETTERS,
     );
 }
+impl ::typed_layout::PerDimStrides for Hwnc {}

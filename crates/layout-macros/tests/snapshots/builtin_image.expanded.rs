@@ -19,3 +19,4 @@ impl ::typed_layout::Layout for Cnhw {
         <::typed_layout::Image as ::typed_layout::Family>::LETTERS,
     );
 }
+impl ::typed_layout::PerDimStrides for Cnhw {}

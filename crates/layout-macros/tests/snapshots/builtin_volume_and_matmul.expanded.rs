@@ -18,6 +18,7 @@ impl ::typed_layout::Layout for Ndhwc {
         <::typed_layout::Volume as ::typed_layout::Family>::LETTERS,
     );
 }
+impl ::typed_layout::PerDimStrides for Ndhwc {}
 ///
 ///Layout `MBN`, declared with `layout!`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -29,3 +30,4 @@ impl ::typed_layout::Layout for Mbn {
         <::typed_layout::Matmul as ::typed_layout::Family>::LETTERS,
     );
 }
+impl ::typed_layout::PerDimStrides for Mbn {}

@@ -29,3 +29,4 @@ impl ::typed_layout::Layout for ClipLast {
         <Clip as ::typed_layout::Family>::LETTERS,
     );
 }
+impl ::typed_layout::PerDimStrides for ClipLast {}

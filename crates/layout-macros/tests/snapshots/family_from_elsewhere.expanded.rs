@@ -17,4 +17,5 @@ impl ::typed_layout::Layout for ClipLast {
         <clips::Clip as ::typed_layout::Family>::LETTERS,
     );
 }
+impl ::typed_layout::PerDimStrides for ClipLast {}
 const _: ::typed_layout::Format = <ClipLast as ::typed_layout::Layout>::FORMAT;

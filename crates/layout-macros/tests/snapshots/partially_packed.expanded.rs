@@ -19,3 +19,4 @@ impl ::typed_layout::Layout for NhwcRows {
         <::typed_layout::Image as ::typed_layout::Family>::LETTERS,
     );
 }
+impl ::typed_layout::PerDimStrides for NhwcRows {}

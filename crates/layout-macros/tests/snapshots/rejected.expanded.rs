@@ -19,6 +19,7 @@ impl ::typed_layout::Layout for Int8x32 {
         <::typed_layout::Image as ::typed_layout::Family>::LETTERS,
     );
 }
+impl ::typed_layout::PerDimStrides for Int8x32 {}
 ///
 ///Placeholder for a rejected declaration.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -39,6 +40,7 @@ impl ::typed_layout::Layout for BadLast {
         <Bad as ::typed_layout::Family>::LETTERS,
     );
 }
+impl ::typed_layout::PerDimStrides for BadLast {}
 ::core::compile_error! {
     "invalid layout \"NC/32HW4\": the vector suffix repeats the width after `/` (NC/32HW32, not NC/32HW4)\n  | NC/32HW4\n  |        ^ here\n  = guide: NC/32HW32 Memory Layout\n  = family `Image` (N, C, H, W in logical order), inferred from the letters; state another with `struct Name: Family = \"…\"`"
 }

@@ -25,7 +25,7 @@ use super::{DynLayout, TensorDesc};
 use crate::dtype::{DataType, Element};
 use crate::error::{CudnnError, DimName, LayoutError};
 use crate::family::Family;
-use crate::layout::{Layout, Shape, Strided};
+use crate::layout::{Layout, Shape, Strided, Sub};
 use crate::notation::MAX_RANK;
 use crate::tensor::{Storage, TensorBase};
 
@@ -303,6 +303,39 @@ impl<S: Storage, L: Layout> TensorBase<S, L> {
     /// ```
     pub fn cudnn(&self) -> Result<NdArgs, LayoutError> {
         self.shape().cudnn(<S::Elem as Element>::DATA_TYPE)
+    }
+}
+
+impl<S: Storage, L: Layout> TensorBase<S, Sub<L>> {
+    /// The sub-tensor's `cudnnSetTensorNdDescriptor` arguments: its dims and the strides of
+    /// the tensor it is part of (the pointer handed to cuDNN is where it starts). A sub-tensor of
+    /// NC/xHWx has arguments only when it is packed (a batch, say): cuDNN describes vectorized
+    /// layouts by format, packed.
+    ///
+    /// ```
+    /// use typed_layout::{LayoutError, NcxHwx, Nhwc, Tensor};
+    /// let t = Tensor::<f32, Nhwc>::zeros([2, 8, 4, 4])?;
+    /// let crop = t.crop([0, 0, 1, 1], [2, 8, 2, 2])?;
+    /// let nd = crop.cudnn()?;
+    /// assert_eq!((nd.dims(), nd.strides()), (&[2, 8, 2, 2][..], &[128, 1, 32, 8][..]));
+    /// let v = Tensor::<i8, NcxHwx<4>>::zeros([2, 8, 4, 4])?;
+    /// assert!(v.batch(1)?.cudnn().is_err()); // NC/xHWx: no Nd arguments, like the whole tensor
+    /// assert!(matches!(v.narrow('C', 0..4)?.cudnn(), Err(LayoutError::NotApplicable { .. })));
+    /// # Ok::<(), LayoutError>(())
+    /// ```
+    pub fn cudnn(&self) -> Result<NdArgs, LayoutError> {
+        let data_type = <S::Elem as Element>::DATA_TYPE;
+        if let Some(whole) = self.shape().packed() {
+            return whole.cudnn(data_type);
+        }
+        if L::FORMAT.vector().is_some() {
+            return Err(LayoutError::NotApplicable {
+                reason: "cuDNN describes a vectorized layout (NC/xHWx) by its format, packed: a sub-tensor that is not packed has no descriptor",
+            });
+        }
+        let (dims, strides) = (self.dims(), self.group_strides());
+        let desc = TensorDesc::new(data_type, dims.as_ref(), strides.as_ref())?;
+        desc.with_letters(L::LETTERS)?.cudnn()
     }
 }
 

@@ -4,14 +4,15 @@
 use core::fmt::Debug;
 use core::marker::PhantomData;
 
+use super::sub::{Sub, SubShape};
 use super::{Layout, Shape};
-use crate::error::LayoutError;
-use crate::family::Family;
+use crate::error::{DimName, LayoutError};
+use crate::family::{DimArray, Family};
 use crate::overlap::{overlap, Overlap};
 use crate::placement::Placement;
 use crate::predicates;
 
-mod sealed {
+pub(super) mod sealed {
     pub trait Sealed {}
 }
 
@@ -44,18 +45,49 @@ pub trait Arrangement: sealed::Sealed + Copy + Default + Debug + Send + Sync + '
     /// Logical dims.
     #[doc(hidden)]
     fn dims(shape: &Self::Shape) -> DimsOf<Self>;
-    /// Logical strides, signed.
+    /// Logical strides, signed; for a vectorized dimension, the stride between vector groups.
     #[doc(hidden)]
-    fn strides(shape: &Self::Shape) -> StridesOf<Self>;
-    /// Storage offset of a logical index, or `None` outside the dims.
+    fn group_strides(shape: &Self::Shape) -> StridesOf<Self>;
+    /// Storage offset of a logical index, or `None` outside the dims: the hot path of element
+    /// access, monomorphized per arrangement.
     #[doc(hidden)]
-    fn offset(shape: &Self::Shape, index: &[usize]) -> Option<usize>;
+    fn offset(shape: &Self::Shape, index: &DimsOf<Self>) -> Option<usize>;
     /// Whether two indices share an address.
     #[doc(hidden)]
     fn overlap(shape: &Self::Shape) -> Overlap;
     /// How logical indices reach storage, for the loop plan.
     #[doc(hidden)]
     fn maps(shape: &Self::Shape) -> Maps<'_>;
+    /// The arrangement of a sub-tensor: [`Sub<L>`](Sub) of a layout or of a sub-tensor,
+    /// `Strided<F>` of a strided view.
+    #[doc(hidden)]
+    type Sub: Arrangement<Family = Self::Family>;
+    /// The sub-tensor of positions `start[d]..start[d] + dims[d]` along every dimension: its
+    /// shape, and the part `(offset, len)` of the storage it lies in (`None`: all of it).
+    #[doc(hidden)]
+    #[allow(clippy::type_complexity)]
+    fn sub(
+        shape: &Self::Shape,
+        start: &[usize],
+        dims: &[usize],
+    ) -> Result<(<Self::Sub as Arrangement>::Shape, Option<(usize, usize)>), LayoutError>;
+}
+
+/// [`Arrangement::sub`] of a layout or a sub-tensor: narrowed dimension by dimension.
+#[allow(clippy::type_complexity)]
+pub(super) fn sub_of<L: Layout>(
+    mut shape: SubShape<L>,
+    start: &[usize],
+    dims: &[usize],
+) -> Result<(SubShape<L>, Option<(usize, usize)>), LayoutError> {
+    let mut offset = 0;
+    for (d, (&s, &n)) in start.iter().zip(dims).enumerate() {
+        if (s, n) != (0, shape.placement().dims()[d]) {
+            let (narrowed, o) = shape.narrowed_at(d, s, n)?;
+            (shape, offset) = (narrowed, offset + o);
+        }
+    }
+    Ok((shape, Some((offset, shape.len()))))
 }
 
 /// How a shape's logical indices reach storage: through a derived [`Placement`], or through
@@ -100,6 +132,42 @@ pub type DimsOf<A> = <<A as Arrangement>::Family as Family>::Dims;
 /// ```
 pub type StridesOf<A> = <<A as Arrangement>::Family as Family>::Strides;
 
+/// Arrangements in which every logical dimension has one stride: every layout without a
+/// vectorized dimension, and [`Strided<F>`](Strided). Per-dimension strides
+/// ([`TensorBase::strides`](crate::TensorBase::strides), [`Shape::strides`]) exist only for
+/// these, so generic code that takes a dot product of an index with the strides cannot be handed
+/// NC/xHWx, whose C reaches storage through a group stride *and* a lane (its
+/// [`group_strides`](Shape::group_strides) are a different thing, under a different name).
+///
+/// Implemented for the guide's non-vectorized layouts, for [`Strided<F>`](Strided), and by
+/// `layout!` for every declared layout without a `/`.
+///
+/// ```
+/// use typed_layout::{Layout, Nhwc, PerDimStrides, Tensor};
+/// /// Generic code may take the dot product: every dimension has one stride.
+/// fn offset_by_strides<L: Layout + PerDimStrides>(t: &Tensor<f32, L>, index: &[usize]) -> isize {
+///     index.iter().zip(t.strides().as_ref()).map(|(&i, &s)| i as isize * s).sum()
+/// }
+/// let t = Tensor::<f32, Nhwc>::zeros([1, 8, 2, 2])?;
+/// assert_eq!(offset_by_strides(&t, &[0, 5, 1, 1]), 16 + 8 + 5);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+///
+/// ```compile_fail,E0277
+/// use typed_layout::{NcxHwx, Tensor};
+/// let t = Tensor::<f32, NcxHwx<4>>::zeros([1, 8, 2, 2])?;
+/// let _ = t.strides(); // error: NC/4HW4 has no per-dimension strides
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no per-dimension strides",
+    label = "a vectorized dimension reaches storage through a group stride and a lane",
+    note = "use `get` / indexing for offsets, or `group_strides()` for the distance between vector groups"
+)]
+pub trait PerDimStrides: Arrangement {}
+
+impl<F: Family> PerDimStrides for Strided<F> {}
+
 impl<L: Layout> sealed::Sealed for L {}
 
 impl<L: Layout> Arrangement for L {
@@ -110,17 +178,26 @@ impl<L: Layout> Arrangement for L {
     fn dims(shape: &Shape<L>) -> DimsOf<L> {
         shape.dims()
     }
-    fn strides(shape: &Shape<L>) -> StridesOf<L> {
-        shape.strides()
+    fn group_strides(shape: &Shape<L>) -> StridesOf<L> {
+        shape.group_strides()
     }
-    fn offset(shape: &Shape<L>, index: &[usize]) -> Option<usize> {
-        shape.placement().offset(index).ok()
+    #[inline(always)]
+    fn offset(shape: &Shape<L>, index: &DimsOf<L>) -> Option<usize> {
+        shape.placement().locate(index.as_ref(), const { L::FORMAT.vector() })
     }
     fn overlap(_: &Shape<L>) -> Overlap {
         Overlap::Disjoint // a layout's strides nest (placement::derive_strided checks it)
     }
     fn maps(shape: &Shape<L>) -> Maps<'_> {
         Maps::Placement(shape.placement())
+    }
+    type Sub = Sub<L>;
+    fn sub(
+        shape: &Shape<L>,
+        start: &[usize],
+        dims: &[usize],
+    ) -> Result<(SubShape<L>, Option<(usize, usize)>), LayoutError> {
+        sub_of(SubShape::from(*shape), start, dims)
     }
 }
 
@@ -149,25 +226,47 @@ impl<F: Family> Arrangement for Strided<F> {
     fn dims(shape: &StridedShape<F>) -> F::Dims {
         shape.dims
     }
-    fn strides(shape: &StridedShape<F>) -> F::Strides {
+    fn group_strides(shape: &StridedShape<F>) -> F::Strides {
         shape.strides
     }
-    fn offset(shape: &StridedShape<F>, index: &[usize]) -> Option<usize> {
-        let dims = shape.dims.as_ref();
-        if index.len() != dims.len() || index.iter().zip(dims).any(|(i, d)| i >= d) {
-            return None;
+    #[inline(always)]
+    fn offset(shape: &StridedShape<F>, index: &F::Dims) -> Option<usize> {
+        let (dims, strides) = (shape.dims.as_ref(), shape.strides.as_ref());
+        let mut offset = shape.base as isize;
+        for (k, &i) in index.as_ref().iter().enumerate() {
+            if i >= dims[k] {
+                return None;
+            }
+            offset += i as isize * strides[k];
         }
-        let offset = index
-            .iter()
-            .zip(shape.strides.as_ref())
-            .fold(shape.base as isize, |o, (&i, &s)| o + i as isize * s);
-        usize::try_from(offset).ok() // in range: the view checked every address against its buffer
+        // In range: the view checked every address against its buffer.
+        Some(offset as usize)
     }
     fn overlap(shape: &StridedShape<F>) -> Overlap {
         overlap(shape.dims.as_ref(), shape.strides.as_ref())
     }
     fn maps(shape: &StridedShape<F>) -> Maps<'_> {
         Maps::Strided { dims: shape.dims.as_ref(), strides: shape.strides.as_ref(), base: shape.base }
+    }
+    type Sub = Strided<F>;
+    fn sub(
+        shape: &StridedShape<F>,
+        start: &[usize],
+        dims: &[usize],
+    ) -> Result<(StridedShape<F>, Option<(usize, usize)>), LayoutError> {
+        let letters = F::LETTERS.as_bytes();
+        let mut base = shape.base as isize;
+        for (d, ((&s, &n), &stride)) in start.iter().zip(dims).zip(shape.strides.as_ref()).enumerate() {
+            let size = shape.dims.as_ref()[d];
+            if n == 0 || s.checked_add(n).is_none_or(|end| end > size) {
+                let dim = DimName::new(d, letters);
+                return Err(LayoutError::RangeOutOfBounds { dim, start: s, end: s.saturating_add(n), size });
+            }
+            base += s as isize * stride; // inside the view's reach, which fits in isize
+        }
+        let sub_dims = F::Dims::from_fn(|d| dims[d]);
+        // The first element is one of the view's, so `base` is an offset into its buffer.
+        Ok((StridedShape::new(sub_dims, shape.strides, base as usize)?, None))
     }
 }
 

@@ -31,11 +31,12 @@ mod arrangement;
 mod named;
 mod shape;
 mod static_shape;
+mod sub;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use arrangement::Maps;
-pub use arrangement::{Arrangement, DimsOf, Strided, StridedShape, StridesOf};
+pub use arrangement::{Arrangement, DimsOf, PerDimStrides, Strided, StridedShape, StridesOf};
 pub use named::{
     Bmn, Cdhwn, Chwn, ColMajor, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor,
 };
@@ -43,6 +44,7 @@ pub use shape::Shape;
 pub use static_shape::{
     Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, ImageDims, MatmulDims, StaticShape, VolumeDims,
 };
+pub use sub::{InLayout, IntoAxis, Sub, SubShape};
 
 /// A tensor layout as a zero-sized type.
 ///

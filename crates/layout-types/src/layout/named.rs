@@ -3,7 +3,7 @@
 use core::fmt::Debug;
 use core::marker::PhantomData;
 
-use super::Layout;
+use super::{Layout, PerDimStrides};
 use crate::family::{Family, Image, Matmul, Volume};
 use crate::notation::Format;
 
@@ -17,6 +17,8 @@ macro_rules! named_layout {
             type Family = $family;
             const FORMAT: Format = Format::parse_const($spec, <$family as Family>::LETTERS);
         }
+
+        impl PerDimStrides for $name {}
     };
 }
 
@@ -176,6 +178,8 @@ impl<O: MatrixOrder> Layout for Bmn<O> {
     type Family = Matmul;
     const FORMAT: Format = Format::parse_const(O::SPEC, Matmul::LETTERS);
 }
+
+impl<O: MatrixOrder> PerDimStrides for Bmn<O> {}
 
 /// The named layouts as a runtime value, for asking which of them a descriptor matches.
 ///

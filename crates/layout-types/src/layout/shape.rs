@@ -2,7 +2,7 @@
 
 use core::marker::PhantomData;
 
-use super::{DimsOf, Layout, StridesOf};
+use super::{DimsOf, Layout, PerDimStrides, StridesOf};
 use crate::dtype::DataType;
 use crate::error::LayoutError;
 use crate::family::DimArray;
@@ -47,6 +47,31 @@ impl<L: Layout> Shape<L> {
         Self::from_slice(dims.as_ref())
     }
 
+    /// Validates dims given in the layout's own letter order (its memory order, outermost
+    /// first: `[n, h, w, c]` for NHWC), the order a buffer's producer usually writes them in.
+    ///
+    /// ```
+    /// use typed_layout::{Nhwc, Shape};
+    /// let s = Shape::<Nhwc>::from_physical([1, 224, 224, 3])?; // N, H, W, C
+    /// assert_eq!(s.dims(), [1, 3, 224, 224]); // n, c, h, w
+    /// assert_eq!(s.physical_dims(), [1, 224, 224, 3]);
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn from_physical(dims: DimsOf<L>) -> Result<Self, LayoutError> {
+        let order = L::FORMAT.order();
+        let mut logical = dims;
+        for (k, &d) in order.iter().enumerate() {
+            logical.as_mut()[d] = dims.as_ref()[k];
+        }
+        Self::new(logical)
+    }
+
+    /// The dims in the layout's own letter order (memory order, outermost first).
+    pub fn physical_dims(&self) -> DimsOf<L> {
+        let order = L::FORMAT.order();
+        DimsOf::<L>::from_fn(|k| self.placement.dims()[order[k]])
+    }
+
     /// A shape with the given logical strides, checked against the layout's packing.
     ///
     /// For a partially packed layout (`"NHWC, WC-packed"`, declared with `layout!`), letters
@@ -88,9 +113,32 @@ impl<L: Layout> Shape<L> {
         DimsOf::<L>::from_fn(|i| d[i])
     }
 
-    /// Logical strides, signed like every stride of the crate (for NC/xHWx's C: the distance
-    /// between vector groups).
-    pub fn strides(&self) -> StridesOf<L> {
+    /// Logical strides, signed like every stride of the crate: for a layout in which every
+    /// dimension has one ([`PerDimStrides`]; NC/xHWx has not, see
+    /// [`group_strides`](Shape::group_strides)).
+    pub fn strides(&self) -> StridesOf<L>
+    where
+        L: PerDimStrides,
+    {
+        const {
+            assert!(L::FORMAT.vector().is_none(), "a vectorized layout implements PerDimStrides");
+        }
+        self.group_strides()
+    }
+
+    /// Logical strides, except that a vectorized dimension (NC/xHWx's C) gives the distance
+    /// between its vector groups: the stride of `c / x`, while `c % x` steps by 1 inside a
+    /// group. Equal to [`strides`](Shape::strides) for every other layout.
+    ///
+    /// ```
+    /// use typed_layout::{NcxHwx, Shape};
+    /// let s = Shape::<NcxHwx<4>>::new([1, 8, 2, 2])?;
+    /// assert_eq!(s.group_strides(), [32, 16, 8, 4]);
+    /// // c = 5 is lane 1 of group 1: 1 · 16 + 1 · 8 + 1 · 4 + 1.
+    /// assert_eq!(s.offset([0, 5, 1, 1])?, 29);
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn group_strides(&self) -> StridesOf<L> {
         let s = self.placement.strides();
         StridesOf::<L>::from_fn(|i| s[i] as isize) // below isize::MAX: the placement checked
     }

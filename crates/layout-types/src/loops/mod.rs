@@ -18,9 +18,11 @@ use crate::placement::DimMap;
 mod geometry;
 #[cfg(test)]
 mod tests;
+mod walk;
 
 pub(crate) use geometry::same_dims;
 pub use geometry::Geometry;
+pub(crate) use walk::{Cursor, Walk};
 
 /// Most loops of a nest: each dimension splits into at most three (group, sub-group, lane).
 ///

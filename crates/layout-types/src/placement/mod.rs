@@ -18,7 +18,7 @@
 //! ```
 
 use crate::error::{DimName, LayoutError};
-use crate::notation::{Format, MAX_RANK, MIN_RANK};
+use crate::notation::{Format, Vector, MAX_RANK, MIN_RANK};
 
 /// Most physical axes a layout can have: every dimension plus one vector lane axis.
 ///
@@ -313,6 +313,87 @@ impl Placement {
             k += 1;
         }
         Ok(offset)
+    }
+
+    /// [`Placement::offset`] for the hot path of element access: `index` has one entry per
+    /// dimension, and `vector` is the format's vectorized dimension (lanes contiguous), a
+    /// constant where the caller is monomorphized per layout, so the loop unrolls into a dot
+    /// product with bounds checks. `None` outside the dims.
+    #[inline(always)]
+    pub(crate) fn locate(&self, index: &[usize], vector: Option<Vector>) -> Option<usize> {
+        let (dims, strides) = (&self.dims, &self.strides);
+        let mut offset = 0;
+        let mut inside = true;
+        for k in 0..index.len().min(MAX_RANK) {
+            let i = index[k];
+            inside &= i < dims[k];
+            offset += match vector {
+                Some(v) if v.dim == k => (i / v.width) * strides[k] + i % v.width,
+                _ => i * strides[k],
+            };
+        }
+        inside.then_some(offset)
+    }
+
+    /// The elements of this placement whose index along logical dimension `dim` lies in
+    /// `start..start + len`, with the same strides: the placement of a sub-tensor, and the
+    /// offset of its first element. Its length is one past its highest offset (it reaches
+    /// elements of the parent between its own). A vectorized dimension narrows only at whole
+    /// vectors; `letters` names the dimension in errors.
+    ///
+    /// ```
+    /// use typed_layout::{NcxHwx, Nchw, Shape};
+    /// let p = *Shape::<Nchw>::new([2, 3, 4, 5])?.placement();
+    /// let (rows, offset) = p.narrowed(2, 1, 2, b"NCHW")?; // h in 1..3
+    /// assert_eq!((rows.dims(), rows.strides(), offset), (&[2, 3, 2, 5][..], &[60, 20, 5, 1][..], 5));
+    /// assert_eq!(rows.len(), 60 + 2 * 20 + 5 + 4 + 1);
+    /// let v = *Shape::<NcxHwx<4>>::new([1, 8, 2, 2])?.placement();
+    /// assert!(v.narrowed(1, 4, 4, b"NCHW").is_ok()); // the second vector of channels
+    /// assert!(v.narrowed(1, 2, 4, b"NCHW").is_err()); // half of each
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn narrowed(
+        &self,
+        dim: usize,
+        start: usize,
+        len: usize,
+        letters: &[u8],
+    ) -> Result<(Placement, usize), LayoutError> {
+        let name = DimName::new(dim, letters);
+        let size = match self.dims().get(dim) {
+            Some(&size) => size,
+            None => return Err(LayoutError::NoSuchAxis { index: dim, rank: self.rank }),
+        };
+        let end = start.checked_add(len).filter(|&end| len > 0 && end <= size);
+        let Some(end) = end else {
+            return Err(LayoutError::RangeOutOfBounds {
+                dim: name,
+                start,
+                end: start.saturating_add(len),
+                size,
+            });
+        };
+        let mut out = *self;
+        let mut offset = 0;
+        for a in out.axes[..out.n_axes].iter_mut().filter(|a| a.dim == dim) {
+            match a.part {
+                Part::Whole => {
+                    a.extent = len;
+                    offset += start * a.stride;
+                }
+                Part::Group { width } => {
+                    if !start.is_multiple_of(width) || !len.is_multiple_of(width) {
+                        return Err(LayoutError::NotWholeVectors { dim: name, start, end, width });
+                    }
+                    a.extent = len / width;
+                    offset += start / width * a.stride;
+                }
+                Part::Lane { .. } => {}
+            }
+        }
+        out.dims[dim] = len;
+        out.len = 1 + out.axes().iter().map(|a| (a.extent - 1) * a.stride).sum::<usize>();
+        Ok((out, offset))
     }
 
     /// Writes into `index` (one entry per dimension) the logical index stored at `offset`

@@ -6,7 +6,7 @@ use crate::dtype::Element;
 use crate::layout::{Arrangement, Maps};
 use crate::loops::Geometry;
 
-fn geometry<A: Arrangement>(shape: &A::Shape) -> Geometry {
+pub(super) fn geometry<A: Arrangement>(shape: &A::Shape) -> Geometry {
     match A::maps(shape) {
         Maps::Placement(p) => Geometry::packed(p),
         Maps::Strided { dims, strides, base } => Geometry::strided(dims, strides, base),

@@ -8,17 +8,21 @@ use core::fmt;
 use crate::convert::{self, Destination, Source};
 use crate::dtype::Element;
 use crate::error::LayoutError;
-use crate::family::SameFamily;
-use crate::layout::{Arrangement, DimsOf, Layout, Strided, StridesOf};
+use crate::family::{Family, SameFamily};
+use crate::layout::{Arrangement, DimsOf, InLayout, Layout, PerDimStrides, Strided, StridesOf};
 use crate::overlap::Overlap;
 
 mod access;
+mod elements;
 mod owned;
 mod storage;
+mod sub;
 mod views;
 
+pub use elements::{IndexedIter, Iter};
 pub use owned::STORAGE_ALIGN;
 pub use storage::{Owned, Storage, StorageMut, View, ViewMut};
+pub use sub::{SubView, SubViewMut};
 
 /// A tensor: elements in storage `S`, arranged by `A` (a layout, or [`Strided<F>`](Strided)).
 ///
@@ -161,14 +165,45 @@ impl<S: Storage, R: Storage<Elem = S::Elem>, A: Arrangement> PartialEq<TensorBas
     }
 }
 
+/// The kind, the layout, and dims and strides with their letters (logical order), not the
+/// elements:
+///
+/// ```
+/// use typed_layout::{Nhwc, Tensor};
+/// let t = Tensor::<u8, Nhwc>::zeros([1, 3, 224, 224])?;
+/// assert_eq!(
+///     format!("{t:?}"),
+///     "Tensor { layout: \"NHWC\", dims: N=1 C=3 H=224 W=224, strides: N=150528 C=1 H=672 W=3, data_type: Uint8 }"
+/// );
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
 impl<S: Storage, A: Arrangement> fmt::Debug for TensorBase<S, A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Tensor")
+        let letters = <A::Family as Family>::LETTERS;
+        let kind = match (S::KIND, A::NAME) {
+            ("TensorView", "strided") => "StridedView",
+            ("TensorViewMut", "strided") => "StridedViewMut",
+            (kind, _) => kind,
+        };
+        f.debug_struct(kind)
             .field("layout", &A::NAME)
-            .field("dims", &self.dims())
-            .field("strides", &self.strides())
+            .field("dims", &Lettered(letters, self.dims().as_ref()))
+            .field("strides", &Lettered(letters, self.group_strides().as_ref()))
             .field("data_type", &<S::Elem as Element>::DATA_TYPE)
             .finish()
+    }
+}
+
+/// Values with their dimension letters: `N=1 C=3 H=224 W=224`.
+pub(crate) struct Lettered<'a, V>(pub(crate) &'a str, pub(crate) &'a [V]);
+
+impl<V: fmt::Display> fmt::Debug for Lettered<'_, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (k, (letter, v)) in self.0.chars().zip(self.1).enumerate() {
+            let sep = if k == 0 { "" } else { " " };
+            write!(f, "{sep}{letter}={v}")?;
+        }
+        Ok(())
     }
 }
 
@@ -188,10 +223,19 @@ impl<S: Storage, A: Arrangement> TensorBase<S, A> {
     pub fn dims(&self) -> DimsOf<A> {
         A::dims(&self.shape)
     }
-    /// Strides in logical order, in elements, signed. For NC/xHWx's vectorized C: the distance
-    /// between vector groups (the lanes are contiguous).
-    pub fn strides(&self) -> StridesOf<A> {
-        A::strides(&self.shape)
+    /// Strides in logical order, in elements, signed: for arrangements in which every dimension
+    /// has one ([`PerDimStrides`]: not NC/xHWx, see [`group_strides`](TensorBase::group_strides)).
+    pub fn strides(&self) -> StridesOf<A>
+    where
+        A: PerDimStrides,
+    {
+        A::group_strides(&self.shape)
+    }
+    /// Strides in logical order, except that NC/xHWx's vectorized C gives the distance between
+    /// vector groups (the lanes are contiguous): equal to [`strides`](TensorBase::strides)
+    /// wherever that exists.
+    pub fn group_strides(&self) -> StridesOf<A> {
+        A::group_strides(&self.shape)
     }
     /// Whether two indices share an address: [`Overlap::Disjoint`] for every layout; a strided
     /// view of an input may overlap.
@@ -205,7 +249,7 @@ impl<S: Storage, A: Arrangement> TensorBase<S, A> {
     }
     /// The element at a logical index, or `None` outside the tensor.
     pub fn get(&self, index: DimsOf<A>) -> Option<&S::Elem> {
-        self.as_slice().get(A::offset(&self.shape, index.as_ref())?)
+        self.as_slice().get(A::offset(&self.shape, &index)?)
     }
     /// A shared view of the same elements, with the same arrangement.
     pub fn view(&self) -> TensorBase<View<'_, S::Elem>, A> {
@@ -244,7 +288,7 @@ impl<'a, T: Element, A: Arrangement> TensorBase<View<'a, T>, A> {
     }
     /// The element at a logical index, for the lifetime of the data.
     pub fn into_get(self, index: DimsOf<A>) -> Option<&'a T> {
-        let offset = A::offset(&self.shape, index.as_ref())?;
+        let offset = A::offset(&self.shape, &index)?;
         self.storage.0.get(offset)
     }
 }
@@ -257,7 +301,7 @@ impl<S: StorageMut, A: Arrangement> TensorBase<S, A> {
     }
     /// The element at a logical index, mutably, or `None` outside the tensor.
     pub fn get_mut(&mut self, index: DimsOf<A>) -> Option<&mut S::Elem> {
-        let offset = A::offset(&self.shape, index.as_ref())?;
+        let offset = A::offset(&self.shape, &index)?;
         self.as_mut_slice().get_mut(offset)
     }
     /// A mutable view of the same elements, with the same arrangement.
@@ -275,15 +319,16 @@ impl<S: StorageMut, A: Arrangement> TensorBase<S, A> {
     }
 }
 
-/// What the guide's layout rules need: a layout.
-impl<S: Storage, L: Layout> TensorBase<S, L> {
+/// What the guide's layout rules need: a layout (of the tensor, or of the tensor it is part of).
+impl<S: Storage, A: InLayout> TensorBase<S, A> {
     /// The Tensor Core rules this tensor breaks: its shape's, its data type's, and its buffer's
-    /// alignment (met by storage typed-layout allocates).
+    /// alignment (met by storage typed-layout allocates; a sub-tensor's is where it starts).
     ///
     /// ```
     /// use typed_layout::{tensor_core::TensorCoreRule, Nhwc, Tensor};
     /// let x = Tensor::<half::f16, Nhwc>::zeros([8, 16, 7, 7])?;
     /// assert!(x.tensor_core().is_ready());
+    /// assert!(!x.narrow('C', 0..3)?.tensor_core().is_ready()); // C = 3
     /// let y = Tensor::<i8, Nhwc>::zeros([8, 3, 7, 7])?;
     /// assert_eq!(y.tensor_core().to_string(),
     ///     "Tensor Cores want the channel count C padded to a multiple of 8; Tensor Cores accelerate FP16, FP32 and INT32 data");
@@ -291,6 +336,10 @@ impl<S: Storage, L: Layout> TensorBase<S, L> {
     /// ```
     pub fn tensor_core(&self) -> crate::tensor_core::TensorCoreCheck {
         let data_type = <S::Elem as Element>::DATA_TYPE;
-        self.shape.tensor_core(data_type).with_address(self.as_slice().as_ptr() as usize)
+        let format = &<A::Layout as Layout>::FORMAT;
+        let letters = <A::Layout as Layout>::LETTERS;
+        let dims = A::sub_shape(&self.shape);
+        crate::tensor_core::TensorCoreCheck::of_shape(format, letters, dims.placement().dims(), data_type)
+            .with_address(self.as_slice().as_ptr() as usize)
     }
 }

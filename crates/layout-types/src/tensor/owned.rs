@@ -3,8 +3,9 @@
 use super::{Owned, Tensor, TensorBase};
 use crate::dtype::Element;
 use crate::error::LayoutError;
-use crate::family::DimArray;
+use crate::family::{DimArray, Family};
 use crate::layout::{DimsOf, Layout, Shape};
+use crate::loops::{Geometry, Walk};
 
 /// The alignment of storage typed-layout allocates: 1024 bits.
 ///
@@ -16,21 +17,30 @@ use crate::layout::{DimsOf, Layout, Shape};
 /// ```
 pub const STORAGE_ALIGN: usize = 128;
 
-/// Allocates the storage of `shape` filled with `value`, failing (instead of aborting) when the
-/// bytes do not fit ([`Shape::bytes`] names the dimension) or the allocator refuses them.
-/// Returns the allocation and the offset of the tensor's first element in it.
-fn allocate<T: Element, L: Layout>(shape: &Shape<L>, value: T) -> Result<(Vec<T>, usize), LayoutError> {
+/// Reserves the storage of `shape`, failing (instead of aborting) when the bytes do not fit
+/// ([`Shape::bytes`] names the dimension) or the allocator refuses them, and fills it up to the
+/// first [`STORAGE_ALIGN`] boundary. Returns the allocation (with capacity for the tensor, which
+/// the caller pushes) and the offset of the tensor's first element in it.
+pub(super) fn allocate_empty<T: Element, L: Layout>(
+    shape: &Shape<L>,
+) -> Result<(Vec<T>, usize), LayoutError> {
     let bytes = shape.bytes(T::SIZE)?;
-    let len = shape.len();
     // Room to start the tensor on a STORAGE_ALIGN boundary inside the allocation (safe code:
     // the allocation is over-sized and the tensor begins at an offset).
     let slack = STORAGE_ALIGN.div_ceil(T::SIZE);
-    let total = len.checked_add(slack).ok_or(LayoutError::AllocationFailed { bytes })?;
+    let total = shape.len().checked_add(slack).ok_or(LayoutError::AllocationFailed { bytes })?;
     let mut data = Vec::new();
     data.try_reserve_exact(total).map_err(|_| LayoutError::AllocationFailed { bytes })?;
-    data.resize(total, value);
     let misalignment = data.as_ptr() as usize % STORAGE_ALIGN;
     let offset = ((STORAGE_ALIGN - misalignment) % STORAGE_ALIGN) / T::SIZE;
+    data.resize(offset, T::default()); // within the capacity: the allocation does not move
+    Ok((data, offset))
+}
+
+/// The storage of `shape` filled with `value`: [`allocate_empty`], then the tensor.
+fn allocate<T: Element, L: Layout>(shape: &Shape<L>, value: T) -> Result<(Vec<T>, usize), LayoutError> {
+    let (mut data, offset) = allocate_empty(shape)?;
+    data.resize(offset + shape.len(), value);
     Ok((data, offset))
 }
 
@@ -46,10 +56,39 @@ impl<T: Element, L: Layout> Tensor<T, L> {
         Self::filled_in(Shape::new(dims)?, value)
     }
 
-    /// A tensor over `data`, which is in physical memory order and must have exactly the
-    /// shape's length.
+    /// A tensor over `data` (in memory order, exactly the shape's length), with `dims` in the
+    /// family's **logical** order: `[n, c, h, w]` for every image layout, NHWC included.
+    ///
+    /// The trap: an NHWC image of 224 × 224 pixels with 3 channels is `[1, 3, 224, 224]` here,
+    /// not `[1, 224, 224, 3]`, which is a valid shape too (C = 224, W = 3) and silently means
+    /// another tensor. For dims in the layout's own order, use
+    /// [`from_vec_physical`](Tensor::from_vec_physical).
+    ///
+    /// ```
+    /// use typed_layout::{Nhwc, Tensor};
+    /// let hwc = vec![0u8; 224 * 224 * 3]; // an RGB image, pixel after pixel
+    /// let t = Tensor::<u8, Nhwc>::from_vec([1, 3, 224, 224], hwc)?; // n, c, h, w
+    /// assert_eq!(format!("{:?}", t.dims()), "[1, 3, 224, 224]");
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
     pub fn from_vec(dims: DimsOf<L>, data: Vec<T>) -> Result<Self, LayoutError> {
         Self::from_vec_in(Shape::new(dims)?, data)
+    }
+
+    /// A tensor over `data` (in memory order), with `dims` in the layout's own letter order:
+    /// `[n, h, w, c]` for NHWC, `[c, h, w, n]` for CHWN; the order a buffer's producer
+    /// writes them in.
+    ///
+    /// ```
+    /// use typed_layout::{Nhwc, Tensor};
+    /// let hwc: Vec<u8> = (0..4 * 6 * 3).map(|v| v as u8).collect(); // 4 rows, 6 columns, RGB
+    /// let t = Tensor::<u8, Nhwc>::from_vec_physical([1, 4, 6, 3], hwc)?; // N, H, W, C
+    /// assert_eq!(t.dims(), [1, 3, 4, 6]); // always n, c, h, w afterwards
+    /// assert_eq!(t[[0, 2, 0, 1]], 5); // blue of the second pixel
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn from_vec_physical(dims: DimsOf<L>, data: Vec<T>) -> Result<Self, LayoutError> {
+        Self::from_vec_in(Shape::from_physical(dims)?, data)
     }
 
     /// A tensor of storage `shape` (padded, for a partially packed layout; see
@@ -80,24 +119,42 @@ impl<T: Element, L: Layout> Tensor<T, L> {
         Ok(TensorBase::from_parts(shape, Owned { data, offset: 0, len }))
     }
 
-    /// A tensor whose element at each logical index is `f(index)`.
+    /// A tensor whose element at each logical index is `f(index)`, computed in storage order
+    /// (each element written once).
+    ///
+    /// The closure's index is an array as long as `dims`, so its pattern (`|[n, c, h, w]|`)
+    /// needs no annotation, also where the tensor's type comes from elsewhere.
     ///
     /// ```
-    /// use typed_layout::{NcxHwx, Tensor};
+    /// use typed_layout::{NcxHwx, Nchw, Tensor};
     /// let t = Tensor::<i32, NcxHwx<4>>::from_fn([1, 8, 1, 2], |[_, c, _, w]| (10 * c + w) as i32)?;
     /// // Group 0 holds channels 0..4 of pixel w = 0, then of w = 1.
     /// assert_eq!(&t.as_slice()[..8], &[0, 10, 20, 30, 1, 11, 21, 31]);
+    /// // The layout from the binding's type:
+    /// let x: Tensor<f32, Nchw> = Tensor::from_fn([1, 3, 2, 2], |[n, c, h, w]| (n + c + h + w) as f32)?;
+    /// assert_eq!(x[[0, 2, 1, 1]], 4.0);
     /// # Ok::<(), typed_layout::LayoutError>(())
     /// ```
-    pub fn from_fn(dims: DimsOf<L>, mut f: impl FnMut(DimsOf<L>) -> T) -> Result<Self, LayoutError> {
-        let mut t = Self::zeros(dims)?;
-        let placement = *t.shape().placement();
-        let mut index = DimsOf::<L>::from_fn(|_| 0);
-        for (offset, slot) in t.as_mut_slice().iter_mut().enumerate() {
-            placement.index_at(offset, index.as_mut());
-            *slot = f(index);
-        }
-        Ok(t)
+    pub fn from_fn<I>(dims: I, mut f: impl FnMut(I) -> T) -> Result<Self, LayoutError>
+    where
+        I: DimArray<usize>,
+        L::Family: Family<Dims = I>,
+    {
+        let shape = Shape::<L>::new(dims)?;
+        let (mut data, offset) = allocate_empty(&shape)?;
+        // A packed shape's walk visits offsets 0, 1, 2, …: push in that order.
+        let walk = Walk::new(&Geometry::packed(shape.placement()));
+        let inner = walk.inner();
+        walk.for_each_run(|_, first| {
+            let mut index = I::from_fn(|k| first[k]);
+            let i0 = first[inner.dim];
+            for j in 0..inner.extent {
+                index.as_mut()[inner.dim] = i0 + j * inner.step;
+                data.push(f(index));
+            }
+        });
+        let len = shape.len();
+        Ok(TensorBase::from_parts(shape, Owned { data, offset, len }))
     }
 
     /// The storage, in physical memory order (moved to the front of its allocation when the

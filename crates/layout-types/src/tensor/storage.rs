@@ -13,6 +13,9 @@ mod sealed {
 pub trait Storage: sealed::Sealed {
     /// The element type.
     type Elem: Element;
+    /// The name of the tensor kind over this storage (for `Debug`).
+    #[doc(hidden)]
+    const KIND: &'static str;
     /// The elements, in memory order.
     #[doc(hidden)]
     fn slice(&self) -> &[Self::Elem];
@@ -53,12 +56,15 @@ impl<T> sealed::Sealed for ViewMut<'_, T> {}
 
 impl<T: Element> Storage for Owned<T> {
     type Elem = T;
+    const KIND: &'static str = "Tensor";
+    #[inline]
     fn slice(&self) -> &[T] {
         &self.data[self.offset..self.offset + self.len]
     }
 }
 
 impl<T: Element> StorageMut for Owned<T> {
+    #[inline]
     fn slice_mut(&mut self) -> &mut [T] {
         &mut self.data[self.offset..self.offset + self.len]
     }
@@ -66,6 +72,8 @@ impl<T: Element> StorageMut for Owned<T> {
 
 impl<T: Element> Storage for View<'_, T> {
     type Elem = T;
+    const KIND: &'static str = "TensorView";
+    #[inline]
     fn slice(&self) -> &[T] {
         self.0
     }
@@ -73,12 +81,15 @@ impl<T: Element> Storage for View<'_, T> {
 
 impl<T: Element> Storage for ViewMut<'_, T> {
     type Elem = T;
+    const KIND: &'static str = "TensorViewMut";
+    #[inline]
     fn slice(&self) -> &[T] {
         self.0
     }
 }
 
 impl<T: Element> StorageMut for ViewMut<'_, T> {
+    #[inline]
     fn slice_mut(&mut self) -> &mut [T] {
         self.0
     }

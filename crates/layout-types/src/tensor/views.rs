@@ -8,9 +8,23 @@ use crate::layout::{Arrangement, DimsOf, Layout, Shape, Strided, StridedShape};
 use crate::overlap::Overlap;
 
 impl<'a, T: Element, L: Layout> TensorView<'a, T, L> {
-    /// A view of `data` (memory order), which must hold exactly the shape's elements.
+    /// A view of `data` (memory order), which must hold exactly the shape's elements; `dims` in
+    /// the family's logical order (`[n, c, h, w]`, whatever the layout; see
+    /// [`new_physical`](TensorView::new_physical)).
     pub fn new(dims: DimsOf<L>, data: &'a [T]) -> Result<Self, LayoutError> {
         Self::new_in(Shape::new(dims)?, data)
+    }
+    /// A view of `data` with `dims` in the layout's own letter order (`[n, h, w, c]` for NHWC).
+    ///
+    /// ```
+    /// use typed_layout::{Nhwc, TensorView};
+    /// let hwc = [10u8, 20, 30, 11, 21, 31]; // 1 row of 2 RGB pixels
+    /// let v = TensorView::<u8, Nhwc>::new_physical([1, 1, 2, 3], &hwc)?;
+    /// assert_eq!((v.dims(), v[[0, 1, 0, 1]]), ([1, 3, 1, 2], 21));
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn new_physical(dims: DimsOf<L>, data: &'a [T]) -> Result<Self, LayoutError> {
+        Self::new_in(Shape::from_physical(dims)?, data)
     }
     /// A view of `data` in storage `shape` (padded, for a partially packed layout).
     pub fn new_in(shape: Shape<L>, data: &'a [T]) -> Result<Self, LayoutError> {
@@ -20,9 +34,14 @@ impl<'a, T: Element, L: Layout> TensorView<'a, T, L> {
 }
 
 impl<'a, T: Element, L: Layout> TensorViewMut<'a, T, L> {
-    /// A mutable view of `data` (memory order), which must hold exactly the shape's elements.
+    /// A mutable view of `data` (memory order), which must hold exactly the shape's elements;
+    /// `dims` in the family's logical order.
     pub fn new(dims: DimsOf<L>, data: &'a mut [T]) -> Result<Self, LayoutError> {
         Self::new_in(Shape::new(dims)?, data)
+    }
+    /// A mutable view of `data` with `dims` in the layout's own letter order.
+    pub fn new_physical(dims: DimsOf<L>, data: &'a mut [T]) -> Result<Self, LayoutError> {
+        Self::new_in(Shape::from_physical(dims)?, data)
     }
     /// A mutable view of `data` in storage `shape` (padded, for a partially packed layout).
     pub fn new_in(shape: Shape<L>, data: &'a mut [T]) -> Result<Self, LayoutError> {

@@ -1,0 +1,229 @@
+//! Computing on tensors, layout-generic against raw slices, measured in one run.
+//!
+//! * A 3×3 convolution (valid padding, f32) written once over the layout with `Index` and
+//!   `for_each_indexed_mut`, against the same loop nest on raw slices with the index arithmetic
+//!   written by hand for NCHW and for NHWC.
+//! * Element-wise work (`iter().sum()`, `map`, `zip_mut_with`, `fill`) against the same work on
+//!   the tensor's slice.
+//!
+//! Each contender runs `ROUNDS` times, interleaved with its peer; the table gives the best time
+//! of each and the ratio (typed-layout ÷ raw: 1.00 is raw speed). `cargo bench --bench engine`.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use typed_layout::{Image, Layout, Nchw, NcxHwx, Nhwc, Tensor};
+
+const ROUNDS: usize = 15;
+
+/// Best wall time of `f` over `ROUNDS` runs, interleaved with the other contenders by the caller.
+fn best(times: &mut Duration, f: impl FnOnce()) {
+    let start = Instant::now();
+    f();
+    *times = (*times).min(start.elapsed());
+}
+
+/// Times each contender `ROUNDS` times, round-robin, and prints best times and ratios to the
+/// first (the raw baseline).
+fn race(name: &str, contenders: &mut [(&str, &mut dyn FnMut())]) {
+    let mut times = vec![Duration::MAX; contenders.len()];
+    for _ in 0..ROUNDS {
+        for ((_, f), t) in contenders.iter_mut().zip(&mut times) {
+            best(t, f);
+        }
+    }
+    let base = times[0].as_secs_f64();
+    for ((label, _), t) in contenders.iter().zip(&times) {
+        println!("| {name} | {label} | {:.3} ms | {:.2} |", t.as_secs_f64() * 1e3, t.as_secs_f64() / base);
+    }
+}
+
+/// The convolution, written once for every image layout: `y[n, k, h, w] = Σ x[n, c, h+r, w+s] ·
+/// f[k, c, r, s]`.
+fn conv3x3<L: Layout<Family = Image>, F: Layout<Family = Image>>(
+    x: &Tensor<f32, L>,
+    f: &Tensor<f32, F>,
+    y: &mut Tensor<f32, L>,
+) {
+    let [_, channels, _, _] = x.dims();
+    y.for_each_indexed_mut(|[n, k, h, w], out| {
+        let mut acc = 0.0;
+        for c in 0..channels {
+            for r in 0..3 {
+                for s in 0..3 {
+                    acc += x[[n, c, h + r, w + s]] * f[[k, c, r, s]];
+                }
+            }
+        }
+        *out = acc;
+    });
+}
+
+/// The same loop nest on raw NCHW slices (filter KCRS), index arithmetic by hand.
+fn conv3x3_nchw(x: &[f32], f: &[f32], y: &mut [f32], [nn, cc, hh, ww]: [usize; 4], kk: usize) {
+    let (ho, wo) = (hh - 2, ww - 2);
+    for n in 0..nn {
+        for k in 0..kk {
+            for h in 0..ho {
+                for w in 0..wo {
+                    let mut acc = 0.0;
+                    for c in 0..cc {
+                        for r in 0..3 {
+                            for s in 0..3 {
+                                acc += x[((n * cc + c) * hh + h + r) * ww + w + s]
+                                    * f[((k * cc + c) * 3 + r) * 3 + s];
+                            }
+                        }
+                    }
+                    y[((n * kk + k) * ho + h) * wo + w] = acc;
+                }
+            }
+        }
+    }
+}
+
+/// The same loop nest on raw NHWC slices (filter KRSC), index arithmetic by hand.
+fn conv3x3_nhwc(x: &[f32], f: &[f32], y: &mut [f32], [nn, cc, hh, ww]: [usize; 4], kk: usize) {
+    let (ho, wo) = (hh - 2, ww - 2);
+    for n in 0..nn {
+        for h in 0..ho {
+            for w in 0..wo {
+                for k in 0..kk {
+                    let mut acc = 0.0;
+                    for c in 0..cc {
+                        for r in 0..3 {
+                            for s in 0..3 {
+                                acc += x[((n * hh + h + r) * ww + w + s) * cc + c]
+                                    * f[((k * 3 + r) * 3 + s) * cc + c];
+                            }
+                        }
+                    }
+                    y[((n * ho + h) * wo + w) * kk + k] = acc;
+                }
+            }
+        }
+    }
+}
+
+fn value(i: [usize; 4]) -> f32 {
+    ((i[0] * 7 + i[1] * 5 + i[2] * 3 + i[3]) % 17) as f32 * 0.125
+}
+
+fn convolutions() {
+    let (dims, k) = ([2, 16, 34, 34], 16);
+    let out = [dims[0], k, dims[2] - 2, dims[3] - 2];
+    let fdims = [k, dims[1], 3, 3];
+
+    let x = Tensor::<f32, Nchw>::from_fn(dims, value).unwrap();
+    let f = Tensor::<f32, Nchw>::from_fn(fdims, value).unwrap();
+    let mut y = Tensor::<f32, Nchw>::zeros(out).unwrap();
+    let mut raw = vec![0.0f32; y.as_slice().len()];
+    conv3x3(&x, &f, &mut y);
+    conv3x3_nchw(x.as_slice(), f.as_slice(), &mut raw, dims, k);
+    assert_eq!(y.as_slice(), &raw[..], "the generic and the raw NCHW convolutions agree");
+    race(
+        "conv 3×3 NCHW, x [2,16,34,34], f32",
+        &mut [
+            ("raw slices", &mut || conv3x3_nchw(x.as_slice(), f.as_slice(), &mut raw, dims, k)),
+            ("generic over the layout", &mut || conv3x3(black_box(&x), &f, &mut y)),
+        ],
+    );
+
+    let xh: Tensor<f32, Nhwc> = x.to_layout().unwrap();
+    // The filter's K, R, S, C order is NHWC's storage order for dims [k, c, r, s].
+    let fh: Tensor<f32, Nhwc> = f.to_layout().unwrap();
+    let mut yh = Tensor::<f32, Nhwc>::zeros(out).unwrap();
+    let mut raw_h = vec![0.0f32; yh.as_slice().len()];
+    conv3x3(&xh, &fh, &mut yh);
+    conv3x3_nhwc(xh.as_slice(), fh.as_slice(), &mut raw_h, dims, k);
+    assert_eq!(yh.as_slice(), &raw_h[..], "the generic and the raw NHWC convolutions agree");
+    race(
+        "conv 3×3 NHWC, x [2,16,34,34], f32",
+        &mut [
+            ("raw slices", &mut || conv3x3_nhwc(xh.as_slice(), fh.as_slice(), &mut raw_h, dims, k)),
+            ("generic over the layout", &mut || conv3x3(black_box(&xh), &fh, &mut yh)),
+        ],
+    );
+
+    let xv: Tensor<f32, NcxHwx<4>> = x.to_layout().unwrap();
+    let mut yv = Tensor::<f32, NcxHwx<4>>::zeros(out).unwrap();
+    race(
+        "conv 3×3 NC/4HW4 (raw: NCHW), f32",
+        &mut [
+            ("raw slices, NCHW", &mut || conv3x3_nchw(x.as_slice(), f.as_slice(), &mut raw, dims, k)),
+            ("generic over the layout", &mut || conv3x3(black_box(&xv), &f, &mut yv)),
+        ],
+    );
+}
+
+fn element_wise() {
+    let dims = [8, 64, 56, 56]; // 6.4 MiB of f32
+    let x = Tensor::<f32, Nhwc>::from_fn(dims, value).unwrap();
+    let xs = x.as_slice().to_vec();
+    race(
+        "sum, [8,64,56,56] f32 NHWC",
+        &mut [
+            ("slice.iter().sum()", &mut || {
+                black_box(black_box(&xs).iter().sum::<f32>());
+            }),
+            ("tensor.iter().sum()", &mut || {
+                black_box(black_box(&x).iter().sum::<f32>());
+            }),
+        ],
+    );
+    race(
+        "map v·2+1 into a new tensor, f32",
+        &mut [
+            ("slice map collect", &mut || {
+                black_box(black_box(&xs).iter().map(|v| v * 2.0 + 1.0).collect::<Vec<f32>>());
+            }),
+            ("tensor.map", &mut || {
+                black_box(black_box(&x).map(|v| v * 2.0 + 1.0).unwrap());
+            }),
+        ],
+    );
+    let mut a = x.clone();
+    let mut av = xs.clone();
+    race(
+        "a += b, same layout, f32",
+        &mut [
+            ("slice zip", &mut || av.iter_mut().zip(black_box(&xs)).for_each(|(a, b)| *a += b)),
+            ("zip_mut_with", &mut || a.zip_mut_with(black_box(&x), |a, b| *a += b).unwrap()),
+        ],
+    );
+    race(
+        "fill, f32",
+        &mut [
+            ("slice.fill", &mut || av.fill(black_box(3.0))),
+            ("tensor.fill", &mut || a.fill(black_box(3.0))),
+        ],
+    );
+    let mut idx = Tensor::<f32, Nhwc>::zeros(dims).unwrap();
+    let mut raw = vec![0.0f32; xs.len()];
+    race(
+        "write f(n, c, h, w) everywhere, NHWC f32",
+        &mut [
+            ("raw nested loops", &mut || {
+                let [nn, cc, hh, ww] = dims;
+                for n in 0..nn {
+                    for h in 0..hh {
+                        for w in 0..ww {
+                            for c in 0..cc {
+                                raw[((n * hh + h) * ww + w) * cc + c] = value([n, c, h, w]);
+                            }
+                        }
+                    }
+                }
+                black_box(&raw);
+            }),
+            ("for_each_indexed_mut", &mut || idx.for_each_indexed_mut(|i, v| *v = value(i))),
+        ],
+    );
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; nothing else is accepted.
+    println!("| work | contender | best of {ROUNDS} | ÷ raw |\n|---|---|---|---|");
+    convolutions();
+    element_wise();
+}

@@ -1,0 +1,158 @@
+//! Sub-tensors without copying: a range of one axis ([`narrow`](TensorBase::narrow)), a box of
+//! every axis ([`crop`](TensorBase::crop)), one batch ([`batch`](TensorBase::batch)), on every
+//! kind of tensor and view alike. The result is a view of the same storage: of a layout, a
+//! [`Sub<L>`](crate::Sub) view (same layout, fewer positions); of a strided view, a strided view.
+
+use core::ops::Range;
+
+use super::{Storage, StorageMut, TensorBase, View, ViewMut};
+use crate::error::LayoutError;
+use crate::family::{DimArray, Family};
+use crate::layout::{Arrangement, DimsOf, IntoAxis};
+
+/// A sub-tensor of arrangement `A`, borrowed from storage `S`.
+type SubOf<S, A> = TensorBase<S, <A as Arrangement>::Sub>;
+
+/// A shared view of a sub-tensor of layout `L` (a batch, a channel range, a crop): what
+/// [`narrow`](TensorBase::narrow) and [`crop`](TensorBase::crop) give for a tensor in a layout.
+///
+/// ```
+/// use typed_layout::{Nchw, SubView, Tensor};
+/// let t = Tensor::<f32, Nchw>::from_fn([4, 3, 2, 2], |[n, c, _, _]| (10 * n + c) as f32)?;
+/// let second: SubView<'_, f32, Nchw> = t.batch(1)?;
+/// assert_eq!(second.dims(), [1, 3, 2, 2]);
+/// assert_eq!(second[[0, 2, 1, 1]], 12.0);
+/// assert!(second.shape().is_packed()); // one image of NCHW is packed
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub type SubView<'a, T, L> = TensorBase<View<'a, T>, crate::layout::Sub<L>>;
+
+/// A mutable view of a sub-tensor of layout `L`.
+///
+/// ```
+/// use typed_layout::{Nhwc, Tensor};
+/// let mut t = Tensor::<u8, Nhwc>::zeros([1, 4, 3, 3])?;
+/// t.crop_mut([0, 0, 1, 1], [1, 4, 2, 2])?.fill(9); // the lower-right 2×2 pixels
+/// assert_eq!(t.iter().filter(|&&v| v == 9).count(), 16);
+/// assert_eq!(t[[0, 3, 2, 2]], 9);
+/// assert_eq!(t[[0, 3, 0, 2]], 0);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub type SubViewMut<'a, T, L> = TensorBase<ViewMut<'a, T>, crate::layout::Sub<L>>;
+
+/// The start and dims of the box that narrows axis `axis` of `dims` to `range`.
+fn narrowing<A: Arrangement>(
+    dims: DimsOf<A>,
+    axis: impl IntoAxis,
+    range: Range<usize>,
+) -> Result<(DimsOf<A>, DimsOf<A>), LayoutError> {
+    let d = axis.index_in::<A::Family>()?;
+    let mut start = DimsOf::<A>::from_fn(|_| 0);
+    let mut sub = dims;
+    start.as_mut()[d] = range.start;
+    sub.as_mut()[d] = range.end.saturating_sub(range.start);
+    if range.end < range.start {
+        let dim = crate::error::DimName::new(d, <A::Family as Family>::LETTERS.as_bytes());
+        let size = dims.as_ref()[d];
+        return Err(LayoutError::RangeOutOfBounds { dim, start: range.start, end: range.end, size });
+    }
+    Ok((start, sub))
+}
+
+/// The batch axis: B of a matmul family (whose N is the columns), else N.
+fn batch_axis<F: Family>() -> Result<usize, LayoutError> {
+    'B'.index_in::<F>().or_else(|_| 'N'.index_in::<F>())
+}
+
+/// Sub-tensors, shared, for every kind.
+impl<S: Storage, A: Arrangement> TensorBase<S, A> {
+    /// The positions `start[d]..start[d] + dims[d]` of every axis `d`, as a view of the same
+    /// storage (a spatial crop, say). Fails when the box leaves the tensor, or (NC/xHWx) cuts a
+    /// vector of C.
+    ///
+    /// ```
+    /// use typed_layout::{LayoutError, NcxHwx, Tensor};
+    /// let t = Tensor::<i8, NcxHwx<4>>::from_fn([1, 8, 4, 4], |[_, c, h, w]| (c + h + w) as i8)?;
+    /// let v = t.crop([0, 4, 1, 2], [1, 4, 2, 2])?; // channels 4..8, a 2×2 window
+    /// assert_eq!(v[[0, 1, 1, 1]], 5 + 2 + 3);
+    /// let e = t.crop([0, 2, 0, 0], [1, 4, 4, 4]).unwrap_err();
+    /// assert!(matches!(e, LayoutError::NotWholeVectors { width: 4, .. }));
+    /// let e = t.crop([0, 0, 3, 0], [1, 8, 2, 4]).unwrap_err(); // rows 3..5 of 4
+    /// assert!(matches!(e, LayoutError::RangeOutOfBounds { start: 3, end: 5, size: 4, .. }));
+    /// # Ok::<(), LayoutError>(())
+    /// ```
+    pub fn crop(
+        &self,
+        start: DimsOf<A>,
+        dims: DimsOf<A>,
+    ) -> Result<SubOf<View<'_, S::Elem>, A>, LayoutError> {
+        let (shape, part) = A::sub(self.shape(), start.as_ref(), dims.as_ref())?;
+        let data = self.as_slice();
+        let data = match part {
+            Some((offset, len)) => &data[offset..offset + len],
+            None => data,
+        };
+        Ok(TensorBase::from_parts(shape, View(data)))
+    }
+
+    /// The positions `range` of one axis, named by its letter (`'C'`) or index, as a view of
+    /// the same storage. NC/xHWx narrows C only at whole vectors.
+    ///
+    /// ```
+    /// use typed_layout::{Nhwc, Tensor};
+    /// let t = Tensor::<u8, Nhwc>::from_fn([1, 8, 2, 2], |[_, c, _, _]| c as u8)?;
+    /// let rgb = t.narrow('C', 0..3)?; // the first three channels of each pixel
+    /// assert_eq!(rgb.iter().copied().collect::<Vec<_>>(), [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2]);
+    /// assert_eq!(t.narrow(1, 0..3)?.dims(), rgb.dims()); // by index
+    /// assert!(t.narrow('D', 0..1).is_err()); // no such axis in an image
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn narrow(
+        &self,
+        axis: impl IntoAxis,
+        range: Range<usize>,
+    ) -> Result<SubOf<View<'_, S::Elem>, A>, LayoutError> {
+        let (start, dims) = narrowing::<A>(self.dims(), axis, range)?;
+        self.crop(start, dims)
+    }
+
+    /// Batch `n` (the batch axis kept, of size 1: N, or B of a matmul family), as a view of the
+    /// same storage.
+    pub fn batch(&self, n: usize) -> Result<SubOf<View<'_, S::Elem>, A>, LayoutError> {
+        self.narrow(batch_axis::<A::Family>()?, n..n.saturating_add(1))
+    }
+}
+
+/// Sub-tensors, mutable, for kinds with mutable storage.
+impl<S: StorageMut, A: Arrangement> TensorBase<S, A> {
+    /// [`crop`](TensorBase::crop), mutably.
+    pub fn crop_mut(
+        &mut self,
+        start: DimsOf<A>,
+        dims: DimsOf<A>,
+    ) -> Result<SubOf<ViewMut<'_, S::Elem>, A>, LayoutError> {
+        let (shape, part) = A::sub(self.shape(), start.as_ref(), dims.as_ref())?;
+        let data = self.as_mut_slice();
+        let data = match part {
+            Some((offset, len)) => &mut data[offset..offset + len],
+            None => data,
+        };
+        // A part of a tensor that does not overlap does not overlap.
+        Ok(TensorBase::from_parts(shape, ViewMut(data)))
+    }
+
+    /// [`narrow`](TensorBase::narrow), mutably.
+    pub fn narrow_mut(
+        &mut self,
+        axis: impl IntoAxis,
+        range: Range<usize>,
+    ) -> Result<SubOf<ViewMut<'_, S::Elem>, A>, LayoutError> {
+        let (start, dims) = narrowing::<A>(self.dims(), axis, range)?;
+        self.crop_mut(start, dims)
+    }
+
+    /// [`batch`](TensorBase::batch), mutably.
+    pub fn batch_mut(&mut self, n: usize) -> Result<SubOf<ViewMut<'_, S::Elem>, A>, LayoutError> {
+        self.narrow_mut(batch_axis::<A::Family>()?, n..n.saturating_add(1))
+    }
+}

@@ -1,0 +1,249 @@
+//! Element access and traversal against brute force over every logical index: indexing, `get`,
+//! `iter`, `indexed_iter`, `for_each_indexed(_mut)`, `from_fn`, `map`, `fill` and `zip_mut_with`,
+//! on every named layout and on `layout!`-declared layouts of ranks 3 to 8 (vectorized ones
+//! included), on padded shapes, and on strided views with negative strides. Offsets come from
+//! the model in `support/model.rs`, written from the guide's definitions.
+
+mod support;
+
+use proptest::prelude::*;
+use support::mix;
+use support::model::*;
+use typed_layout::{
+    Bmn, Cdhwn, Chwn, ColMajor, DimArray, Family, Image, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor,
+    Shape, StridedView, StridedViewMut, Tensor,
+};
+
+/// A value that names its logical index (distinct for the small dims used here: digits of a base
+/// above every dim).
+fn value_of(index: &[usize]) -> i64 {
+    index.iter().fold(0i64, |v, &i| v * 67 + i as i64 + 1)
+}
+
+/// Dims for layout `L` from a seed: small enough to enumerate, C a multiple of the vector width.
+fn dims_for<L: Layout>(seed: u64) -> Vec<usize> {
+    let rank = L::LETTERS.len();
+    let max = [12u64, 8, 5, 4, 3, 3][rank - 3];
+    let mut dims: Vec<usize> = (0..rank).map(|d| 1 + (mix(seed, d) % max) as usize).collect();
+    if let Some(v) = L::FORMAT.vector() {
+        dims[v.dim] = if v.width >= 8 { dims[v.dim].min(2) * v.width } else { dims[v.dim] * v.width };
+    }
+    dims
+}
+
+/// Every accessor of a packed tensor of layout `L` against the model.
+fn check_layout<L: Layout>(seed: u64) {
+    let dims = dims_for::<L>(seed);
+    let spec = Spec::of::<L>();
+    let d = <<L::Family as Family>::Dims>::try_from_slice(&dims).unwrap();
+    let t = Tensor::<i64, L>::from_fn(d, |i| value_of(i.as_ref())).unwrap();
+    let what = format!("{} {dims:?}", L::NOTATION);
+
+    // Every index lands at the model's offset, through every accessor.
+    let mut by_offset = vec![None; t.as_slice().len()];
+    for index in indices(&dims) {
+        let i = <<L::Family as Family>::Dims>::try_from_slice(&index).unwrap();
+        let offset = spec.offset(&dims, &index);
+        assert_eq!(t.as_slice()[offset], value_of(&index), "from_fn {what} {index:?}");
+        assert_eq!(t[i], value_of(&index), "Index {what}");
+        assert_eq!(t.get(i), Some(&value_of(&index)), "get {what}");
+        by_offset[offset] = Some(index);
+    }
+    // Out of range, in each dimension.
+    for k in 0..dims.len() {
+        let mut index = vec![0; dims.len()];
+        index[k] = dims[k];
+        assert_eq!(t.get(<<L::Family as Family>::Dims>::try_from_slice(&index).unwrap()), None, "{what}");
+    }
+
+    // Iteration visits storage in order, each element once, with its index.
+    let expected: Vec<(Vec<usize>, i64)> =
+        by_offset.iter().flatten().map(|index| (index.clone(), value_of(index))).collect();
+    let plain: Vec<i64> = t.iter().copied().collect();
+    assert_eq!(plain, expected.iter().map(|(_, v)| *v).collect::<Vec<_>>(), "iter {what}");
+    assert_eq!(t.iter().len(), expected.len());
+    let indexed: Vec<(Vec<usize>, i64)> = t.indexed_iter().map(|(i, &v)| (i.as_ref().to_vec(), v)).collect();
+    assert_eq!(indexed, expected, "indexed_iter {what}");
+    // The same through `next` alone (the iterators' `fold` is a separate path).
+    let mut stepped = Vec::new();
+    for (i, &v) in t.indexed_iter() {
+        stepped.push((i.as_ref().to_vec(), v));
+    }
+    assert_eq!(stepped, expected, "indexed_iter next {what}");
+    let mut it = t.iter();
+    let first = it.next().copied();
+    assert_eq!(first.into_iter().chain(it.copied()).collect::<Vec<_>>(), plain, "iter after next {what}");
+    let mut visited = Vec::new();
+    t.for_each_indexed(|i, &v| visited.push((i.as_ref().to_vec(), v)));
+    assert_eq!(visited, expected, "for_each_indexed {what}");
+
+    // Writes: through IndexMut, for_each_indexed_mut, map, fill and zip.
+    let mut u = Tensor::<i64, L>::zeros(d).unwrap();
+    u.for_each_indexed_mut(|i, v| *v = value_of(i.as_ref()));
+    assert_eq!(u.as_slice(), t.as_slice(), "for_each_indexed_mut {what}");
+    let doubled = t.map(|&v| 2 * v).unwrap();
+    for index in indices(&dims) {
+        assert_eq!(doubled.as_slice()[spec.offset(&dims, &index)], 2 * value_of(&index), "map {what}");
+    }
+    u.fill(7);
+    assert!(u.as_slice().iter().all(|&v| v == 7), "fill {what}");
+    u.zip_mut_with(&t, |a, &b| *a += b).unwrap();
+    for index in indices(&dims) {
+        let i = <<L::Family as Family>::Dims>::try_from_slice(&index).unwrap();
+        u[i] -= 7;
+    }
+    assert_eq!(u.as_slice(), t.as_slice(), "zip_mut_with, IndexMut {what}");
+}
+
+/// `zip_mut_with` between two layouts of one family: every element meets its own index.
+fn check_zip<A: Layout, B: Layout>(seed: u64)
+where
+    A::Family: typed_layout::SameFamily<B::Family>,
+{
+    let dims = match (A::FORMAT.vector(), B::FORMAT.vector()) {
+        (Some(_), _) => dims_for::<A>(seed),
+        _ => dims_for::<B>(seed),
+    };
+    let a_dims = <<A::Family as Family>::Dims>::try_from_slice(&dims).unwrap();
+    let b_dims = <<B::Family as Family>::Dims>::try_from_slice(&dims).unwrap();
+    let (Ok(mut a), Ok(b)) =
+        (Tensor::<i64, A>::zeros(a_dims), Tensor::<i64, B>::from_fn(b_dims, |i| value_of(i.as_ref())))
+    else {
+        return; // dims one of the two vector widths rejects
+    };
+    a.zip_mut_with(&b, |x, &y| *x = y).unwrap();
+    let mut bad = 0;
+    a.for_each_indexed(|i, &v| bad += (v != value_of(i.as_ref())) as usize);
+    assert_eq!(bad, 0, "{} <- {} {dims:?}", A::NOTATION, B::NOTATION);
+}
+
+macro_rules! each_layout {
+    ($seed:expr; $($l:ty),*) => {$( check_layout::<$l>($seed); )*};
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_accessor_agrees_with_the_model(seed in any::<u64>()) {
+        each_layout!(seed; Nchw, Nhwc, Chwn, NcxHwx<4>, NcxHwx<32>, NcxHwx<1>, Ncdhw, Ndhwc, Cdhwn,
+            Bmn<RowMajor>, Bmn<ColMajor>, Mbn, BmnNPacked, C4nhw4, Hwnc, NhwcRows, Nc8dhw8, Dhwnc,
+            ClipNcdhw, ClipNdhwc, ClipVec4, ClipCFirst, GClipPlain, GClipReversed, GClipVec8, GClipLast,
+            GsPlain, GsReversed, GsVec2, GsLast);
+    }
+
+    #[test]
+    fn zip_walks_two_layouts_together(seed in any::<u64>()) {
+        check_zip::<Nchw, Nhwc>(seed);
+        check_zip::<Nhwc, NcxHwx<4>>(seed);
+        check_zip::<NcxHwx<32>, Chwn>(seed);
+        check_zip::<NcxHwx<4>, NcxHwx<32>>(seed);
+        check_zip::<Ndhwc, Cdhwn>(seed);
+        check_zip::<Bmn<ColMajor>, Bmn<RowMajor>>(seed);
+        check_zip::<GsVec2, GsReversed>(seed);
+    }
+
+    /// Strided views (negative strides, padding, a base offset) against offsets computed here.
+    #[test]
+    fn strided_views_agree_with_their_strides(seed in any::<u64>()) {
+        let dims: [usize; 4] = core::array::from_fn(|d| 1 + (mix(seed, d) % 5) as usize);
+        // Nested strides in a random order, each padded a little, some negated.
+        let mut order = [0usize, 1, 2, 3];
+        for k in (1..4).rev() {
+            order.swap(k, (mix(seed, 10 + k) % (k as u64 + 1)) as usize);
+        }
+        let mut strides = [0isize; 4];
+        let mut next = 1isize;
+        for &d in order.iter().rev() {
+            strides[d] = next + (mix(seed, 20 + d) % 2) as isize;
+            next = strides[d] * dims[d] as isize;
+        }
+        let mut base = 0isize;
+        for d in 0..4 {
+            if mix(seed, 30 + d).is_multiple_of(3) {
+                base += (dims[d] as isize - 1) * strides[d];
+                strides[d] = -strides[d];
+            }
+        }
+        let len = next as usize + 3;
+        let data: Vec<i64> = (0..len as i64).map(|v| -v).collect();
+        let v = StridedView::<i64, Image>::new(dims, strides, base as usize, &data).unwrap();
+        let at = |i: &[usize]| (base + (0..4).map(|d| i[d] as isize * strides[d]).sum::<isize>()) as usize;
+        let mut all: Vec<(Vec<usize>, i64)> = indices(&dims).map(|i| { let o = at(&i); (i, data[o]) }).collect();
+        for (i, value) in &all {
+            let index = [i[0], i[1], i[2], i[3]];
+            prop_assert_eq!(v[index], *value);
+            prop_assert_eq!(v.get(index), Some(value));
+        }
+        // Iteration: each element once, with its index; memory order is by decreasing |stride|.
+        let mut seen: Vec<(Vec<usize>, i64)> = v.indexed_iter().map(|(i, &x)| (i.to_vec(), x)).collect();
+        prop_assert_eq!(v.iter().len(), all.len());
+        let mut plain: Vec<i64> = v.iter().copied().collect();
+        plain.sort_unstable();
+        seen.sort();
+        all.sort();
+        prop_assert_eq!(&seen, &all);
+        let mut values: Vec<i64> = all.iter().map(|(_, x)| *x).collect();
+        values.sort_unstable();
+        prop_assert_eq!(plain, values);
+
+        // A mutable strided view: writes reach exactly the view's elements.
+        let mut buf = vec![0i64; len];
+        let mut w = StridedViewMut::<i64, Image>::new(dims, strides, base as usize, &mut buf).unwrap();
+        w.for_each_indexed_mut(|i, x| *x = i.iter().fold(1, |a, &k| a * 10 + k as i64));
+        w.map_inplace(|x| *x = -*x);
+        let mut expected = vec![0i64; len];
+        for i in indices(&dims) {
+            expected[at(&i)] = -i.iter().fold(1, |a, &k| a * 10 + k as i64);
+        }
+        prop_assert_eq!(buf, expected);
+    }
+}
+
+/// A padded shape: iteration, `map` and `fill` skip the padding, which keeps its value.
+#[test]
+fn padding_is_skipped_and_kept() {
+    let shape = Shape::<NhwcRows>::with_strides([2, 3, 2, 2], [16, 1, 7, 3]).unwrap();
+    let mut t = Tensor::<i32, NhwcRows>::filled_in(shape, -1).unwrap();
+    t.for_each_indexed_mut(|[n, c, h, w], v| *v = (1000 * n + 100 * c + 10 * h + w) as i32);
+    assert_eq!(t.iter().filter(|&&v| v == -1).count(), 0);
+    assert_eq!(t.iter().count(), 24);
+    assert_eq!(t.as_slice().iter().filter(|&&v| v == -1).count(), t.as_slice().len() - 24);
+    let m = t.map(|&v| v + 1).unwrap();
+    assert_eq!(m.shape().len(), 24); // packed
+    assert_eq!(m[[1, 2, 1, 1]], 1212);
+    t.fill(5);
+    assert_eq!(t.as_slice().iter().filter(|&&v| v == -1).count(), t.as_slice().len() - 24);
+}
+
+/// `zip_mut_with` with other dims is an error naming the dimension, and writes nothing.
+#[test]
+fn zip_of_other_dims_is_an_error() {
+    let mut a = Tensor::<f32, Nchw>::zeros([1, 3, 4, 4]).unwrap();
+    let b = Tensor::<f32, Nhwc>::filled([1, 3, 4, 5], 1.0).unwrap();
+    let e = a.zip_mut_with(&b, |x, &y| *x = y).unwrap_err();
+    assert_eq!(e.to_string(), "dimension W (logical index 3) is 5 in the source but 4 in the destination: a conversion keeps the logical shape");
+    assert!(a.iter().all(|&v| v == 0.0));
+}
+
+/// Indexing outside the tensor panics with the dims named by their letters, like a slice.
+#[test]
+fn index_out_of_range_names_the_dims() {
+    let t = Tensor::<u8, Nhwc>::zeros([1, 3, 2, 2]).unwrap();
+    let e = std::panic::catch_unwind(|| t[[0, 3, 0, 0]]).unwrap_err();
+    let message = e.downcast_ref::<String>().unwrap();
+    assert_eq!(message, "index N=0 C=3 H=0 W=0 is outside the tensor's dims N=1 C=3 H=2 W=2");
+}
+
+/// Dims in the layout's own letter order map to the logical order through the layout's letters.
+#[test]
+fn physical_dims_are_the_layouts_letter_order() {
+    let s = Shape::<Chwn>::from_physical([3, 4, 5, 2]).unwrap(); // C, H, W, N
+    assert_eq!(s.dims(), [2, 3, 4, 5]);
+    assert_eq!(s.physical_dims(), [3, 4, 5, 2]);
+    let g = Shape::<GsReversed>::from_physical([2, 3, 4, 5, 6, 7, 8, 1]).unwrap(); // S W H D C T N G
+    assert_eq!(g.dims(), [1, 8, 7, 6, 5, 4, 3, 2]); // G N T C D H W S
+    let t = Tensor::<u8, Nhwc>::from_vec_physical([1, 2, 2, 3], (0..12).collect()).unwrap();
+    assert_eq!((t.dims(), t[[0, 2, 1, 0]]), ([1, 3, 2, 2], 8)); // row 1, pixel 0, blue
+    assert!(Tensor::<u8, Nhwc>::from_vec_physical([1, 2, 2, 3], vec![0; 11]).is_err());
+}

@@ -1,0 +1,168 @@
+//! Sub-tensors against brute force: a random box of a random tensor, on every named layout and
+//! on `layout!`-declared layouts of ranks 3 to 8 (vectorized ones included, cut at whole
+//! vectors), and on strided views with negative strides. Every accessor of the sub-tensor
+//! (dims, indexing, `get`, iteration, `to_layout`, writes through `crop_mut`) is compared with
+//! the parent at the shifted index.
+
+mod support;
+
+use proptest::prelude::*;
+use support::mix;
+use support::model::*;
+use typed_layout::{
+    Bmn, Cdhwn, Chwn, ColMajor, DimArray, Family, Image, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc,
+    Nhwc, RowMajor, StridedView, Tensor,
+};
+
+fn value_of(index: &[usize]) -> i64 {
+    index.iter().fold(0i64, |v, &i| v * 67 + i as i64 + 1)
+}
+
+fn dims_for<L: Layout>(seed: u64) -> Vec<usize> {
+    let rank = L::LETTERS.len();
+    let max = [12u64, 8, 5, 4, 3, 3][rank - 3];
+    let mut dims: Vec<usize> = (0..rank).map(|d| 1 + (mix(seed, d) % max) as usize).collect();
+    if let Some(v) = L::FORMAT.vector() {
+        dims[v.dim] = if v.width >= 8 { dims[v.dim].min(2) * v.width } else { dims[v.dim] * v.width };
+    }
+    dims
+}
+
+/// A random box inside `dims`; a vectorized dimension cut at whole vectors.
+fn box_in(dims: &[usize], vector: Option<typed_layout::Vector>, seed: u64) -> (Vec<usize>, Vec<usize>) {
+    let mut start = vec![0; dims.len()];
+    let mut len = dims.to_vec();
+    for d in 0..dims.len() {
+        let unit = vector.filter(|v| v.dim == d).map_or(1, |v| v.width);
+        let units = dims[d] / unit;
+        let s = (mix(seed, 100 + d) % units as u64) as usize;
+        let n = 1 + (mix(seed, 200 + d) % (units - s) as u64) as usize;
+        (start[d], len[d]) = (s * unit, n * unit);
+    }
+    (start, len)
+}
+
+fn arr<L: Layout>(v: &[usize]) -> <L::Family as Family>::Dims {
+    <<L::Family as Family>::Dims>::try_from_slice(v).unwrap()
+}
+
+fn check_crop<L: Layout>(seed: u64) {
+    let dims = dims_for::<L>(seed);
+    let spec = Spec::of::<L>();
+    let mut t = Tensor::<i64, L>::from_fn(arr::<L>(&dims), |i| value_of(i.as_ref())).unwrap();
+    let (start, len) = box_in(&dims, L::FORMAT.vector(), seed);
+    let what = format!("{} {dims:?} box {start:?} + {len:?}", L::NOTATION);
+    let shifted = |i: &[usize]| i.iter().zip(&start).map(|(a, b)| a + b).collect::<Vec<_>>();
+
+    let sub = t.crop(arr::<L>(&start), arr::<L>(&len)).unwrap();
+    assert_eq!(sub.dims().as_ref(), &len[..], "{what}");
+    // Each index of the box: the parent's element there.
+    let mut expected = Vec::new();
+    for i in indices(&len) {
+        let p = shifted(&i);
+        assert_eq!(sub[arr::<L>(&i)], value_of(&p), "{what} {i:?}");
+        assert_eq!(sub.get(arr::<L>(&i)), Some(&value_of(&p)));
+        expected.push((spec.offset(&dims, &p), i, value_of(&p)));
+    }
+    for d in 0..len.len() {
+        let mut i = vec![0; len.len()];
+        i[d] = len[d];
+        assert_eq!(sub.get(arr::<L>(&i)), None, "{what} past {d}");
+    }
+    // Iteration in the parent's storage order.
+    expected.sort();
+    let values: Vec<i64> = expected.iter().map(|e| e.2).collect();
+    assert_eq!(sub.iter().copied().collect::<Vec<_>>(), values, "iter {what}");
+    let indexed: Vec<(Vec<usize>, i64)> =
+        sub.indexed_iter().map(|(i, &v)| (i.as_ref().to_vec(), v)).collect();
+    assert_eq!(indexed, expected.iter().map(|e| (e.1.clone(), e.2)).collect::<Vec<_>>(), "indexed {what}");
+    // A packed copy, in its own layout and through `map`.
+    let packed: Tensor<i64, L> = sub.to_layout().unwrap();
+    let again = Tensor::<i64, L>::from_fn(arr::<L>(&len), |i| value_of(&shifted(i.as_ref()))).unwrap();
+    assert_eq!(packed, again, "to_layout {what}");
+    assert_eq!(sub.map(|&v| v).unwrap(), again, "map {what}");
+    // A sub-tensor of the sub-tensor: its first position along every axis.
+    let ones = vec![1; len.len()];
+    let corner = sub.crop(arr::<L>(&vec![0; len.len()]), arr::<L>(&ones));
+    if L::FORMAT.vector().is_none() {
+        assert_eq!(corner.unwrap()[arr::<L>(&vec![0; len.len()])], value_of(&start), "{what}");
+    }
+    // Writes reach the box and nothing else.
+    t.crop_mut(arr::<L>(&start), arr::<L>(&len)).unwrap().fill(-1);
+    for i in indices(&dims) {
+        let inside = i.iter().zip(&start).zip(&len).all(|((&x, &s), &n)| x >= s && x < s + n);
+        let want = if inside { -1 } else { value_of(&i) };
+        assert_eq!(t[arr::<L>(&i)], want, "crop_mut {what} {i:?}");
+    }
+}
+
+macro_rules! each_layout {
+    ($seed:expr; $($l:ty),*) => {$( check_crop::<$l>($seed); )*};
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn crops_agree_with_their_parent(seed in any::<u64>()) {
+        each_layout!(seed; Nchw, Nhwc, Chwn, NcxHwx<4>, NcxHwx<32>, Ncdhw, Ndhwc, Cdhwn, Bmn<RowMajor>,
+            Bmn<ColMajor>, Mbn, C4nhw4, Hwnc, NhwcRows, Nc8dhw8, ClipNdhwc, ClipVec4, ClipCFirst,
+            GClipReversed, GClipVec8, GsPlain, GsVec2, GsLast);
+    }
+
+    /// A crop of a strided view with negative strides: the view's element at the shifted index.
+    #[test]
+    fn crops_of_strided_views(seed in any::<u64>()) {
+        let dims: [usize; 4] = core::array::from_fn(|d| 1 + (mix(seed, d) % 5) as usize);
+        let strides = [-(dims[1] as isize * dims[2] as isize * dims[3] as isize), 1, dims[3] as isize * dims[1] as isize, -(dims[1] as isize)];
+        let base = (dims[0] - 1) * dims[1] * dims[2] * dims[3] + (dims[3] - 1) * dims[1];
+        let data: Vec<i64> = (0..dims.iter().product::<usize>() as i64).collect();
+        let v = StridedView::<i64, Image>::new(dims, strides, base, &data).unwrap();
+        let (start, len) = box_in(&dims, None, seed);
+        let sub = v.crop(arr::<Nchw>(&start), arr::<Nchw>(&len)).unwrap();
+        for i in indices(&len) {
+            let p: Vec<usize> = i.iter().zip(&start).map(|(a, b)| a + b).collect();
+            prop_assert_eq!(sub[arr::<Nchw>(&i)], v[arr::<Nchw>(&p)]);
+        }
+        prop_assert_eq!(sub.iter().count(), len.iter().product::<usize>());
+        prop_assert_eq!(sub.strides(), v.strides());
+    }
+}
+
+/// Boxes that leave the tensor, cut a vector, or name no axis are errors naming the rule.
+#[test]
+fn bad_boxes_are_errors() {
+    let t = Tensor::<f32, NcxHwx<4>>::zeros([2, 8, 4, 4]).unwrap();
+    let e = t.narrow('C', 2..6).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the range 2..6 of dimension C (logical index 1) cuts its vectors of 4: a vectorized dimension narrows only at whole vectors (multiples of x = 4)"
+    );
+    assert!(matches!(
+        t.narrow('H', 3..5),
+        Err(LayoutError::RangeOutOfBounds { start: 3, end: 5, size: 4, .. })
+    ));
+    assert!(matches!(t.narrow('H', 2..2), Err(LayoutError::RangeOutOfBounds { .. })));
+    assert!(matches!(t.narrow('X', 0..1), Err(LayoutError::NoSuchLetter { letter: 'X', letters: "NCHW" })));
+    assert!(matches!(t.narrow(4, 0..1), Err(LayoutError::NoSuchAxis { index: 4, rank: 4 })));
+    assert!(matches!(t.batch(2), Err(LayoutError::RangeOutOfBounds { start: 2, end: 3, size: 2, .. })));
+    let m = Tensor::<f32, Bmn<RowMajor>>::zeros([2, 3, 4]).unwrap();
+    assert_eq!(m.batch(1).unwrap().dims(), [1, 3, 4]); // B, not the columns N
+}
+
+/// The guide's questions on sub-tensors: a batch of NCHW is packed, a crop is not; descriptors
+/// carry the parent's strides; the overlap verdict stays disjoint.
+#[test]
+fn descriptors_of_sub_tensors() {
+    let t = Tensor::<f32, Nchw>::zeros([4, 3, 8, 8]).unwrap();
+    let b = t.batch(2).unwrap();
+    assert!(b.shape().is_packed());
+    assert_eq!(b.cudnn().unwrap().strides(), &[192, 64, 8, 1]);
+    let c = t.crop([0, 0, 2, 2], [4, 3, 4, 4]).unwrap();
+    assert!(!c.shape().is_packed());
+    assert_eq!(c.cudnn().unwrap().dims(), &[4, 3, 4, 4]);
+    assert_eq!(c.cudnn().unwrap().strides(), &[192, 64, 8, 1]);
+    assert!(!c.overlap().may_overlap());
+    let v: Tensor<f32, Nhwc> = c.to_layout().unwrap();
+    assert_eq!(v.dims(), [4, 3, 4, 4]);
+}

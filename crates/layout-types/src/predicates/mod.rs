@@ -26,11 +26,12 @@
 //! # Overlapping
 //!
 //! "Iterating over a full range of dimensions produces the same address more than once."
-//! Deciding this for arbitrary strides is a subset-sum question, so [`overlap`] answers in three
-//! steps, each exact where it answers: a sufficient condition for disjointness (sorted strides
-//! each beyond the reach of the smaller ones), a pigeonhole test (more elements than addresses
-//! in the span), and, for tensors of at most [`ENUMERATION_LIMIT`] elements, enumerating every
-//! address. Anything else is [`Overlap::CannotTell`](crate::Overlap::CannotTell), which callers must treat as overlapping
+//! Deciding this for arbitrary strides is a bounded subset-sum question, so [`overlap`] answers
+//! in three steps, each exact where it answers: cheap tests (strides each beyond the reach of
+//! the smaller ones, two axes colliding on their own, more elements than addresses in the span),
+//! an exact search of at most [`SEARCH_BUDGET`] steps, and, for tensors of at most
+//! [`ENUMERATION_LIMIT`] elements that exhaust it, enumerating every address. Anything else is
+//! [`Overlap::CannotTell`](crate::Overlap::CannotTell), which callers must treat as overlapping
 //! (outputs are refused).
 //!
 //! ```
@@ -47,7 +48,7 @@ use crate::notation::{MAX_RANK, MIN_RANK};
 
 mod packing;
 
-pub use crate::overlap::{overlap, ENUMERATION_LIMIT};
+pub use crate::overlap::{overlap, ENUMERATION_LIMIT, SEARCH_BUDGET};
 pub(crate) use packing::packed_by_rules;
 pub use packing::{fully_packed, partially_packed, spatially_packed};
 

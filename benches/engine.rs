@@ -59,6 +59,31 @@ fn conv3x3<L: Layout<Family = Image>, F: Layout<Family = Image>>(
     });
 }
 
+/// The convolution written once with sub-tensors: for every (k, c, r, s), the output channel k
+/// gains f[k, c, r, s] times the input channel c shifted by (r, s), a `zip_mut_with` of two crops
+/// that walks memory in the layout's own order.
+fn conv3x3_by_crops<L: Layout<Family = Image>, F: Layout<Family = Image>>(
+    x: &Tensor<f32, L>,
+    f: &Tensor<f32, F>,
+    y: &mut Tensor<f32, L>,
+) {
+    let [n, channels, _, _] = x.dims();
+    let [_, kernels, ho, wo] = y.dims();
+    y.fill(0.0);
+    for k in 0..kernels {
+        let mut out = y.narrow_mut('C', k..k + 1).unwrap();
+        for c in 0..channels {
+            for r in 0..3 {
+                for s in 0..3 {
+                    let weight = f[[k, c, r, s]];
+                    let window = x.crop([0, c, r, s], [n, 1, ho, wo]).unwrap();
+                    out.zip_mut_with(&window, |o, &v| *o += weight * v).unwrap();
+                }
+            }
+        }
+    }
+}
+
 /// The same loop nest on raw NCHW slices (filter KCRS), index arithmetic by hand.
 fn conv3x3_nchw(x: &[f32], f: &[f32], y: &mut [f32], [nn, cc, hh, ww]: [usize; 4], kk: usize) {
     let (ho, wo) = (hh - 2, ww - 2);
@@ -118,14 +143,18 @@ fn convolutions() {
     let f = Tensor::<f32, Nchw>::from_fn(fdims, value).unwrap();
     let mut y = Tensor::<f32, Nchw>::zeros(out).unwrap();
     let mut raw = vec![0.0f32; y.as_slice().len()];
+    let mut y2 = y.clone();
     conv3x3(&x, &f, &mut y);
     conv3x3_nchw(x.as_slice(), f.as_slice(), &mut raw, dims, k);
+    conv3x3_by_crops(&x, &f, &mut y2);
     assert_eq!(y.as_slice(), &raw[..], "the generic and the raw NCHW convolutions agree");
+    assert_eq!(y2.as_slice(), &raw[..], "the convolution by crops agrees");
     race(
         "conv 3×3 NCHW, x [2,16,34,34], f32",
         &mut [
             ("raw slices", &mut || conv3x3_nchw(x.as_slice(), f.as_slice(), &mut raw, dims, k)),
             ("generic over the layout", &mut || conv3x3(black_box(&x), &f, &mut y)),
+            ("generic, crops + zip", &mut || conv3x3_by_crops(black_box(&x), &f, &mut y2)),
         ],
     );
 
@@ -134,14 +163,18 @@ fn convolutions() {
     let fh: Tensor<f32, Nhwc> = f.to_layout().unwrap();
     let mut yh = Tensor::<f32, Nhwc>::zeros(out).unwrap();
     let mut raw_h = vec![0.0f32; yh.as_slice().len()];
+    let mut yh2 = yh.clone();
     conv3x3(&xh, &fh, &mut yh);
     conv3x3_nhwc(xh.as_slice(), fh.as_slice(), &mut raw_h, dims, k);
+    conv3x3_by_crops(&xh, &fh, &mut yh2);
     assert_eq!(yh.as_slice(), &raw_h[..], "the generic and the raw NHWC convolutions agree");
+    assert_eq!(yh2.as_slice(), &raw_h[..], "the convolution by crops agrees");
     race(
         "conv 3×3 NHWC, x [2,16,34,34], f32",
         &mut [
             ("raw slices", &mut || conv3x3_nhwc(xh.as_slice(), fh.as_slice(), &mut raw_h, dims, k)),
             ("generic over the layout", &mut || conv3x3(black_box(&xh), &fh, &mut yh)),
+            ("generic, crops + zip", &mut || conv3x3_by_crops(black_box(&xh), &fh, &mut yh2)),
         ],
     );
 

@@ -16,7 +16,7 @@ fn check<S: Element, D: Element, LS: Layout, LD: Layout, C: Cast<S, D>>(
 ) where
     LD::Family: SameFamily<LS::Family>,
 {
-    let out = relayout_cast_pad::<S, D, LS, LD, C>(src, multiple, cast).unwrap();
+    let out = relayout_cast_pad::<_, LS, D, LD, C>(src, multiple, cast).unwrap();
     let t = out.tensor();
     let src_dims = src.shape().placement().dims().to_vec();
     let dims = t.shape().placement().dims().to_vec();
@@ -48,7 +48,7 @@ fn rgb_f32_nchw_into_f16_nhwc_padded_to_8() {
     .unwrap();
     check::<f32, f16, Nchw, Nhwc, _>(&src, 8, Unscaled, 8);
     // Spot-check the cast itself: f16's nearest value.
-    let out = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&src, 8, Unscaled).unwrap();
+    let out = relayout_cast_pad::<_, Nchw, f16, Nhwc, _>(&src, 8, Unscaled).unwrap();
     assert_eq!(out.tensor().get([1, 2, 4, 6]), Some(&f16::from_f32(1246.0 / 7.0)));
     assert_eq!(out.tensor().get([1, 7, 4, 6]), Some(&f16::ZERO));
 }
@@ -62,7 +62,7 @@ fn f32_nchw_into_int8x32_with_a_scale() {
     // 40 channels: padded to 64 (a multiple of 32).
     check::<f32, i8, Nchw, NcxHwx<32>, _>(&src, 1, Scale(127.0 / 22.0), 64);
     // Saturation and rounding: 22 × 127/22 = 127; a scale of 10 saturates.
-    let out = relayout_cast_pad::<f32, i8, Nchw, NcxHwx<32>, _>(&src, 1, Scale(10.0)).unwrap();
+    let out = relayout_cast_pad::<_, Nchw, i8, NcxHwx<32>, _>(&src, 1, Scale(10.0)).unwrap();
     assert_eq!(out.tensor().get([0, 0, 0, 0]), Some(&-128));
     assert_eq!(out.tensor().get([0, 39, 2, 2]), Some(&127));
     assert_eq!(out.tensor().get([0, 20, 0, 1]), Some(&3)); // 0.25 × 10 = 2.5 rounds away from zero
@@ -84,12 +84,12 @@ fn nc4hw4_with_c_not_a_multiple_of_4_is_padded_up() {
 #[test]
 fn bad_requests_are_errors() {
     let src = Tensor::<f32, Nchw>::zeros([1, 3, 2, 2]).unwrap();
-    let e = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&src, 0, Unscaled).unwrap_err();
+    let e = relayout_cast_pad::<_, Nchw, f16, Nhwc, _>(&src, 0, Unscaled).unwrap_err();
     assert!(matches!(e, LayoutError::NotApplicable { .. }), "{e}");
     let m = Tensor::<f32, Bmn<RowMajor>>::zeros([1, 2, 3]).unwrap();
-    let e = relayout_cast_pad::<f32, f16, Bmn<RowMajor>, Bmn<RowMajor>, _>(&m, 8, Unscaled).unwrap_err();
+    let e = relayout_cast_pad::<_, Bmn<RowMajor>, f16, Bmn<RowMajor>, _>(&m, 8, Unscaled).unwrap_err();
     assert!(e.to_string().contains("channel dimension C"), "{e}");
-    let e = relayout_cast_pad::<f32, f16, Nchw, Nhwc, _>(&src, usize::MAX, Unscaled).unwrap_err();
+    let e = relayout_cast_pad::<_, Nchw, f16, Nhwc, _>(&src, usize::MAX, Unscaled).unwrap_err();
     assert!(matches!(e, LayoutError::SizeOverflow { .. } | LayoutError::AllocationFailed { .. }), "{e}");
 }
 

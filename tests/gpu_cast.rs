@@ -45,8 +45,8 @@ impl Cases {
         let data: Vec<T> = (0..shape.len()).map(|i| sample::<T>(seed, i)).collect();
         let src = Tensor::<T, S>::from_vec_in(shape, data).unwrap();
         let want = match scale {
-            Some(k) => relayout_cast_pad::<T, U, S, D, _>(&src, multiple, Scale(k)).unwrap(),
-            None => relayout_cast_pad::<T, U, S, D, _>(&src, multiple, Unscaled).unwrap(),
+            Some(k) => relayout_cast_pad::<_, S, U, D, _>(&src, multiple, Scale(k)).unwrap(),
+            None => relayout_cast_pad::<_, S, U, D, _>(&src, multiple, Unscaled).unwrap(),
         };
         let padded = padded_shape::<S, D>(&shape, multiple).unwrap();
         let plan = CastNest::new(&shape, &padded).unwrap();

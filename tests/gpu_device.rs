@@ -127,7 +127,7 @@ where
     let shape = Shape::<S>::from_slice(dims).unwrap();
     let data: Vec<T> = (0..shape.len()).map(|i| support::sample::<T>(dims.len() as u64, i)).collect();
     let host = Tensor::<T, S>::from_vec_in(shape, data).unwrap();
-    let want = relayout_cast_pad::<T, U, S, D, _>(&host, multiple, Scale(scale)).unwrap();
+    let want = relayout_cast_pad::<_, S, U, D, _>(&host, multiple, Scale(scale)).unwrap();
     let x = gpu.upload(&host).unwrap();
     let got: DeviceChannelPadded<U, D> = gpu.relayout_cast_pad(&x, multiple, Scale(scale)).unwrap();
     assert_eq!((got.channels(), got.padded_channels()), (want.channels(), want.padded_channels()));

@@ -166,3 +166,60 @@ fn descriptors_of_sub_tensors() {
     let v: Tensor<f32, Nhwc> = c.to_layout().unwrap();
     assert_eq!(v.dims(), [4, 3, 4, 4]);
 }
+
+/// The fused relayout + cast + pad reads a sub-tensor as it reads its packed copy, writes into a
+/// caller's buffer what it allocates itself, and its padding comes off again.
+fn check_cast_pad_round_trip<S: Layout<Family = Image>, D: Layout<Family = Image>>(seed: u64) {
+    let dims = [
+        1 + (mix(seed, 1) % 3) as usize,
+        8,
+        2 + (mix(seed, 2) % 5) as usize,
+        2 + (mix(seed, 3) % 5) as usize,
+    ];
+    let x = Tensor::<f32, S>::from_fn(dims, |i| value_of(&i) as f32).unwrap();
+    let channels = 1 + (mix(seed, 4) % 7) as usize; // 1..=7 of the 8: vectors cut or not
+    let (h0, w0) = ((mix(seed, 5) % 2) as usize, (mix(seed, 6) % 2) as usize);
+    let start = [0, 0, h0, w0];
+    let (width, unit) = (S::FORMAT.vector().map_or(1, |v| v.width), channels);
+    let channels = if width > 1 { width.max(unit - unit % width) } else { unit };
+    let sub_dims = [dims[0], channels, dims[2] - h0, dims[3] - w0];
+    let sub = x.crop(start, sub_dims).unwrap();
+    let copy: Tensor<f32, S> = sub.to_layout().unwrap();
+    let from_view: typed_layout::cast::ChannelPadded<f32, D> =
+        typed_layout::cast::relayout_cast_pad(&sub, 8, typed_layout::cast::Unscaled).unwrap();
+    let from_copy: typed_layout::cast::ChannelPadded<f32, D> =
+        typed_layout::cast::relayout_cast_pad(&copy, 8, typed_layout::cast::Unscaled).unwrap();
+    let what = format!("{} -> {} {dims:?} {sub_dims:?}", S::NOTATION, D::NOTATION);
+    assert_eq!(from_view.tensor(), from_copy.tensor(), "{what}");
+    assert_eq!(from_view.channels(), from_copy.channels(), "{what}");
+    // Into the caller's buffer: the same bytes, and nothing written outside it.
+    let padded_dims = from_view.tensor().dims();
+    let mut buffer = vec![-1.0f32; from_view.tensor().as_slice().len()];
+    let mut dst = typed_layout::TensorViewMut::<f32, D>::new(padded_dims, &mut buffer).unwrap();
+    let n = typed_layout::cast::relayout_cast_pad_into(&sub, &mut dst, typed_layout::cast::Unscaled).unwrap();
+    assert_eq!(n, channels);
+    assert_eq!(&buffer[..], from_view.tensor().as_slice());
+    // And back: the data channels, equal to the sub-tensor at every index.
+    let mut back = Tensor::<f32, Nchw>::zeros(sub_dims).unwrap();
+    from_view.unpad_into(&mut back).unwrap();
+    for i in indices(&sub_dims) {
+        let p: Vec<usize> = i.iter().zip(&start).map(|(a, b)| a + b).collect();
+        assert_eq!(back[arr::<Nchw>(&i)], value_of(&p) as f32, "unpad {i:?}");
+    }
+    let mut wrong =
+        Tensor::<f32, Nchw>::zeros([sub_dims[0], channels + 1, sub_dims[2], sub_dims[3]]).unwrap();
+    assert!(matches!(from_view.unpad_into(&mut wrong), Err(LayoutError::ShapeMismatch { .. })));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn cast_pad_reads_sub_tensors_and_writes_into_buffers(seed in any::<u64>()) {
+        check_cast_pad_round_trip::<Nchw, Nhwc>(seed);
+        check_cast_pad_round_trip::<Nhwc, NcxHwx<4>>(seed);
+        check_cast_pad_round_trip::<Nchw, NcxHwx<32>>(seed);
+        check_cast_pad_round_trip::<NcxHwx<4>, Nhwc>(seed);
+        check_cast_pad_round_trip::<Chwn, Nchw>(seed);
+    }
+}

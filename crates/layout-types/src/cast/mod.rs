@@ -23,9 +23,10 @@
 
 use crate::dtype::Element;
 use crate::error::{DimName, LayoutError};
+use crate::family::DimArray;
 use crate::family::SameFamily;
-use crate::layout::{Layout, Shape};
-use crate::tensor::Tensor;
+use crate::layout::{DimsOf, InLayout, Layout, Shape};
+use crate::tensor::{Storage, StorageMut, SubView, Tensor, TensorBase};
 
 mod nest;
 
@@ -130,12 +131,73 @@ impl<T: Element, L: Layout> ChannelPadded<T, L> {
         let c = L::LETTERS.find('C').unwrap_or(0);
         self.tensor.shape().placement().dims()[c]
     }
+
+    /// The channels of data, as a view without the padding (no copy). Fails with
+    /// [`LayoutError::NotWholeVectors`] where the data ends inside a vector of NC/xHWx (C = 3 in
+    /// NC/4HW4): [`unpad_into`](ChannelPadded::unpad_into) copies those out.
+    ///
+    /// ```
+    /// use typed_layout::cast::{relayout_cast_pad, ChannelPadded, Unscaled};
+    /// use typed_layout::{Nchw, Nhwc, Tensor};
+    /// let rgb = Tensor::<f32, Nchw>::from_fn([1, 3, 2, 2], |[_, c, _, _]| c as f32)?;
+    /// let padded: ChannelPadded<f32, Nhwc> = relayout_cast_pad(&rgb, 8, Unscaled)?;
+    /// let data = padded.data()?;
+    /// assert_eq!(data.dims(), [1, 3, 2, 2]);
+    /// let back: Tensor<f32, Nchw> = data.to_layout()?;
+    /// assert_eq!(back, rgb);
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn data(&self) -> Result<SubView<'_, T, L>, LayoutError> {
+        self.tensor.narrow('C', 0..self.channels)
+    }
+
+    /// Copies the channels of data into `dst` (any layout of the family, dims with C =
+    /// [`channels`](ChannelPadded::channels)): undoes the padding, also inside the vectors of
+    /// NC/xHWx.
+    ///
+    /// ```
+    /// use typed_layout::cast::{relayout_cast_pad, ChannelPadded, Unscaled};
+    /// use typed_layout::{Nchw, NcxHwx, Tensor};
+    /// let x = Tensor::<i32, Nchw>::from_fn([1, 3, 2, 2], |[_, c, h, w]| (100 * c + 10 * h + w) as i32)?;
+    /// let v: ChannelPadded<i32, NcxHwx<4>> = relayout_cast_pad(&x, 1, Unscaled)?;
+    /// assert!(v.data().is_err()); // 3 of 4 lanes: no view without the padding
+    /// let mut back = Tensor::<i32, Nchw>::zeros([1, 3, 2, 2])?;
+    /// v.unpad_into(&mut back)?;
+    /// assert_eq!(back, x);
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn unpad_into<W, D>(&self, dst: &mut TensorBase<W, D>) -> Result<(), LayoutError>
+    where
+        W: StorageMut<Elem = T>,
+        D: crate::layout::Arrangement,
+        D::Family: SameFamily<L::Family>,
+    {
+        if let Ok(view) = self.data() {
+            return dst.zip_mut_with(&view, |d, &s| *d = s);
+        }
+        // The data ends inside a vector: element by element, in the destination's order.
+        let c = channel_dim(L::LETTERS)?;
+        let mut dims = self.tensor.dims();
+        dims.as_mut()[c] = self.channels;
+        let theirs = dst.dims();
+        if let Some(d) = (0..dims.as_ref().len()).find(|&d| theirs.as_ref()[d] != dims.as_ref()[d]) {
+            return Err(LayoutError::ShapeMismatch {
+                dim: DimName::new(d, L::LETTERS.as_bytes()),
+                source: dims.as_ref()[d],
+                destination: theirs.as_ref()[d],
+            });
+        }
+        let padded = &self.tensor;
+        dst.for_each_indexed_mut(|i, v| *v = padded[DimsOf::<L>::from_fn(|k| i.as_ref()[k])]);
+        Ok(())
+    }
 }
 
 /// Copies `src` into layout `D`, casting each element with `cast` and padding C with zeros up to
 /// a multiple of `multiple` (and of `D`'s vector width), in one pass: every destination
 /// element is written once, in storage order (see [`CastNest`]); large tensors run on rayon's
-/// pool (feature `parallel`).
+/// pool (feature `parallel`). `src` is any tensor or view in a layout, a sub-tensor included;
+/// [`relayout_cast_pad_into`] writes into a destination the caller owns.
 ///
 /// Fails for a family without a C, a `multiple` of 0, or a padded size that does not fit.
 ///
@@ -150,24 +212,67 @@ impl<T: Element, L: Layout> ChannelPadded<T, L> {
 /// assert_eq!(q.tensor().get([0, 50, 0, 0]), Some(&0)); // padding
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
-pub fn relayout_cast_pad<T, U, S, D, C>(
-    src: &Tensor<T, S>,
+pub fn relayout_cast_pad<R, A, U, D, C>(
+    src: &TensorBase<R, A>,
     multiple: usize,
     cast: C,
 ) -> Result<ChannelPadded<U, D>, LayoutError>
 where
-    T: Element,
+    R: Storage,
+    A: InLayout,
     U: Element,
-    S: Layout,
     D: Layout,
-    D::Family: SameFamily<S::Family>,
-    C: Cast<T, U>,
+    D::Family: SameFamily<A::Family>,
+    C: Cast<R::Elem, U>,
 {
-    let shape = padded_shape::<S, D>(src.shape(), multiple)?;
-    let plan = CastNest::new(src.shape(), &shape)?;
-    let mut out = Tensor::<U, D>::filled_in(shape, U::default())?;
-    plan.run(src.as_slice(), out.as_mut_slice(), cast);
-    Ok(ChannelPadded { tensor: out, channels: plan.channels() })
+    let sub = A::sub_shape(src.shape());
+    let shape = padded_dims::<D>(sub.placement().dims(), multiple)?;
+    let mut tensor = Tensor::<U, D>::filled_in(shape, U::default())?;
+    let channels = relayout_cast_pad_into(src, &mut tensor, cast)?;
+    Ok(ChannelPadded { tensor, channels })
+}
+
+/// [`relayout_cast_pad`] into `dst`, a packed tensor or view the caller owns (no allocation):
+/// its dims are the source's but C, which may be larger (the padding, written as zeros).
+/// Returns the channels of data. Fails with [`LayoutError::ShapeMismatch`] naming the
+/// dimension when the dims do not fit, and with [`LayoutError::NotApplicable`] for a padded
+/// (partially packed) destination.
+///
+/// ```
+/// use typed_layout::cast::{relayout_cast_pad_into, Unscaled};
+/// use typed_layout::{Nchw, Nhwc, Tensor, TensorViewMut};
+/// let rgb = Tensor::<u8, Nchw>::filled([1, 3, 2, 2], 9)?;
+/// let mut buffer = vec![7.0f32; 16]; // the engine's: 2×2 pixels of 4 channels
+/// let mut dst = TensorViewMut::<f32, Nhwc>::new([1, 4, 2, 2], &mut buffer)?;
+/// assert_eq!(relayout_cast_pad_into(&rgb, &mut dst, Unscaled)?, 3);
+/// assert_eq!(&buffer[..4], &[9.0, 9.0, 9.0, 0.0]);
+/// let mut small = Tensor::<f32, Nhwc>::zeros([1, 2, 2, 2])?; // fewer channels than the source
+/// assert!(relayout_cast_pad_into(&rgb, &mut small, Unscaled).is_err());
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub fn relayout_cast_pad_into<R, A, W, D, C>(
+    src: &TensorBase<R, A>,
+    dst: &mut TensorBase<W, D>,
+    cast: C,
+) -> Result<usize, LayoutError>
+where
+    R: Storage,
+    A: InLayout,
+    W: StorageMut,
+    D: Layout,
+    D::Family: SameFamily<A::Family>,
+    C: Cast<R::Elem, W::Elem>,
+{
+    let sub = A::sub_shape(src.shape());
+    let (sp, dp) = (sub.placement(), *dst.shape().placement());
+    if dp.len() != dp.dims().iter().product::<usize>() {
+        return Err(LayoutError::NotApplicable {
+            reason: "the fused relayout, cast and pad writes a packed destination, without padded strides",
+        });
+    }
+    let plan = CastNest::between(sp, &dp, <A::Layout as Layout>::LETTERS)?;
+    plan.run(src.as_slice(), dst.as_mut_slice(), cast);
+    Ok(plan.channels())
 }
 
 /// The shape of `src` in layout `D` with C padded up to a multiple of `multiple` and of `D`'s
@@ -185,7 +290,12 @@ pub fn padded_shape<S: Layout, D: Layout>(src: &Shape<S>, multiple: usize) -> Re
 where
     D::Family: SameFamily<S::Family>,
 {
-    let letters = S::LETTERS;
+    padded_dims::<D>(src.placement().dims(), multiple)
+}
+
+/// [`padded_shape`] of logical `dims`.
+fn padded_dims<D: Layout>(dims: &[usize], multiple: usize) -> Result<Shape<D>, LayoutError> {
+    let letters = D::LETTERS;
     let c = channel_dim(letters)?;
     if multiple == 0 {
         return Err(LayoutError::NotApplicable { reason: "channels are padded to a multiple of at least 1" });
@@ -193,7 +303,7 @@ where
     let overflow = || LayoutError::SizeOverflow { dim: DimName::new(c, letters.as_bytes()) };
     let width = D::FORMAT.vector().map_or(1, |v| v.width);
     let step = lcm(multiple, width).ok_or_else(overflow)?;
-    let mut dims = src.placement().dims().to_vec();
+    let mut dims = dims.to_vec();
     dims[c] = dims[c].div_ceil(step).checked_mul(step).ok_or_else(overflow)?;
     Shape::<D>::from_slice(&dims)
 }

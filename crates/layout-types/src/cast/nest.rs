@@ -5,7 +5,7 @@ use crate::dtype::Element;
 use crate::error::{DimName, LayoutError};
 use crate::family::SameFamily;
 use crate::layout::{Layout, Shape};
-use crate::placement::{DimMap, Part, MAX_AXES};
+use crate::placement::{DimMap, Part, Placement, MAX_AXES};
 
 /// One loop of a [`CastNest`]: a run of the destination's storage, and how far the source
 /// offset and the logical channel move per step.
@@ -108,9 +108,14 @@ impl CastNest {
     where
         D::Family: SameFamily<S::Family>,
     {
-        let letters = S::LETTERS;
+        CastNest::between(src.placement(), dst.placement(), S::LETTERS)
+    }
+
+    /// [`CastNest::new`] on placements: the source's may be a sub-tensor's (any strides that
+    /// nest), the destination's is written in storage order, so it must be packed (checked by
+    /// the callers). `letters` names dimensions in errors.
+    pub(crate) fn between(sp: &Placement, dp: &Placement, letters: &str) -> Result<CastNest, LayoutError> {
         let c = channel_dim(letters)?;
-        let (sp, dp) = (src.placement(), dst.placement());
         let (sd, dd) = (sp.dims(), dp.dims());
         if let Some(d) = (0..sd.len()).find(|&d| if d == c { sd[d] > dd[d] } else { sd[d] != dd[d] }) {
             return Err(LayoutError::ShapeMismatch {

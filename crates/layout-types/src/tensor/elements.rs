@@ -257,6 +257,12 @@ impl<S: StorageMut, A: Arrangement> TensorBase<S, A> {
             if inner.src == 1 && inner.dst == 1 {
                 let (s, d) = (s as usize, d as usize);
                 dst[d..d + n].iter_mut().zip(&src[s..s + n]).for_each(|(a, b)| f(a, b));
+            } else if inner.src > 0 && inner.dst > 0 {
+                // Strided runs forward: iterators, no bounds check per element.
+                let (s, d) = (s as usize, d as usize);
+                let mine = dst[d..].iter_mut().step_by(inner.dst as usize).take(n);
+                let theirs = src[s..].iter().step_by(inner.src as usize);
+                mine.zip(theirs).for_each(|(a, b)| f(a, b));
             } else {
                 for j in 0..n as isize {
                     f(&mut dst[(d + j * inner.dst) as usize], &src[(s + j * inner.src) as usize]);

@@ -267,6 +267,26 @@ impl<S: Storage, A: Arrangement> TensorBase<S, A> {
         convert::convert(self, &mut out)?;
         Ok(out)
     }
+
+    /// The same logical tensor written into `dst`, a tensor or mutable view the caller owns, in
+    /// any arrangement of the family (a sub-tensor of a larger buffer, say): no allocation.
+    /// Fails with [`LayoutError::ShapeMismatch`] naming the dimension when the dims differ.
+    ///
+    /// ```
+    /// use typed_layout::{Nchw, Nhwc, Tensor};
+    /// let x = Tensor::<f32, Nchw>::from_fn([1, 2, 2, 2], |[_, c, h, w]| (c * 4 + h * 2 + w) as f32)?;
+    /// let mut batch = Tensor::<f32, Nhwc>::zeros([4, 2, 2, 2])?; // the engine's batch buffer
+    /// x.to_layout_into(&mut batch.batch_mut(3)?)?; // into image 3, converted on the way
+    /// assert_eq!(batch[[3, 1, 1, 0]], 6.0);
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn to_layout_into<D>(&self, dst: &mut D) -> Result<(), LayoutError>
+    where
+        D: Destination<S::Elem> + ?Sized,
+        D::Family: SameFamily<A::Family>,
+    {
+        convert::convert(self, dst)
+    }
 }
 
 /// Borrowed views: the elements as long as the borrowed data lives, not only the view.

@@ -223,3 +223,74 @@ proptest! {
         check_cast_pad_round_trip::<Chwn, Nchw>(seed);
     }
 }
+
+/// Splits against brute force: `split_at_mut` succeeds exactly when every offset of the first
+/// part lies below every offset of the second (the model's offsets), and then each part writes
+/// its own elements; `axis_chunks_mut` gives each chunk its positions.
+fn check_splits<L: Layout>(seed: u64) {
+    let dims = dims_for::<L>(seed);
+    let spec = Spec::of::<L>();
+    let mut t = Tensor::<i64, L>::zeros(arr::<L>(&dims)).unwrap();
+    let d = (mix(seed, 7) % dims.len() as u64) as usize;
+    let unit = L::FORMAT.vector().filter(|v| v.dim == d).map_or(1, |v| v.width);
+    if dims[d] / unit < 2 {
+        return;
+    }
+    let mid = unit * (1 + (mix(seed, 8) % (dims[d] / unit - 1) as u64) as usize);
+    let what = format!("{} {dims:?} axis {d} at {mid}", L::NOTATION);
+    let (mut below, mut above) = (0, usize::MAX);
+    for i in indices(&dims) {
+        let o = spec.offset(&dims, &i);
+        if i[d] < mid {
+            below = below.max(o)
+        } else {
+            above = above.min(o)
+        }
+    }
+    match t.split_at_mut(d, mid) {
+        Ok((mut a, mut b)) => {
+            assert!(below < above, "split allowed, but the parts interleave: {what}");
+            a.fill(1);
+            b.fill(2);
+            for i in indices(&dims) {
+                assert_eq!(t[arr::<L>(&i)], if i[d] < mid { 1 } else { 2 }, "{what} {i:?}");
+            }
+            let size = mid;
+            for (k, mut chunk) in t.axis_chunks_mut(d, size).unwrap().enumerate() {
+                chunk.fill(k as i64);
+            }
+            for i in indices(&dims) {
+                assert_eq!(t[arr::<L>(&i)], (i[d] / size) as i64, "chunks {what} {i:?}");
+            }
+        }
+        Err(LayoutError::SplitInterleaves { .. }) => assert!(below > above, "split refused: {what}"),
+        Err(e) => panic!("{what}: {e}"),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn splits_are_disjoint_exactly_when_storage_allows(seed in any::<u64>()) {
+        check_splits::<Nchw>(seed);
+        check_splits::<Nhwc>(seed);
+        check_splits::<Chwn>(seed);
+        check_splits::<NcxHwx<4>>(seed);
+        check_splits::<Cdhwn>(seed);
+        check_splits::<Bmn<ColMajor>>(seed);
+        check_splits::<ClipVec4>(seed);
+        check_splits::<GsReversed>(seed);
+    }
+}
+
+/// Views and their parts cross threads: `Send` and `Sync` as their elements allow.
+#[test]
+fn tensors_and_parts_are_send_and_sync() {
+    fn send_sync<X: Send + Sync>() {}
+    send_sync::<Tensor<f32, NcxHwx<4>>>();
+    send_sync::<typed_layout::TensorView<'_, f32, Nchw>>();
+    send_sync::<typed_layout::SubViewMut<'_, half::f16, Nhwc>>();
+    send_sync::<typed_layout::StridedViewMut<'_, u8, Image>>();
+    send_sync::<typed_layout::AxisChunksMut<'_, i8, typed_layout::Sub<Ndhwc>>>();
+}

@@ -106,6 +106,12 @@ pub enum LayoutError {
         /// The vector width x.
         width: usize,
     },
+    /// Halves of a tensor along an axis whose storage interleaves (the axis is not outside every
+    /// other), so they cannot be two disjoint mutable slices: split along the outermost axis.
+    SplitInterleaves {
+        /// The axis asked for.
+        dim: DimName,
+    },
     /// An axis index past the tensor's rank.
     NoSuchAxis {
         /// The index asked for.
@@ -276,6 +282,10 @@ impl fmt::Display for LayoutError {
                 f,
                 "the range {start}..{end} of {dim} cuts its vectors of {width}: a vectorized dimension narrows only at whole vectors (multiples of x = {width})"
             ),
+            LayoutError::SplitInterleaves { dim } => write!(
+                f,
+                "the halves along {dim} interleave in memory: a tensor splits into disjoint mutable parts only along an axis outside every other (the outermost of its storage order)"
+            ),
             LayoutError::NoSuchAxis { index, rank } => {
                 write!(f, "there is no axis {index} in a tensor of rank {rank}")
             }
@@ -319,6 +329,9 @@ impl LayoutError {
             LayoutError::IndexOutOfBounds { .. } => "a logical index is below its dimension's size",
             LayoutError::RangeOutOfBounds { .. } => "a sub-tensor lies inside its tensor",
             LayoutError::NotWholeVectors { .. } => "a vectorized dimension narrows only at whole vectors",
+            LayoutError::SplitInterleaves { .. } => {
+                "mutable parts of a tensor are disjoint slices of its storage"
+            }
             LayoutError::NoSuchAxis { .. } | LayoutError::NoSuchLetter { .. } => {
                 "an axis is one of the tensor's letters, or an index below its rank"
             }

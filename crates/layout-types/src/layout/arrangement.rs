@@ -61,7 +61,7 @@ pub trait Arrangement: sealed::Sealed + Copy + Default + Debug + Send + Sync + '
     /// The arrangement of a sub-tensor: [`Sub<L>`](Sub) of a layout or of a sub-tensor,
     /// `Strided<F>` of a strided view.
     #[doc(hidden)]
-    type Sub: Arrangement<Family = Self::Family>;
+    type Sub: Arrangement<Family = Self::Family, Sub = Self::Sub>;
     /// The sub-tensor of positions `start[d]..start[d] + dims[d]` along every dimension: its
     /// shape, and the part `(offset, len)` of the storage it lies in (`None`: all of it).
     #[doc(hidden)]

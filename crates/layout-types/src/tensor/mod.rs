@@ -15,12 +15,14 @@ use crate::overlap::Overlap;
 mod access;
 mod elements;
 mod owned;
+mod split;
 mod storage;
 mod sub;
 mod views;
 
 pub use elements::{IndexedIter, Iter};
 pub use owned::STORAGE_ALIGN;
+pub use split::AxisChunksMut;
 pub use storage::{Owned, Storage, StorageMut, View, ViewMut};
 pub use sub::{SubView, SubViewMut};
 

@@ -294,3 +294,26 @@ fn tensors_and_parts_are_send_and_sync() {
     send_sync::<typed_layout::StridedViewMut<'_, u8, Image>>();
     send_sync::<typed_layout::AxisChunksMut<'_, i8, typed_layout::Sub<Ndhwc>>>();
 }
+
+/// Reshapes read the same memory in another layout: a batch of NCHW as a row-major matrix per
+/// channel; counts that differ and crops that are not one run of memory are refused.
+#[test]
+fn reshapes_read_the_same_memory() {
+    let dims = [3, 4, 5, 6];
+    let t = Tensor::<i64, Nchw>::from_fn(dims, |i| value_of(&i)).unwrap();
+    for n in 0..dims[0] {
+        let image = t.batch(n).unwrap();
+        let m = image.reshape::<Bmn<RowMajor>>([1, 4, 30]).unwrap();
+        for [c, h, w] in indices(&[4, 5, 6]).map(|i| [i[0], i[1], i[2]]) {
+            assert_eq!(m[[0, c, h * 6 + w]], value_of(&[n, c, h, w]));
+        }
+    }
+    assert!(matches!(t.reshape::<Bmn<RowMajor>>([3, 4, 31]), Err(LayoutError::BufferLength { .. })));
+    assert!(matches!(
+        t.narrow('W', 0..5).unwrap().reshape::<Nchw>([3, 4, 5, 5]),
+        Err(LayoutError::NotApplicable { .. })
+    ));
+    let mut u = t.clone();
+    u.reshape_mut::<Nhwc>([1, 360, 1, 1]).unwrap().fill(5);
+    assert!(u.iter().all(|&v| v == 5));
+}

@@ -5,10 +5,10 @@
 
 use core::ops::Range;
 
-use super::{Storage, StorageMut, TensorBase, View, ViewMut};
+use super::{Storage, StorageMut, TensorBase, TensorView, TensorViewMut, View, ViewMut};
 use crate::error::LayoutError;
 use crate::family::{DimArray, Family};
-use crate::layout::{Arrangement, DimsOf, IntoAxis};
+use crate::layout::{Arrangement, DimsOf, InLayout, IntoAxis, Layout, Shape};
 
 /// A sub-tensor of arrangement `A`, borrowed from storage `S`.
 type SubOf<S, A> = TensorBase<S, <A as Arrangement>::Sub>;
@@ -154,5 +154,53 @@ impl<S: StorageMut, A: Arrangement> TensorBase<S, A> {
     /// [`batch`](TensorBase::batch), mutably.
     pub fn batch_mut(&mut self, n: usize) -> Result<SubOf<ViewMut<'_, S::Elem>, A>, LayoutError> {
         self.narrow_mut(batch_axis::<A::Family>()?, n..n.saturating_add(1))
+    }
+}
+
+/// Reshapes: the same memory read as another packed layout, for a tensor whose storage is
+/// packed (a whole tensor, or a sub-tensor that happens to be: a batch of NCHW).
+impl<S: Storage, A: InLayout> TensorBase<S, A> {
+    /// The same elements, in the same memory order, as a packed tensor of layout `D` (of any
+    /// family) with `dims`: flattening NCHW's H·W into a matmul's columns, say. Fails with
+    /// [`LayoutError::BufferLength`] when the element counts differ, with `D`'s own rule when it
+    /// rejects the dims, and with [`LayoutError::NotApplicable`] when this tensor is not packed
+    /// (a crop: its elements are not one run of memory).
+    ///
+    /// ```
+    /// use typed_layout::{Bmn, Nchw, RowMajor, Tensor};
+    /// let x = Tensor::<f32, Nchw>::from_fn([2, 3, 4, 5], |[n, c, h, w]| (1000 * n + 100 * c + 10 * h + w) as f32)?;
+    /// let m = x.reshape::<Bmn<RowMajor>>([2, 3, 20])?; // b = n, m = c, n = h·W + w
+    /// assert_eq!(m[[1, 2, 13]], 1223.0);
+    /// assert!(x.crop([0, 0, 0, 0], [2, 3, 4, 4])?.reshape::<Bmn<RowMajor>>([2, 3, 16]).is_err());
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn reshape<D: Layout>(&self, dims: DimsOf<D>) -> Result<TensorView<'_, S::Elem, D>, LayoutError> {
+        if A::sub_shape(self.shape()).packed().is_none() {
+            return Err(LayoutError::NotApplicable {
+                reason: "a reshape reads the same memory as another layout: the tensor must be packed (a crop is not)",
+            });
+        }
+        let shape = Shape::<D>::new(dims)?;
+        shape.check_buffer(self.as_slice().len())?;
+        Ok(TensorBase::from_parts(shape, View(self.as_slice())))
+    }
+}
+
+/// [`reshape`](TensorBase::reshape), mutably.
+impl<S: StorageMut, A: InLayout> TensorBase<S, A> {
+    /// The same elements as a mutable packed tensor of layout `D` with `dims`.
+    pub fn reshape_mut<D: Layout>(
+        &mut self,
+        dims: DimsOf<D>,
+    ) -> Result<TensorViewMut<'_, S::Elem, D>, LayoutError> {
+        if A::sub_shape(self.shape()).packed().is_none() {
+            return Err(LayoutError::NotApplicable {
+                reason: "a reshape reads the same memory as another layout: the tensor must be packed (a crop is not)",
+            });
+        }
+        let shape = Shape::<D>::new(dims)?;
+        let data = self.as_mut_slice();
+        shape.check_buffer(data.len())?;
+        Ok(TensorBase::from_parts(shape, ViewMut(data)))
     }
 }

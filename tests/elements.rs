@@ -87,6 +87,10 @@ fn check_layout<L: Layout>(seed: u64) {
     }
     u.fill(7);
     assert!(u.as_slice().iter().all(|&v| v == 7), "fill {what}");
+    assert_eq!(u.iter_mut().len(), t.iter().len());
+    u.iter_mut().zip(t.iter()).for_each(|(a, &b)| *a = b);
+    assert_eq!(u.as_slice(), t.as_slice(), "iter_mut {what}");
+    u.fill(7);
     u.zip_mut_with(&t, |a, &b| *a += b).unwrap();
     for index in indices(&dims) {
         let i = <<L::Family as Family>::Dims>::try_from_slice(&index).unwrap();

@@ -87,8 +87,13 @@ fn check_crop<L: Layout>(seed: u64) {
     if L::FORMAT.vector().is_none() {
         assert_eq!(corner.unwrap()[arr::<L>(&vec![0; len.len()])], value_of(&start), "{what}");
     }
-    // Writes reach the box and nothing else.
-    t.crop_mut(arr::<L>(&start), arr::<L>(&len)).unwrap().fill(-1);
+    // Writes reach the box and nothing else, in the parent's storage order.
+    let mut written = Vec::new();
+    for v in t.crop_mut(arr::<L>(&start), arr::<L>(&len)).unwrap().iter_mut() {
+        written.push(*v);
+        *v = -1;
+    }
+    assert_eq!(written, values, "iter_mut {what}");
     for i in indices(&dims) {
         let inside = i.iter().zip(&start).zip(&len).all(|((&x, &s), &n)| x >= s && x < s + n);
         let want = if inside { -1 } else { value_of(&i) };

@@ -58,8 +58,8 @@ pub use notation::{
 };
 pub use overlap::Overlap;
 pub use tensor::{
-    AxisChunksMut, IndexedIter, Iter, Owned, Storage, StorageMut, StridedView, StridedViewMut, SubView,
-    SubViewMut, Tensor, TensorBase, TensorView, TensorViewMut, View, ViewMut, STORAGE_ALIGN,
+    AxisChunksMut, IndexedIter, Iter, IterMut, Owned, Storage, StorageMut, StridedView, StridedViewMut,
+    SubView, SubViewMut, Tensor, TensorBase, TensorView, TensorViewMut, View, ViewMut, STORAGE_ALIGN,
 };
 
 /// cuDNN's descriptor arguments as plain values, checked against cuDNN's limits: the

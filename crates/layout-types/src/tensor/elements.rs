@@ -460,3 +460,72 @@ impl<T: Element, L: Layout> Tensor<T, L> {
         Ok(TensorBase::from_parts(shape, Owned { data, offset, len }))
     }
 }
+
+/// Mutable iteration, for tensors in a layout and their sub-tensors (whose storage order is
+/// also offset order, so the elements come out of one slice split as it goes).
+impl<S: StorageMut, A: InLayout> TensorBase<S, A> {
+    /// The elements in memory order, mutably.
+    ///
+    /// ```
+    /// use typed_layout::{NcxHwx, Tensor};
+    /// let mut t = Tensor::<i32, NcxHwx<4>>::zeros([1, 8, 2, 2])?;
+    /// for (k, v) in t.narrow_mut('C', 4..8)?.iter_mut().enumerate() {
+    ///     *v = k as i32 + 1; // the second vector group only
+    /// }
+    /// assert_eq!((t[[0, 3, 1, 1]], t[[0, 4, 0, 0]], t[[0, 7, 1, 1]]), (0, 1, 16));
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn iter_mut(&mut self) -> IterMut<'_, S::Elem> {
+        let fused = self.walk().fused();
+        let data = self.as_mut_slice();
+        let inner = match fused.loops() {
+            [run] if run.stride == 1 => {
+                let start = fused.base() as usize;
+                IterMutKind::Contiguous(data[start..start + run.extent].iter_mut())
+            }
+            _ => IterMutKind::Walking { rest: data, at: 0, cursor: Box::new(Cursor::new(fused)) },
+        };
+        IterMut { inner }
+    }
+}
+
+/// The elements of a tensor in memory order, mutably: [`TensorBase::iter_mut`].
+#[derive(Debug)]
+pub struct IterMut<'a, T> {
+    inner: IterMutKind<'a, T>,
+}
+
+#[derive(Debug)]
+enum IterMutKind<'a, T> {
+    /// One run of consecutive elements.
+    Contiguous(core::slice::IterMut<'a, T>),
+    /// Offsets that only grow: the storage not yet passed, and the offset of its first element.
+    Walking { rest: &'a mut [T], at: usize, cursor: Box<Cursor> },
+}
+
+impl<'a, T> Iterator for IterMut<'a, T> {
+    type Item = &'a mut T;
+    #[inline]
+    fn next(&mut self) -> Option<&'a mut T> {
+        match &mut self.inner {
+            IterMutKind::Contiguous(it) => it.next(),
+            IterMutKind::Walking { rest, at, cursor } => {
+                let (offset, _) = cursor.next()?;
+                let skip = offset as usize - *at; // offsets grow: a layout's strides are positive
+                let (element, tail) = core::mem::take(rest).get_mut(skip..)?.split_first_mut()?;
+                (*rest, *at) = (tail, offset as usize + 1);
+                Some(element)
+            }
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = match &self.inner {
+            IterMutKind::Contiguous(it) => it.len(),
+            IterMutKind::Walking { cursor, .. } => cursor.left(),
+        };
+        (n, Some(n))
+    }
+}
+
+impl<T> ExactSizeIterator for IterMut<'_, T> {}
+impl<T> FusedIterator for IterMut<'_, T> {}

@@ -20,7 +20,7 @@ mod storage;
 mod sub;
 mod views;
 
-pub use elements::{IndexedIter, Iter};
+pub use elements::{IndexedIter, Iter, IterMut};
 pub use owned::STORAGE_ALIGN;
 pub use split::AxisChunksMut;
 pub use storage::{Owned, Storage, StorageMut, View, ViewMut};

@@ -232,7 +232,8 @@ where
     Ok(ChannelPadded { tensor, channels })
 }
 
-/// [`relayout_cast_pad`] into `dst`, a packed tensor or view the caller owns (no allocation):
+/// [`relayout_cast_pad`] into `dst`, a packed tensor or view the caller owns (no allocation; a
+/// batch of a larger tensor too):
 /// its dims are the source's but C, which may be larger (the padding, written as zeros).
 /// Returns the channels of data. Fails with [`LayoutError::ShapeMismatch`] naming the
 /// dimension when the dims do not fit, and with [`LayoutError::NotApplicable`] for a padded
@@ -259,15 +260,16 @@ where
     R: Storage,
     A: InLayout,
     W: StorageMut,
-    D: Layout,
+    D: InLayout,
     D::Family: SameFamily<A::Family>,
     C: Cast<R::Elem, W::Elem>,
 {
     let sub = A::sub_shape(src.shape());
-    let (sp, dp) = (sub.placement(), *dst.shape().placement());
-    if dp.len() != dp.dims().iter().product::<usize>() {
+    let out = D::sub_shape(dst.shape());
+    let (sp, dp) = (sub.placement(), *out.placement());
+    if out.packed().is_none() {
         return Err(LayoutError::NotApplicable {
-            reason: "the fused relayout, cast and pad writes a packed destination, without padded strides",
+            reason: "the fused relayout, cast and pad writes a packed destination (a whole tensor, or a batch of one), without padded strides",
         });
     }
     let plan = CastNest::between(sp, &dp, <A::Layout as Layout>::LETTERS)?;

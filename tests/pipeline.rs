@@ -1,0 +1,81 @@
+//! The image pipeline of an engine, as a new user writes it from the crate docs: HWC u8 bytes as
+//! a camera delivers them → a crop → f16 NHWC with C padded to 8 (what Tensor Cores want),
+//! normalized per channel → one image of a batch the engine allocated once. Checked element by
+//! element against the bytes, and for its allocations per image: none.
+
+use half::f16;
+use typed_layout::cast::{relayout_cast_pad_into, Cast, Scale};
+use typed_layout::{LayoutError, Nhwc, Tensor, TensorView};
+
+const MEAN: [f32; 3] = [0.485, 0.456, 0.406];
+const STD: [f32; 3] = [0.229, 0.224, 0.225];
+
+/// One image into slot `slot` of `batch`: no allocation.
+fn prepare(
+    bytes: &[u8],
+    (h, w): (usize, usize),
+    (top, left): (usize, usize),
+    batch: &mut Tensor<f16, Nhwc>,
+    slot: usize,
+) -> Result<(), LayoutError> {
+    let image = TensorView::<u8, Nhwc>::new_physical([1, h, w, 3], bytes)?; // N, H, W, C
+    let crop = image.crop([0, 0, top, left], [1, 3, 224, 224])?;
+    let mut out = batch.batch_mut(slot)?;
+    relayout_cast_pad_into(&crop, &mut out, Scale(1.0 / 255.0))?;
+    out.for_each_indexed_mut(|[_, c, _, _], v| {
+        if c < 3 {
+            *v = f16::from_f32((v.to_f32() - MEAN[c]) / STD[c]);
+        }
+    });
+    Ok(())
+}
+
+fn camera(seed: usize, (h, w): (usize, usize)) -> Vec<u8> {
+    (0..h * w * 3).map(|i| ((i * 7 + seed * 13) % 256) as u8).collect()
+}
+
+#[test]
+fn the_pipeline_allocates_nothing_per_image_and_lands_every_pixel() {
+    let (h, w) = (240, 320);
+    let frames: Vec<Vec<u8>> = (0..4).map(|s| camera(s, (h, w))).collect();
+    let mut batch = Tensor::<f16, Nhwc>::filled([4, 8, 224, 224], f16::from_f32(9.0)).unwrap();
+    let corners = [(0, 0), (8, 40), (16, 96), (3, 5)];
+
+    // Once before counting: the first conversion may start rayon's thread pool (feature
+    // `parallel`), which allocates once per process.
+    prepare(&frames[0], (h, w), corners[0], &mut batch, 0).unwrap();
+    let info = allocation_counter::measure(|| {
+        for (slot, frame) in frames.iter().enumerate() {
+            prepare(frame, (h, w), corners[slot], &mut batch, slot).unwrap();
+        }
+    });
+    assert_eq!(info.count_total, 0, "allocations while preparing 4 images");
+
+    for (slot, frame) in frames.iter().enumerate() {
+        let (top, left) = corners[slot];
+        for y in 0..224 {
+            for x in 0..224 {
+                for c in 0..8 {
+                    let want = if c < 3 {
+                        let byte = frame[((top + y) * w + left + x) * 3 + c];
+                        let scaled: f16 = Scale(1.0 / 255.0).cast(byte);
+                        f16::from_f32((scaled.to_f32() - MEAN[c]) / STD[c])
+                    } else {
+                        f16::ZERO
+                    };
+                    assert_eq!(batch[[slot, c, y, x]], want, "slot {slot} (c, y, x) = ({c}, {y}, {x})");
+                }
+            }
+        }
+    }
+}
+
+/// A crop that leaves the image is an error naming the dimension, and the batch is untouched.
+#[test]
+fn a_crop_outside_the_image_is_refused() {
+    let frame = camera(0, (100, 100));
+    let mut batch = Tensor::<f16, Nhwc>::zeros([1, 8, 224, 224]).unwrap();
+    let e = prepare(&frame, (100, 100), (0, 0), &mut batch, 0).unwrap_err();
+    assert!(matches!(e, LayoutError::RangeOutOfBounds { size: 100, .. }), "{e}");
+    assert!(batch.iter().all(|v| *v == f16::ZERO));
+}

@@ -12,7 +12,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use typed_layout::{Image, Layout, Nchw, NcxHwx, Nhwc, Tensor};
+use typed_layout::{Image, Layout, Nchw, NcxHwx, Nhwc, PerDimStrides, Tensor};
 
 const ROUNDS: usize = 15;
 
@@ -84,6 +84,34 @@ fn conv3x3_by_crops<L: Layout<Family = Image>, F: Layout<Family = Image>>(
     }
 }
 
+/// The convolution written once for layouts with per-dimension strides: the slice and the
+/// strides hoisted, offsets as dot products.
+fn conv3x3_by_strides<
+    L: Layout<Family = Image> + PerDimStrides,
+    F: Layout<Family = Image> + PerDimStrides,
+>(
+    x: &Tensor<f32, L>,
+    f: &Tensor<f32, F>,
+    y: &mut Tensor<f32, L>,
+) {
+    let [_, channels, _, _] = x.dims();
+    let (xs, fs) = (x.as_slice(), f.as_slice());
+    let ([xn, xc, xh, xw], [fk, fc, fr, fs_]) = (x.strides(), f.strides());
+    y.for_each_indexed_mut(|[n, k, h, w], out| {
+        let mut acc = 0.0;
+        for c in 0..channels {
+            let xo = n as isize * xn + c as isize * xc + h as isize * xh + w as isize * xw;
+            let fo = k as isize * fk + c as isize * fc;
+            for r in 0..3 {
+                for s in 0..3 {
+                    acc += xs[(xo + r * xh + s * xw) as usize] * fs[(fo + r * fr + s * fs_) as usize];
+                }
+            }
+        }
+        *out = acc;
+    });
+}
+
 /// The same loop nest on raw NCHW slices (filter KCRS), index arithmetic by hand.
 fn conv3x3_nchw(x: &[f32], f: &[f32], y: &mut [f32], [nn, cc, hh, ww]: [usize; 4], kk: usize) {
     let (ho, wo) = (hh - 2, ww - 2);
@@ -143,18 +171,21 @@ fn convolutions() {
     let f = Tensor::<f32, Nchw>::from_fn(fdims, value).unwrap();
     let mut y = Tensor::<f32, Nchw>::zeros(out).unwrap();
     let mut raw = vec![0.0f32; y.as_slice().len()];
-    let mut y2 = y.clone();
+    let (mut y2, mut y3) = (y.clone(), y.clone());
     conv3x3(&x, &f, &mut y);
     conv3x3_nchw(x.as_slice(), f.as_slice(), &mut raw, dims, k);
     conv3x3_by_crops(&x, &f, &mut y2);
     assert_eq!(y.as_slice(), &raw[..], "the generic and the raw NCHW convolutions agree");
     assert_eq!(y2.as_slice(), &raw[..], "the convolution by crops agrees");
+    conv3x3_by_strides(&x, &f, &mut y3);
+    assert_eq!(y3.as_slice(), &raw[..], "the convolution by strides agrees");
     race(
         "conv 3×3 NCHW, x [2,16,34,34], f32",
         &mut [
             ("raw slices", &mut || conv3x3_nchw(x.as_slice(), f.as_slice(), &mut raw, dims, k)),
             ("generic over the layout", &mut || conv3x3(black_box(&x), &f, &mut y)),
             ("generic, crops + zip", &mut || conv3x3_by_crops(black_box(&x), &f, &mut y2)),
+            ("generic, strides", &mut || conv3x3_by_strides(black_box(&x), &f, &mut y3)),
         ],
     );
 
@@ -163,18 +194,21 @@ fn convolutions() {
     let fh: Tensor<f32, Nhwc> = f.to_layout().unwrap();
     let mut yh = Tensor::<f32, Nhwc>::zeros(out).unwrap();
     let mut raw_h = vec![0.0f32; yh.as_slice().len()];
-    let mut yh2 = yh.clone();
+    let (mut yh2, mut yh3) = (yh.clone(), yh.clone());
     conv3x3(&xh, &fh, &mut yh);
     conv3x3_nhwc(xh.as_slice(), fh.as_slice(), &mut raw_h, dims, k);
     conv3x3_by_crops(&xh, &fh, &mut yh2);
     assert_eq!(yh.as_slice(), &raw_h[..], "the generic and the raw NHWC convolutions agree");
     assert_eq!(yh2.as_slice(), &raw_h[..], "the convolution by crops agrees");
+    conv3x3_by_strides(&xh, &fh, &mut yh3);
+    assert_eq!(yh3.as_slice(), &raw_h[..], "the convolution by strides agrees");
     race(
         "conv 3×3 NHWC, x [2,16,34,34], f32",
         &mut [
             ("raw slices", &mut || conv3x3_nhwc(xh.as_slice(), fh.as_slice(), &mut raw_h, dims, k)),
             ("generic over the layout", &mut || conv3x3(black_box(&xh), &fh, &mut yh)),
             ("generic, crops + zip", &mut || conv3x3_by_crops(black_box(&xh), &fh, &mut yh2)),
+            ("generic, strides", &mut || conv3x3_by_strides(black_box(&xh), &fh, &mut yh3)),
         ],
     );
 

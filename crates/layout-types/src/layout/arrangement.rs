@@ -143,13 +143,14 @@ pub type StridesOf<A> = <<A as Arrangement>::Family as Family>::Strides;
 /// `layout!` for every declared layout without a `/`.
 ///
 /// ```
-/// use typed_layout::{Layout, Nhwc, PerDimStrides, Tensor};
+/// use typed_layout::{Image, Layout, Nhwc, PerDimStrides, Tensor};
 /// /// Generic code may take the dot product: every dimension has one stride.
-/// fn offset_by_strides<L: Layout + PerDimStrides>(t: &Tensor<f32, L>, index: &[usize]) -> isize {
-///     index.iter().zip(t.strides().as_ref()).map(|(&i, &s)| i as isize * s).sum()
+/// fn offset_by_strides<L: Layout<Family = Image> + PerDimStrides>(t: &Tensor<f32, L>, [n, c, h, w]: [usize; 4]) -> isize {
+///     let [sn, sc, sh, sw] = t.strides();
+///     n as isize * sn + c as isize * sc + h as isize * sh + w as isize * sw
 /// }
 /// let t = Tensor::<f32, Nhwc>::zeros([1, 8, 2, 2])?;
-/// assert_eq!(offset_by_strides(&t, &[0, 5, 1, 1]), 16 + 8 + 5);
+/// assert_eq!(offset_by_strides(&t, [0, 5, 1, 1]), 16 + 8 + 5);
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 ///
@@ -164,7 +165,9 @@ pub type StridesOf<A> = <<A as Arrangement>::Family as Family>::Strides;
     label = "a vectorized dimension reaches storage through a group stride and a lane",
     note = "use `get` / indexing for offsets, or `group_strides()` for the distance between vector groups"
 )]
-pub trait PerDimStrides: Arrangement {}
+// No supertrait: a bound `L: Layout + PerDimStrides` then keeps `L`'s dims and strides the
+// family's arrays (a supertrait `Arrangement` would hide the blanket impl behind the bound).
+pub trait PerDimStrides {}
 
 impl<F: Family> PerDimStrides for Strided<F> {}
 

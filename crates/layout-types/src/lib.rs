@@ -47,11 +47,11 @@ pub use convert::{convert, Destination, Source, PARALLEL_THRESHOLD_BYTES};
 pub use desc::{DynLayout, TensorDesc};
 pub use dtype::{narrow, DataType, Element};
 pub use error::{DimName, LayoutError};
-pub use family::{BuiltinFamily, DimArray, Family, Image, Matmul, SameFamily, Volume};
+pub use family::{BuiltinFamily, DimArray, Family, Image, IntoAxis, Matmul, SameFamily, Volume};
 pub use layout::{
     Arrangement, Bmn, Cdhwn, Chwn, ColMajor, Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, DimsOf, ImageDims,
-    InLayout, IntoAxis, Layout, MatmulDims, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc,
-    PerDimStrides, RowMajor, Shape, StaticShape, Strided, StridedShape, StridesOf, Sub, SubShape, VolumeDims,
+    InLayout, Layout, MatmulDims, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, PerDimStrides,
+    RowMajor, Shape, StaticShape, Strided, StridedShape, StridesOf, Sub, SubShape, VolumeDims,
 };
 pub use notation::{
     check_family_letters, Format, NotationBuf, NotationError, NotationErrorKind, Vector, MAX_RANK, MIN_RANK,

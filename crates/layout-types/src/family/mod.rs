@@ -13,6 +13,8 @@
 
 use core::fmt::Debug;
 
+use crate::error::LayoutError;
+
 mod dim_array;
 
 pub use dim_array::DimArray;
@@ -210,5 +212,26 @@ impl BuiltinFamily {
             }
         }
         best
+    }
+}
+
+/// A logical axis, named by its index or its letter (`2` or `'H'` in an image).
+pub trait IntoAxis: Copy {
+    /// The axis's index in the family `F`'s logical order.
+    fn index_in<F: Family>(self) -> Result<usize, LayoutError>;
+}
+
+impl IntoAxis for usize {
+    fn index_in<F: Family>(self) -> Result<usize, LayoutError> {
+        match self < F::RANK {
+            true => Ok(self),
+            false => Err(LayoutError::NoSuchAxis { index: self, rank: F::RANK }),
+        }
+    }
+}
+
+impl IntoAxis for char {
+    fn index_in<F: Family>(self) -> Result<usize, LayoutError> {
+        F::LETTERS.find(self).ok_or(LayoutError::NoSuchLetter { letter: self, letters: F::LETTERS })
     }
 }

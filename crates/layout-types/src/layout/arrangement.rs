@@ -4,6 +4,7 @@
 use core::fmt::Debug;
 use core::marker::PhantomData;
 
+use super::strides::PerDimStrides;
 use super::sub::{Sub, SubShape};
 use super::{Layout, Shape};
 use crate::error::{DimName, LayoutError};
@@ -131,43 +132,6 @@ pub type DimsOf<A> = <<A as Arrangement>::Family as Family>::Dims;
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 pub type StridesOf<A> = <<A as Arrangement>::Family as Family>::Strides;
-
-/// Arrangements in which every logical dimension has one stride: every layout without a
-/// vectorized dimension, and [`Strided<F>`](Strided). Per-dimension strides
-/// ([`TensorBase::strides`](crate::TensorBase::strides), [`Shape::strides`]) exist only for
-/// these, so generic code that takes a dot product of an index with the strides cannot be handed
-/// NC/xHWx, whose C reaches storage through a group stride *and* a lane (its
-/// [`group_strides`](Shape::group_strides) are a different thing, under a different name).
-///
-/// Implemented for the guide's non-vectorized layouts, for [`Strided<F>`](Strided), and by
-/// `layout!` for every declared layout without a `/`.
-///
-/// ```
-/// use typed_layout::{Image, Layout, Nhwc, PerDimStrides, Tensor};
-/// /// Generic code may take the dot product: every dimension has one stride.
-/// fn offset_by_strides<L: Layout<Family = Image> + PerDimStrides>(t: &Tensor<f32, L>, [n, c, h, w]: [usize; 4]) -> isize {
-///     let [sn, sc, sh, sw] = t.strides();
-///     n as isize * sn + c as isize * sc + h as isize * sh + w as isize * sw
-/// }
-/// let t = Tensor::<f32, Nhwc>::zeros([1, 8, 2, 2])?;
-/// assert_eq!(offset_by_strides(&t, [0, 5, 1, 1]), 16 + 8 + 5);
-/// # Ok::<(), typed_layout::LayoutError>(())
-/// ```
-///
-/// ```compile_fail,E0277
-/// use typed_layout::{NcxHwx, Tensor};
-/// let t = Tensor::<f32, NcxHwx<4>>::zeros([1, 8, 2, 2])?;
-/// let _ = t.strides(); // error: NC/4HW4 has no per-dimension strides
-/// # Ok::<(), typed_layout::LayoutError>(())
-/// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` has no per-dimension strides",
-    label = "a vectorized dimension reaches storage through a group stride and a lane",
-    note = "use `get` / indexing for offsets, or `group_strides()` for the distance between vector groups"
-)]
-// No supertrait: a bound `L: Layout + PerDimStrides` then keeps `L`'s dims and strides the
-// family's arrays (a supertrait `Arrangement` would hide the blanket impl behind the bound).
-pub trait PerDimStrides {}
 
 impl<F: Family> PerDimStrides for Strided<F> {}
 
@@ -332,5 +296,65 @@ impl<F: Family> StridedShape<F> {
             return Err(LayoutError::OutOfBounds { lowest: self.lowest, highest: self.highest, len });
         }
         Ok(())
+    }
+}
+
+impl<L: Layout> sealed::Sealed for Sub<L> {}
+
+impl<L: Layout> Arrangement for Sub<L> {
+    type Family = L::Family;
+    type Shape = SubShape<L>;
+    const NAME: &'static str = L::NOTATION;
+
+    fn dims(shape: &SubShape<L>) -> DimsOf<L> {
+        shape.dims()
+    }
+    fn group_strides(shape: &SubShape<L>) -> StridesOf<L> {
+        shape.group_strides()
+    }
+    #[inline(always)]
+    fn offset(shape: &SubShape<L>, index: &DimsOf<L>) -> Option<usize> {
+        shape.placement().locate(index.as_ref(), const { L::FORMAT.vector() })
+    }
+    fn overlap(_: &SubShape<L>) -> Overlap {
+        Overlap::Disjoint // part of a layout, whose strides nest
+    }
+    fn maps(shape: &SubShape<L>) -> Maps<'_> {
+        Maps::Placement(shape.placement())
+    }
+    type Sub = Sub<L>;
+    fn sub(
+        shape: &SubShape<L>,
+        start: &[usize],
+        dims: &[usize],
+    ) -> Result<(SubShape<L>, Option<(usize, usize)>), LayoutError> {
+        sub_of(*shape, start, dims)
+    }
+}
+
+impl<L: Layout + PerDimStrides> PerDimStrides for Sub<L> {}
+
+/// Arrangements with a layout: a layout itself and its sub-tensors. What the guide's layout
+/// rules need (the Tensor Core checks, NC/xHWx's cuDNN descriptor) and what a new tensor of the
+/// same layout needs ([`map`](crate::TensorBase::map)) is written once over this.
+pub trait InLayout: Arrangement<Family = <Self::Layout as Layout>::Family> {
+    /// The layout.
+    type Layout: Layout;
+    /// The shape as a sub-tensor's (a whole tensor is its own sub-tensor).
+    #[doc(hidden)]
+    fn sub_shape(shape: &Self::Shape) -> SubShape<Self::Layout>;
+}
+
+impl<L: Layout> InLayout for L {
+    type Layout = L;
+    fn sub_shape(shape: &Shape<L>) -> SubShape<L> {
+        SubShape::from(*shape)
+    }
+}
+
+impl<L: Layout> InLayout for Sub<L> {
+    type Layout = L;
+    fn sub_shape(shape: &SubShape<L>) -> SubShape<L> {
+        *shape
     }
 }

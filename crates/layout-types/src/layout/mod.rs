@@ -31,12 +31,13 @@ mod arrangement;
 mod named;
 mod shape;
 mod static_shape;
+mod strides;
 mod sub;
 #[cfg(test)]
 mod tests;
 
 pub(crate) use arrangement::Maps;
-pub use arrangement::{Arrangement, DimsOf, PerDimStrides, Strided, StridedShape, StridesOf};
+pub use arrangement::{Arrangement, DimsOf, InLayout, Strided, StridedShape, StridesOf};
 pub use named::{
     Bmn, Cdhwn, Chwn, ColMajor, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor,
 };
@@ -44,7 +45,8 @@ pub use shape::Shape;
 pub use static_shape::{
     Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, ImageDims, MatmulDims, StaticShape, VolumeDims,
 };
-pub use sub::{InLayout, IntoAxis, Sub, SubShape};
+pub use strides::PerDimStrides;
+pub use sub::{Sub, SubShape};
 
 /// A tensor layout as a zero-sized type.
 ///

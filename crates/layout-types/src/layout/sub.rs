@@ -5,10 +5,10 @@
 
 use core::marker::PhantomData;
 
-use super::{Arrangement, DimsOf, Layout, Maps, PerDimStrides, Shape, StridesOf};
+use super::strides::PerDimStrides;
+use super::{Layout, Shape};
 use crate::error::LayoutError;
 use crate::family::{DimArray, Family};
-use crate::overlap::Overlap;
 use crate::placement::Placement;
 
 /// The arrangement of a sub-tensor of layout `L` (a batch, a channel range, a crop): what
@@ -60,11 +60,11 @@ impl<L: Layout> From<Shape<L>> for SubShape<L> {
 
 impl<L: Layout> SubShape<L> {
     /// Logical dims.
-    pub fn dims(&self) -> DimsOf<L> {
-        DimsOf::<L>::from_fn(|i| self.placement.dims()[i])
+    pub fn dims(&self) -> <L::Family as Family>::Dims {
+        <L::Family as Family>::Dims::from_fn(|i| self.placement.dims()[i])
     }
     /// Logical strides: for layouts in which every dimension has one ([`PerDimStrides`]).
-    pub fn strides(&self) -> StridesOf<L>
+    pub fn strides(&self) -> <L::Family as Family>::Strides
     where
         L: PerDimStrides,
     {
@@ -72,8 +72,8 @@ impl<L: Layout> SubShape<L> {
     }
     /// Logical strides, NC/xHWx's C giving the distance between vector groups
     /// ([`Shape::group_strides`]).
-    pub fn group_strides(&self) -> StridesOf<L> {
-        StridesOf::<L>::from_fn(|i| self.placement.strides()[i] as isize)
+    pub fn group_strides(&self) -> <L::Family as Family>::Strides {
+        <L::Family as Family>::Strides::from_fn(|i| self.placement.strides()[i] as isize)
     }
     /// Elements from the first to one past the last the sub-tensor reaches.
     pub fn len(&self) -> usize {
@@ -113,86 +113,5 @@ impl<L: Layout> SubShape<L> {
     pub fn narrowed(&self, dim: usize, range: core::ops::Range<usize>) -> Result<Self, LayoutError> {
         let len = range.end.saturating_sub(range.start);
         Ok(self.narrowed_at(dim, range.start, len)?.0)
-    }
-}
-
-impl<L: Layout> super::arrangement::sealed::Sealed for Sub<L> {}
-
-impl<L: Layout> Arrangement for Sub<L> {
-    type Family = L::Family;
-    type Shape = SubShape<L>;
-    const NAME: &'static str = L::NOTATION;
-
-    fn dims(shape: &SubShape<L>) -> DimsOf<L> {
-        shape.dims()
-    }
-    fn group_strides(shape: &SubShape<L>) -> StridesOf<L> {
-        shape.group_strides()
-    }
-    #[inline(always)]
-    fn offset(shape: &SubShape<L>, index: &DimsOf<L>) -> Option<usize> {
-        shape.placement.locate(index.as_ref(), const { L::FORMAT.vector() })
-    }
-    fn overlap(_: &SubShape<L>) -> Overlap {
-        Overlap::Disjoint // part of a layout, whose strides nest
-    }
-    fn maps(shape: &SubShape<L>) -> Maps<'_> {
-        Maps::Placement(&shape.placement)
-    }
-    type Sub = Sub<L>;
-    fn sub(
-        shape: &SubShape<L>,
-        start: &[usize],
-        dims: &[usize],
-    ) -> Result<(SubShape<L>, Option<(usize, usize)>), LayoutError> {
-        super::arrangement::sub_of(*shape, start, dims)
-    }
-}
-
-impl<L: Layout + PerDimStrides> PerDimStrides for Sub<L> {}
-
-/// Arrangements with a layout: a layout itself and its sub-tensors. What the guide's layout
-/// rules need (the Tensor Core checks, NC/xHWx's cuDNN descriptor) and what a new tensor of the
-/// same layout needs ([`map`](crate::TensorBase::map)) is written once over this.
-pub trait InLayout: Arrangement<Family = <Self::Layout as Layout>::Family> {
-    /// The layout.
-    type Layout: Layout;
-    /// The shape as a sub-tensor's (a whole tensor is its own sub-tensor).
-    #[doc(hidden)]
-    fn sub_shape(shape: &Self::Shape) -> SubShape<Self::Layout>;
-}
-
-impl<L: Layout> InLayout for L {
-    type Layout = L;
-    fn sub_shape(shape: &Shape<L>) -> SubShape<L> {
-        SubShape::from(*shape)
-    }
-}
-
-impl<L: Layout> InLayout for Sub<L> {
-    type Layout = L;
-    fn sub_shape(shape: &SubShape<L>) -> SubShape<L> {
-        *shape
-    }
-}
-
-/// A logical axis, named by its index or its letter (`2` or `'H'` in an image).
-pub trait IntoAxis: Copy {
-    /// The axis's index in the family `F`'s logical order.
-    fn index_in<F: Family>(self) -> Result<usize, LayoutError>;
-}
-
-impl IntoAxis for usize {
-    fn index_in<F: Family>(self) -> Result<usize, LayoutError> {
-        match self < F::RANK {
-            true => Ok(self),
-            false => Err(LayoutError::NoSuchAxis { index: self, rank: F::RANK }),
-        }
-    }
-}
-
-impl IntoAxis for char {
-    fn index_in<F: Family>(self) -> Result<usize, LayoutError> {
-        F::LETTERS.find(self).ok_or(LayoutError::NoSuchLetter { letter: self, letters: F::LETTERS })
     }
 }

@@ -14,13 +14,14 @@ use crate::overlap::Overlap;
 
 mod access;
 mod elements;
+mod iter;
 mod owned;
 mod split;
 mod storage;
 mod sub;
 mod views;
 
-pub use elements::{IndexedIter, Iter, IterMut};
+pub use iter::{IndexedIter, Iter, IterMut};
 pub use owned::STORAGE_ALIGN;
 pub use split::AxisChunksMut;
 pub use storage::{Owned, Storage, StorageMut, View, ViewMut};

@@ -6,8 +6,8 @@
 use super::{Storage, StorageMut, TensorBase, View, ViewMut};
 use crate::dtype::Element;
 use crate::error::{DimName, LayoutError};
-use crate::family::{DimArray, Family};
-use crate::layout::{Arrangement, DimsOf, IntoAxis};
+use crate::family::{DimArray, Family, IntoAxis};
+use crate::layout::{Arrangement, DimsOf};
 
 /// The boxes `0..mid` and `mid..` of axis `d` of `dims`: (start, dims) of each.
 fn halves<A: Arrangement>(dims: DimsOf<A>, d: usize, mid: usize) -> [(DimsOf<A>, DimsOf<A>); 2] {

@@ -7,8 +7,8 @@ use core::ops::Range;
 
 use super::{Storage, StorageMut, TensorBase, TensorView, TensorViewMut, View, ViewMut};
 use crate::error::LayoutError;
-use crate::family::{DimArray, Family};
-use crate::layout::{Arrangement, DimsOf, InLayout, IntoAxis, Layout, Shape};
+use crate::family::{DimArray, Family, IntoAxis};
+use crate::layout::{Arrangement, DimsOf, InLayout, Layout, Shape};
 
 /// A sub-tensor of arrangement `A`, borrowed from storage `S`.
 type SubOf<S, A> = TensorBase<S, <A as Arrangement>::Sub>;

@@ -309,7 +309,7 @@ proptest! {
 macro_rules! static_equals_runtime {
     ($count:ident; $($l:ty => $dims:ident < $f:ty, $($d:literal),* >;)*) => {$({
         let dims = [$($d),*];
-        let signed = StaticShape::<$l, $dims<$f, $($d),*>>::STRIDES;
+        let signed = StaticShape::<$l, $dims<$f, $($d),*>>::GROUP_STRIDES;
         let strides = signed.map(|s| s as usize); // the placement's and the model's are unsigned
         let len = StaticShape::<$l, $dims<$f, $($d),*>>::LEN;
         let runtime = Shape::<$l>::from_slice(&dims).unwrap();

@@ -2,7 +2,7 @@
 // that breaks it does not compile.
 use typed_layout::{ImageDims, NcxHwx, StaticShape};
 
-const STRIDES: [isize; 4] = StaticShape::<NcxHwx<32>, ImageDims<1, 48, 5, 4>>::STRIDES;
+const STRIDES: [isize; 4] = StaticShape::<NcxHwx<32>, ImageDims<1, 48, 5, 4>>::GROUP_STRIDES;
 
 fn main() {
     println!("{STRIDES:?}");

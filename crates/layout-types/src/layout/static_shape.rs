@@ -2,6 +2,7 @@
 
 use core::marker::PhantomData;
 
+use super::strides::PerDimStrides;
 use super::{Layout, Shape};
 use crate::dtype::{DataType, Element};
 use crate::family::{Family, Image, Matmul, Volume};
@@ -25,7 +26,14 @@ use crate::family::{Family, Image, Matmul, Volume};
 /// ```compile_fail,E0080
 /// use typed_layout::{ImageDims, NcxHwx, StaticShape};
 /// // error: NC/xHWx groups C into vectors of x channels, so C must be a multiple of x
-/// const S: [isize; 4] = StaticShape::<NcxHwx<32>, ImageDims<1, 48, 5, 4>>::STRIDES;
+/// const S: [isize; 4] = StaticShape::<NcxHwx<32>, ImageDims<1, 48, 5, 4>>::GROUP_STRIDES;
+/// ```
+///
+/// Nor do per-dimension strides of a vectorized layout (its C has a group stride and a lane):
+///
+/// ```compile_fail,E0599
+/// use typed_layout::{ImageDims, NcxHwx, StaticShape};
+/// const S: [isize; 4] = StaticShape::<NcxHwx<32>, ImageDims<1, 64, 5, 4>>::STRIDES; // GROUP_STRIDES exists
 /// ```
 ///
 /// Nor does a shape of another family:
@@ -61,8 +69,9 @@ macro_rules! static_dims {
                 Ok(s) => s,
                 Err(e) => panic!("{}", e.rule()),
             };
-            /// Logical strides, in logical order, signed like every stride of the crate.
-            pub const STRIDES: [isize; $r] = {
+            /// Logical strides, in logical order, signed, except that NC/xHWx's C gives the
+            /// distance between vector groups ([`Shape::group_strides`]).
+            pub const GROUP_STRIDES: [isize; $r] = {
                 let s = Self::SHAPE.placement().strides();
                 let mut out = [0; $r];
                 let mut i = 0;
@@ -80,6 +89,15 @@ macro_rules! static_dims {
             pub const fn tensor_core(data_type: DataType) -> crate::tensor_core::TensorCoreCheck {
                 crate::tensor_core::TensorCoreCheck::of_shape(&L::FORMAT, F::LETTERS, &Self::DIMS, data_type)
             }
+        }
+
+        impl<F: Family<Dims = [usize; $r]>, L: Layout<Family = F> + PerDimStrides, $(const $d: usize),*>
+            StaticShape<L, $name<F, $($d),*>>
+        {
+            /// Logical strides, in logical order, signed like every stride of the crate: for
+            /// layouts in which every dimension has one ([`PerDimStrides`]; NC/xHWx has
+            /// [`GROUP_STRIDES`](Self::GROUP_STRIDES)).
+            pub const STRIDES: [isize; $r] = Self::GROUP_STRIDES;
         }
 
         impl<T: Element, F: Family<Dims = [usize; $r]>, L: Layout<Family = F>, $(const $d: usize),*>

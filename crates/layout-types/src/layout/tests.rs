@@ -19,7 +19,7 @@ fn static_equals_runtime() {
     const S: [isize; 4] = StaticShape::<Nhwc, ImageDims<1, 64, 5, 4>>::STRIDES;
     assert_eq!(S, [1280, 1, 256, 64]);
     assert_eq!(S, Shape::<Nhwc>::new([1, 64, 5, 4]).unwrap().strides());
-    const V: [isize; 4] = StaticShape::<NcxHwx<32>, ImageDims<2, 64, 5, 4>>::STRIDES;
+    const V: [isize; 4] = StaticShape::<NcxHwx<32>, ImageDims<2, 64, 5, 4>>::GROUP_STRIDES;
     assert_eq!(V, Shape::<NcxHwx<32>>::new([2, 64, 5, 4]).unwrap().group_strides());
     assert_eq!(StaticShape::<Bmn<ColMajor>, MatmulDims<2, 3, 4>>::STRIDES, [12, 1, 3]);
     assert_eq!(StaticShape::<Ndhwc, VolumeDims<1, 2, 3, 4, 5>>::LEN, 120);

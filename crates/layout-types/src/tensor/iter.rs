@@ -67,7 +67,7 @@ pub(super) fn visit_values_mut<T>(walk: &Walk, data: &mut [T], mut f: impl FnMut
     });
 }
 
-/// The elements of a tensor in memory order: [`TensorBase::iter`].
+/// The elements of a tensor in memory order: [`TensorBase::iter`](crate::TensorBase::iter).
 #[derive(Debug, Clone)]
 pub struct Iter<'a, T> {
     inner: IterKind<'a, T>,
@@ -158,7 +158,7 @@ impl<T> ExactSizeIterator for Iter<'_, T> {
 impl<T> FusedIterator for Iter<'_, T> {}
 
 /// The elements of a tensor in memory order with their logical indices:
-/// [`TensorBase::indexed_iter`].
+/// [`TensorBase::indexed_iter`](crate::TensorBase::indexed_iter).
 #[derive(Debug, Clone)]
 pub struct IndexedIter<'a, T, D> {
     data: &'a [T],
@@ -202,7 +202,7 @@ impl<'a, T, D: DimArray<usize>> Iterator for IndexedIter<'a, T, D> {
 impl<T, D: DimArray<usize>> ExactSizeIterator for IndexedIter<'_, T, D> {}
 impl<T, D: DimArray<usize>> FusedIterator for IndexedIter<'_, T, D> {}
 
-/// The elements of a tensor in memory order, mutably: [`TensorBase::iter_mut`].
+/// The elements of a tensor in memory order, mutably: [`TensorBase::iter_mut`](crate::TensorBase::iter_mut).
 #[derive(Debug)]
 pub struct IterMut<'a, T> {
     inner: IterMutKind<'a, T>,

@@ -1,14 +1,21 @@
 //! The image pipeline of an engine, as a new user writes it from the crate docs: HWC u8 bytes as
 //! a camera delivers them → a crop → f16 NHWC with C padded to 8 (what Tensor Cores want),
-//! normalized per channel → one image of a batch the engine allocated once. Checked element by
-//! element against the bytes, and for its allocations per image: none.
+//! normalized per channel in the same pass → one image of a batch the engine allocated once.
+//! Checked element by element against the bytes, and for its allocations: none.
 
 use half::f16;
-use typed_layout::cast::{relayout_cast_pad_into, Cast, Scale};
+use typed_layout::cast::{relayout_cast_pad_into, PerChannel};
 use typed_layout::{LayoutError, Nhwc, Tensor, TensorView};
 
 const MEAN: [f32; 3] = [0.485, 0.456, 0.406];
 const STD: [f32; 3] = [0.229, 0.224, 0.225];
+
+/// `(v / 255 − mean) / std` as `v · scale + shift`, per channel.
+fn normalization() -> ([f64; 3], [f64; 3]) {
+    let scale = core::array::from_fn(|c| 1.0 / (255.0 * STD[c] as f64));
+    let shift = core::array::from_fn(|c| -(MEAN[c] as f64) / STD[c] as f64);
+    (scale, shift)
+}
 
 /// One image into slot `slot` of `batch`: no allocation.
 fn prepare(
@@ -18,15 +25,10 @@ fn prepare(
     batch: &mut Tensor<f16, Nhwc>,
     slot: usize,
 ) -> Result<(), LayoutError> {
+    let (scale, shift) = normalization();
     let image = TensorView::<u8, Nhwc>::new_physical([1, h, w, 3], bytes)?; // N, H, W, C
     let crop = image.crop([0, 0, top, left], [1, 3, 224, 224])?;
-    let mut out = batch.batch_mut(slot)?;
-    relayout_cast_pad_into(&crop, &mut out, Scale(1.0 / 255.0))?;
-    out.for_each_indexed_mut(|[_, c, _, _], v| {
-        if c < 3 {
-            *v = f16::from_f32((v.to_f32() - MEAN[c]) / STD[c]);
-        }
-    });
+    relayout_cast_pad_into(&crop, &mut batch.batch_mut(slot)?, PerChannel { scale: &scale, shift: &shift })?;
     Ok(())
 }
 
@@ -41,9 +43,7 @@ fn the_pipeline_allocates_nothing_per_image_and_lands_every_pixel() {
     let mut batch = Tensor::<f16, Nhwc>::filled([4, 8, 224, 224], f16::from_f32(9.0)).unwrap();
     let corners = [(0, 0), (8, 40), (16, 96), (3, 5)];
 
-    // Once before counting: the first conversion may start rayon's thread pool (feature
-    // `parallel`), which allocates once per process.
-    prepare(&frames[0], (h, w), corners[0], &mut batch, 0).unwrap();
+    // Below the parallel threshold (1 MiB) nothing starts rayon's pool either: no warm-up.
     let info = allocation_counter::measure(|| {
         for (slot, frame) in frames.iter().enumerate() {
             prepare(frame, (h, w), corners[slot], &mut batch, slot).unwrap();
@@ -51,6 +51,7 @@ fn the_pipeline_allocates_nothing_per_image_and_lands_every_pixel() {
     });
     assert_eq!(info.count_total, 0, "allocations while preparing 4 images");
 
+    let (scale, shift) = normalization();
     for (slot, frame) in frames.iter().enumerate() {
         let (top, left) = corners[slot];
         for y in 0..224 {
@@ -58,8 +59,7 @@ fn the_pipeline_allocates_nothing_per_image_and_lands_every_pixel() {
                 for c in 0..8 {
                     let want = if c < 3 {
                         let byte = frame[((top + y) * w + left + x) * 3 + c];
-                        let scaled: f16 = Scale(1.0 / 255.0).cast(byte);
-                        f16::from_f32((scaled.to_f32() - MEAN[c]) / STD[c])
+                        f16::from_f64(byte as f64 * scale[c] + shift[c])
                     } else {
                         f16::ZERO
                     };
@@ -77,5 +77,17 @@ fn a_crop_outside_the_image_is_refused() {
     let mut batch = Tensor::<f16, Nhwc>::zeros([1, 8, 224, 224]).unwrap();
     let e = prepare(&frame, (100, 100), (0, 0), &mut batch, 0).unwrap_err();
     assert!(matches!(e, LayoutError::RangeOutOfBounds { size: 100, .. }), "{e}");
+    assert!(batch.iter().all(|v| *v == f16::ZERO));
+}
+
+/// Per-channel parameters for another channel count are refused before anything is written.
+#[test]
+fn per_channel_parameters_must_match_the_channels() {
+    let frame = camera(1, (224, 224));
+    let image = TensorView::<u8, Nhwc>::new_physical([1, 224, 224, 3], &frame).unwrap();
+    let mut batch = Tensor::<f16, Nhwc>::zeros([1, 8, 224, 224]).unwrap();
+    let two = PerChannel { scale: &[1.0, 1.0], shift: &[0.0, 0.0] };
+    let e = relayout_cast_pad_into(&image, &mut batch.batch_mut(0).unwrap(), two).unwrap_err();
+    assert!(matches!(e, LayoutError::NotApplicable { .. }), "{e}");
     assert!(batch.iter().all(|v| *v == f16::ZERO));
 }

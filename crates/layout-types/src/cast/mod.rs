@@ -51,6 +51,66 @@ pub use nest::{CastLoop, CastNest, ChannelMap};
 pub trait Cast<T: Element, U: Element>: Copy + Send + Sync {
     /// The destination value of `value`.
     fn cast(&self, value: T) -> U;
+    /// The destination value of `value` in logical channel `channel` (what the fused pass
+    /// calls): [`cast`](Cast::cast) unless the cast depends on the channel ([`PerChannel`]).
+    #[inline]
+    fn cast_at(&self, value: T, channel: usize) -> U {
+        let _ = channel;
+        self.cast(value)
+    }
+    /// Checked once before a pass over a source of `channels` channels: a cast with
+    /// per-channel parameters refuses a count it has no parameters for.
+    fn check_channels(&self, channels: usize) -> Result<(), LayoutError> {
+        let _ = channels;
+        Ok(())
+    }
+}
+
+/// `value × scale[c] + shift[c]` in channel `c`, then as [`Unscaled`]: per-channel
+/// normalization fused into the relayout, cast and pad (one rounding). The pass refuses a
+/// source whose channel count is not the parameters' ([`LayoutError::NotApplicable`]). CPU
+/// only: the GPU kernels know [`Unscaled`] and [`Scale`].
+///
+/// ```
+/// use typed_layout::cast::{relayout_cast_pad, ChannelPadded, PerChannel};
+/// use typed_layout::{Nchw, Nhwc, Tensor};
+/// let rgb = Tensor::<u8, Nchw>::filled([1, 3, 1, 1], 255)?;
+/// // (v / 255 − mean) / std, as v · scale + shift.
+/// let (mean, std) = ([0.5, 0.25, 0.0], [0.5, 0.25, 1.0]);
+/// let scale: Vec<f64> = std.iter().map(|s| 1.0 / (255.0 * s)).collect();
+/// let shift: Vec<f64> = mean.iter().zip(&std).map(|(m, s)| -m / s).collect();
+/// let x: ChannelPadded<f32, Nhwc> = relayout_cast_pad(&rgb, 4, PerChannel { scale: &scale, shift: &shift })?;
+/// assert_eq!(&x.tensor().as_slice()[..4], &[1.0, 3.0, 1.0, 0.0]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PerChannel<'a> {
+    /// The factor of each channel.
+    pub scale: &'a [f64],
+    /// The offset of each channel, added after the factor.
+    pub shift: &'a [f64],
+}
+
+impl<T: Element, U: Element> Cast<T, U> for PerChannel<'_> {
+    /// Channel 0's (the pass calls [`cast_at`](Cast::cast_at)).
+    fn cast(&self, value: T) -> U {
+        self.cast_at(value, 0)
+    }
+    #[inline]
+    fn cast_at(&self, value: T, channel: usize) -> U {
+        // Within the parameters: `check_channels` ran before the pass.
+        let (scale, shift) =
+            (self.scale.get(channel).unwrap_or(&1.0), self.shift.get(channel).unwrap_or(&0.0));
+        U::from_f64(value.to_f64() * scale + shift)
+    }
+    fn check_channels(&self, channels: usize) -> Result<(), LayoutError> {
+        match (self.scale.len() == channels, self.shift.len() == channels) {
+            (true, true) => Ok(()),
+            _ => Err(LayoutError::NotApplicable {
+                reason: "a per-channel cast has one scale and one shift for each channel of the source",
+            }),
+        }
+    }
 }
 
 /// The value in the destination type: floats rounded to nearest, integers rounded half away from
@@ -273,6 +333,7 @@ where
         });
     }
     let plan = CastNest::between(sp, &dp, <A::Layout as Layout>::LETTERS)?;
+    cast.check_channels(plan.channels())?;
     plan.run(src.as_slice(), dst.as_mut_slice(), cast);
     Ok(plan.channels())
 }

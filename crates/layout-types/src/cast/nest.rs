@@ -194,9 +194,11 @@ impl CastNest {
         let loops = self.loops();
         #[cfg(feature = "parallel")]
         {
-            let threads = rayon::current_num_threads();
+            // The size first: asking rayon for its threads starts its pool (allocations, threads).
             let bytes = dst.len().saturating_mul(U::SIZE.max(T::SIZE));
-            if threads > 1 && bytes >= crate::convert::PARALLEL_THRESHOLD_BYTES && loops[0].extent > 1 {
+            let large = bytes >= crate::convert::PARALLEL_THRESHOLD_BYTES && loops[0].extent > 1;
+            let threads = if large { rayon::current_num_threads() } else { 1 };
+            if threads > 1 {
                 use rayon::prelude::*;
                 let row = dst.len() / loops[0].extent; // elements per position of the outer loop
                 let rows = loops[0].extent.div_ceil(4 * threads);
@@ -233,13 +235,13 @@ impl CastNest {
                 } else {
                     let base = s + map.offset(ch);
                     for (j, out) in row.iter_mut().enumerate() {
-                        *out = cast.cast(src[base + j * inner.src]);
+                        *out = cast.cast_at(src[base + j * inner.src], ch);
                     }
                 }
             } else {
                 for (j, out) in row.iter_mut().enumerate() {
                     let c = ch + j * inner.channel;
-                    *out = if c < channels { cast.cast(src[s + map.offset(c)]) } else { U::default() };
+                    *out = if c < channels { cast.cast_at(src[s + map.offset(c)], c) } else { U::default() };
                 }
             }
             // Next row: advance the innermost outer counter, carrying outwards.

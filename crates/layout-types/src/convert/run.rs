@@ -24,8 +24,12 @@ fn parallel_rows<T>(nest: &LoopNest) -> Option<usize> {
     let axes = nest.axes();
     let (outer, inner) = axes.split_first()?;
     let elements: usize = axes.iter().map(|a| a.extent).product();
+    // The size first: asking rayon for its threads starts its pool (allocations, threads).
+    if elements.saturating_mul(core::mem::size_of::<T>()) < super::PARALLEL_THRESHOLD_BYTES {
+        return None;
+    }
     let threads = rayon::current_num_threads();
-    if threads < 2 || elements.saturating_mul(core::mem::size_of::<T>()) < super::PARALLEL_THRESHOLD_BYTES {
+    if threads < 2 {
         return None;
     }
     let mut span: isize = 1;

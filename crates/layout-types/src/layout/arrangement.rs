@@ -59,9 +59,12 @@ pub trait Arrangement: sealed::Sealed + Copy + Default + Debug + Send + Sync + '
     /// How logical indices reach storage, for the loop plan.
     #[doc(hidden)]
     fn maps(shape: &Self::Shape) -> Maps<'_>;
-    /// The arrangement of a sub-tensor: [`Sub<L>`](Sub) of a layout or of a sub-tensor,
-    /// `Strided<F>` of a strided view.
-    #[doc(hidden)]
+    /// The arrangement of a sub-tensor ([`crop`](crate::TensorBase::crop),
+    /// [`narrow`](crate::TensorBase::narrow), [`batch`](crate::TensorBase::batch), the parts of
+    /// [`split_at_mut`](crate::TensorBase::split_at_mut)): [`Sub<L>`](Sub) of a layout `L` and
+    /// of a `Sub<L>` (a crop of a crop), [`Strided<F>`](Strided) of a strided view. A shared
+    /// sub-tensor of a layout is a [`SubView`](crate::SubView), a mutable one a
+    /// [`SubViewMut`](crate::SubViewMut).
     type Sub: Arrangement<Family = Self::Family, Sub = Self::Sub>;
     /// The sub-tensor of positions `start[d]..start[d] + dims[d]` along every dimension: its
     /// shape, and the part `(offset, len)` of the storage it lies in (`None`: all of it).

@@ -6,6 +6,7 @@
 use core::ops::Range;
 
 use super::{Storage, StorageMut, TensorBase, TensorView, TensorViewMut, View, ViewMut};
+use crate::dtype::Element;
 use crate::error::LayoutError;
 use crate::family::{DimArray, Family, IntoAxis};
 use crate::layout::{Arrangement, DimsOf, InLayout, Layout, Shape};
@@ -154,6 +155,76 @@ impl<S: StorageMut, A: Arrangement> TensorBase<S, A> {
     /// [`batch`](TensorBase::batch), mutably.
     pub fn batch_mut(&mut self, n: usize) -> Result<SubOf<ViewMut<'_, S::Elem>, A>, LayoutError> {
         self.narrow_mut(batch_axis::<A::Family>()?, n..n.saturating_add(1))
+    }
+}
+
+/// Sub-tensors of a shared view for as long as its data lives (not only while the view is
+/// borrowed): a crop of a temporary view, or one returned from a function.
+impl<'a, T: Element, A: Arrangement> TensorBase<View<'a, T>, A> {
+    /// [`crop`](TensorBase::crop), consuming the view.
+    ///
+    /// ```
+    /// use typed_layout::{Nhwc, SubView, TensorView};
+    /// fn center<'a>(image: TensorView<'a, u8, Nhwc>) -> Result<SubView<'a, u8, Nhwc>, typed_layout::LayoutError> {
+    ///     image.into_crop([0, 0, 1, 1], [1, 3, 2, 2])
+    /// }
+    /// let hwc: Vec<u8> = (0..48).collect();
+    /// let c = center(TensorView::<u8, Nhwc>::new_physical([1, 4, 4, 3], &hwc)?)?;
+    /// assert_eq!(c[[0, 0, 0, 0]], 15); // row 1, column 1, red
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn into_crop(self, start: DimsOf<A>, dims: DimsOf<A>) -> Result<SubOf<View<'a, T>, A>, LayoutError> {
+        let (shape, part) = A::sub(self.shape(), start.as_ref(), dims.as_ref())?;
+        let data = self.storage.0;
+        let data = match part {
+            Some((offset, len)) => &data[offset..offset + len],
+            None => data,
+        };
+        Ok(TensorBase::from_parts(shape, View(data)))
+    }
+    /// [`narrow`](TensorBase::narrow), consuming the view.
+    pub fn into_narrow(
+        self,
+        axis: impl IntoAxis,
+        range: Range<usize>,
+    ) -> Result<SubOf<View<'a, T>, A>, LayoutError> {
+        let (start, dims) = narrowing::<A>(self.dims(), axis, range)?;
+        self.into_crop(start, dims)
+    }
+    /// [`batch`](TensorBase::batch), consuming the view.
+    pub fn into_batch(self, n: usize) -> Result<SubOf<View<'a, T>, A>, LayoutError> {
+        self.into_narrow(batch_axis::<A::Family>()?, n..n.saturating_add(1))
+    }
+}
+
+/// Sub-tensors of a mutable view for as long as its data lives.
+impl<'a, T: Element, A: Arrangement> TensorBase<ViewMut<'a, T>, A> {
+    /// [`crop_mut`](TensorBase::crop_mut), consuming the view.
+    pub fn into_crop(
+        self,
+        start: DimsOf<A>,
+        dims: DimsOf<A>,
+    ) -> Result<SubOf<ViewMut<'a, T>, A>, LayoutError> {
+        let (shape, part) = A::sub(self.shape(), start.as_ref(), dims.as_ref())?;
+        let data = self.storage.0;
+        let data = match part {
+            Some((offset, len)) => &mut data[offset..offset + len],
+            None => data,
+        };
+        Ok(TensorBase::from_parts(shape, ViewMut(data)))
+    }
+    /// [`narrow_mut`](TensorBase::narrow_mut), consuming the view.
+    pub fn into_narrow(
+        self,
+        axis: impl IntoAxis,
+        range: Range<usize>,
+    ) -> Result<SubOf<ViewMut<'a, T>, A>, LayoutError> {
+        let (start, dims) = narrowing::<A>(self.dims(), axis, range)?;
+        self.into_crop(start, dims)
+    }
+    /// [`batch_mut`](TensorBase::batch_mut), consuming the view.
+    pub fn into_batch(self, n: usize) -> Result<SubOf<ViewMut<'a, T>, A>, LayoutError> {
+        self.into_narrow(batch_axis::<A::Family>()?, n..n.saturating_add(1))
     }
 }
 

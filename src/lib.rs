@@ -73,6 +73,56 @@
 //! # Ok::<(), typed_layout::LayoutError>(())
 //! ```
 //!
+//! # Building an engine
+//!
+//! Code written once over the layout indexes by logical index (`t[[n, c, h, w]]`), walks
+//! storage in memory order ([`TensorBase::iter`], [`TensorBase::for_each_indexed_mut`],
+//! [`TensorBase::zip_mut_with`]), takes sub-tensors without copying ([`TensorBase::crop`],
+//! [`TensorBase::narrow`], [`TensorBase::batch`]: a [`SubView`] keeps its layout), converts into
+//! buffers it owns ([`TensorBase::to_layout_into`], [`cast::relayout_cast_pad_into`]) and hands
+//! disjoint parts to threads ([`TensorBase::split_at_mut`], [`TensorBase::axis_chunks_mut`]).
+//! `benches/engine.rs` times these against raw slices.
+//!
+//! ```
+//! use typed_layout::{Image, Layout, Nchw, NcxHwx, Nhwc, Tensor};
+//! /// A valid 3×3 convolution, written once for every image layout.
+//! fn conv3x3<L: Layout<Family = Image>, F: Layout<Family = Image>>(
+//!     x: &Tensor<f32, L>, f: &Tensor<f32, F>, y: &mut Tensor<f32, L>,
+//! ) {
+//!     let [_, channels, _, _] = x.dims();
+//!     y.for_each_indexed_mut(|[n, k, h, w], out| {
+//!         let mut acc = 0.0;
+//!         for c in 0..channels {
+//!             for r in 0..3 {
+//!                 for s in 0..3 {
+//!                     acc += x[[n, c, h + r, w + s]] * f[[k, c, r, s]];
+//!                 }
+//!             }
+//!         }
+//!         *out = acc;
+//!     });
+//! }
+//! let x = Tensor::<f32, Nchw>::from_fn([2, 4, 6, 6], |[n, c, h, w]| (n + c + h * w) as f32)?;
+//! let f = Tensor::<f32, Nchw>::filled([4, 4, 3, 3], 0.5)?;
+//! let mut y = Tensor::<f32, Nchw>::zeros([2, 4, 4, 4])?;
+//! conv3x3(&x, &f, &mut y);
+//! // The same code on NHWC and NC/4HW4 gives the same logical tensor.
+//! let mut yh = Tensor::<f32, Nhwc>::zeros([2, 4, 4, 4])?;
+//! conv3x3(&x.to_layout::<Nhwc>()?, &f, &mut yh);
+//! let mut yv = Tensor::<f32, NcxHwx<4>>::zeros([2, 4, 4, 4])?;
+//! conv3x3(&x.to_layout::<NcxHwx<4>>()?, &f, &mut yv);
+//! assert_eq!((yh.to_layout::<Nchw>()?, yv.to_layout::<Nchw>()?), (y.clone(), y.clone()));
+//!
+//! // Each image of the batch on its own thread.
+//! std::thread::scope(|s| -> Result<(), typed_layout::LayoutError> {
+//!     for mut image in y.axis_chunks_mut('N', 1)? {
+//!         s.spawn(move || image.mapv_inplace(|v| v.max(0.0))); // ReLU
+//!     }
+//!     Ok(())
+//! })?;
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
+//!
 //! # Errors, not panics
 //!
 //! Every constructor validates and returns [`LayoutError`], which names the broken rule and the

@@ -12,7 +12,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use typed_layout::{Image, Layout, Nchw, NcxHwx, Nhwc, PerDimStrides, Tensor};
+use typed_layout::{Chwn, Image, Layout, Nchw, NcxHwx, Nhwc, PerDimStrides, StridedView, Tensor};
 
 const ROUNDS: usize = 15;
 
@@ -112,6 +112,33 @@ fn conv3x3_by_strides<
     });
 }
 
+/// The convolution written once as 9·C three-tensor passes over the output in its own storage
+/// order: y += w[·, c, r, s] · x[·, c, h+r, w+s], the input channel broadcast over the output
+/// channels and the weights over the pixels.
+fn conv3x3_by_zip2<L: Layout<Family = Image> + PerDimStrides, F: Layout<Family = Image> + PerDimStrides>(
+    x: &Tensor<f32, L>,
+    f: &Tensor<f32, F>,
+    y: &mut Tensor<f32, L>,
+) {
+    let [n, channels, _, _] = x.dims();
+    let [_, kernels, ho, wo] = y.dims();
+    let [fk, _, _, _] = f.strides();
+    y.fill(0.0);
+    for c in 0..channels {
+        for r in 0..3 {
+            for s in 0..3 {
+                let window = x.crop([0, c, r, s], [n, 1, ho, wo]).unwrap();
+                let xs = window.broadcast('C', kernels).unwrap();
+                let base = f.shape().offset([0, c, r, s]).unwrap();
+                let ws =
+                    StridedView::<f32, Image>::new([n, kernels, ho, wo], [0, fk, 0, 0], base, f.as_slice())
+                        .unwrap();
+                y.zip2_mut_with(&xs, &ws, |y, &x, &w| *y += w * x).unwrap();
+            }
+        }
+    }
+}
+
 /// The same loop nest on raw NCHW slices (filter KCRS), index arithmetic by hand.
 fn conv3x3_nchw(x: &[f32], f: &[f32], y: &mut [f32], [nn, cc, hh, ww]: [usize; 4], kk: usize) {
     let (ho, wo) = (hh - 2, ww - 2);
@@ -171,7 +198,7 @@ fn convolutions() {
     let f = Tensor::<f32, Nchw>::from_fn(fdims, value).unwrap();
     let mut y = Tensor::<f32, Nchw>::zeros(out).unwrap();
     let mut raw = vec![0.0f32; y.as_slice().len()];
-    let (mut y2, mut y3) = (y.clone(), y.clone());
+    let (mut y2, mut y3, mut y4) = (y.clone(), y.clone(), y.clone());
     conv3x3(&x, &f, &mut y);
     conv3x3_nchw(x.as_slice(), f.as_slice(), &mut raw, dims, k);
     conv3x3_by_crops(&x, &f, &mut y2);
@@ -179,6 +206,8 @@ fn convolutions() {
     assert_eq!(y2.as_slice(), &raw[..], "the convolution by crops agrees");
     conv3x3_by_strides(&x, &f, &mut y3);
     assert_eq!(y3.as_slice(), &raw[..], "the convolution by strides agrees");
+    conv3x3_by_zip2(&x, &f, &mut y4);
+    assert_eq!(y4.as_slice(), &raw[..], "the convolution by zip2 agrees");
     race(
         "conv 3×3 NCHW, x [2,16,34,34], f32",
         &mut [
@@ -186,6 +215,7 @@ fn convolutions() {
             ("generic over the layout", &mut || conv3x3(black_box(&x), &f, &mut y)),
             ("generic, crops + zip", &mut || conv3x3_by_crops(black_box(&x), &f, &mut y2)),
             ("generic, strides", &mut || conv3x3_by_strides(black_box(&x), &f, &mut y3)),
+            ("generic, zip2 + broadcast", &mut || conv3x3_by_zip2(black_box(&x), &f, &mut y4)),
         ],
     );
 
@@ -194,7 +224,10 @@ fn convolutions() {
     let fh: Tensor<f32, Nhwc> = f.to_layout().unwrap();
     let mut yh = Tensor::<f32, Nhwc>::zeros(out).unwrap();
     let mut raw_h = vec![0.0f32; yh.as_slice().len()];
-    let (mut yh2, mut yh3) = (yh.clone(), yh.clone());
+    let (mut yh2, mut yh3, mut yh4) = (yh.clone(), yh.clone(), yh.clone());
+    // The filter with K innermost: each (c, r, s) gives the weights of all outputs in one run.
+    let fk: Tensor<f32, Chwn> = f.to_layout().unwrap();
+    let mut yh5 = yh.clone();
     conv3x3(&xh, &fh, &mut yh);
     conv3x3_nhwc(xh.as_slice(), fh.as_slice(), &mut raw_h, dims, k);
     conv3x3_by_crops(&xh, &fh, &mut yh2);
@@ -202,6 +235,10 @@ fn convolutions() {
     assert_eq!(yh2.as_slice(), &raw_h[..], "the convolution by crops agrees");
     conv3x3_by_strides(&xh, &fh, &mut yh3);
     assert_eq!(yh3.as_slice(), &raw_h[..], "the convolution by strides agrees");
+    conv3x3_by_zip2(&xh, &fh, &mut yh4);
+    assert_eq!(yh4.as_slice(), &raw_h[..], "the convolution by zip2 agrees");
+    conv3x3_by_zip2(&xh, &fk, &mut yh5);
+    assert_eq!(yh5.as_slice(), &raw_h[..], "the convolution by zip2 with a CHWN filter agrees");
     race(
         "conv 3×3 NHWC, x [2,16,34,34], f32",
         &mut [
@@ -209,6 +246,8 @@ fn convolutions() {
             ("generic over the layout", &mut || conv3x3(black_box(&xh), &fh, &mut yh)),
             ("generic, crops + zip", &mut || conv3x3_by_crops(black_box(&xh), &fh, &mut yh2)),
             ("generic, strides", &mut || conv3x3_by_strides(black_box(&xh), &fh, &mut yh3)),
+            ("generic, zip2 + broadcast", &mut || conv3x3_by_zip2(black_box(&xh), &fh, &mut yh4)),
+            ("same, filter in CHWN (K innermost)", &mut || conv3x3_by_zip2(black_box(&xh), &fk, &mut yh5)),
         ],
     );
 

@@ -251,3 +251,34 @@ fn physical_dims_are_the_layouts_letter_order() {
     assert_eq!((t.dims(), t[[0, 2, 1, 0]]), ([1, 3, 2, 2], 8)); // row 1, pixel 0, blue
     assert!(Tensor::<u8, Nhwc>::from_vec_physical([1, 2, 2, 3], vec![0; 11]).is_err());
 }
+
+/// `zip2_mut_with` and `broadcast` against brute force: y += a · b over three layouts, `b`
+/// broadcast from one value per channel, and through the per-element path when a side is
+/// vectorized.
+#[test]
+fn three_tensors_walk_together() {
+    fn check<Y: Layout<Family = Image>, A: Layout<Family = Image>>(dims: [usize; 4]) {
+        let a = Tensor::<i64, A>::from_fn(dims, |i| value_of(&i)).unwrap();
+        let per_channel =
+            Tensor::<i64, Nchw>::from_fn([1, dims[1], 1, 1], |[_, c, _, _]| c as i64 + 2).unwrap();
+        let b = per_channel.broadcast('N', dims[0]).unwrap().into_broadcast('H', dims[2]).unwrap();
+        let b = b.into_broadcast('W', dims[3]).unwrap();
+        let mut y = Tensor::<i64, Y>::filled(dims, 1).unwrap();
+        y.zip2_mut_with(&a, &b, |y, &a, &b| *y += a * b).unwrap();
+        for i in indices(&dims) {
+            let want = 1 + value_of(&i) * (i[1] as i64 + 2);
+            assert_eq!(y[[i[0], i[1], i[2], i[3]]], want, "{} <- {} {i:?}", Y::NOTATION, A::NOTATION);
+        }
+        let wrong = Tensor::<i64, A>::zeros([dims[0], dims[1], dims[2], dims[3] + 1]).unwrap();
+        assert!(y.zip2_mut_with(&wrong, &b, |_, _, _| ()).is_err());
+    }
+    check::<Nchw, Nhwc>([2, 3, 4, 5]);
+    check::<Nhwc, Chwn>([3, 8, 2, 3]);
+    check::<NcxHwx<4>, Nhwc>([2, 8, 3, 3]);
+    check::<Nhwc, NcxHwx<4>>([2, 8, 3, 3]);
+    check::<Chwn, Nchw>([1, 1, 1, 7]);
+    // Broadcasting an axis that is not of size 1 is refused.
+    let t = Tensor::<f32, Nchw>::zeros([1, 3, 2, 2]).unwrap();
+    assert!(t.broadcast('C', 6).is_err());
+    assert!(t.broadcast('N', 0).is_err());
+}

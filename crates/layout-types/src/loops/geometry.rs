@@ -40,6 +40,11 @@ impl Geometry {
         Geometry { rank: d.len(), dims, maps, base: base as isize }
     }
 
+    /// Each dimension's map.
+    pub(crate) fn maps(&self) -> &[DimMap] {
+        &self.maps[..self.rank]
+    }
+
     pub(crate) fn dims(&self) -> &[usize] {
         &self.dims[..self.rank]
     }

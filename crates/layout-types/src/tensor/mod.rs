@@ -20,6 +20,7 @@ mod split;
 mod storage;
 mod sub;
 mod views;
+mod zip;
 
 pub use iter::{IndexedIter, Iter, IterMut};
 pub use owned::STORAGE_ALIGN;

@@ -5,11 +5,11 @@
 
 use core::ops::Range;
 
-use super::{Storage, StorageMut, TensorBase, TensorView, TensorViewMut, View, ViewMut};
+use super::{Storage, StorageMut, StridedView, TensorBase, TensorView, TensorViewMut, View, ViewMut};
 use crate::dtype::Element;
 use crate::error::LayoutError;
 use crate::family::{DimArray, Family, IntoAxis};
-use crate::layout::{Arrangement, DimsOf, InLayout, Layout, Shape};
+use crate::layout::{Arrangement, DimsOf, InLayout, Layout, PerDimStrides, Shape, Strided};
 
 /// A sub-tensor of arrangement `A`, borrowed from storage `S`.
 type SubOf<S, A> = TensorBase<S, <A as Arrangement>::Sub>;
@@ -226,6 +226,61 @@ impl<'a, T: Element, A: Arrangement> TensorBase<ViewMut<'a, T>, A> {
     pub fn into_batch(self, n: usize) -> Result<SubOf<ViewMut<'a, T>, A>, LayoutError> {
         self.into_narrow(batch_axis::<A::Family>()?, n..n.saturating_add(1))
     }
+}
+
+/// Broadcasts: an axis of size 1 repeated, as a strided view with stride 0 there (an input only:
+/// its indices share addresses).
+impl<S: Storage, A: Arrangement + PerDimStrides> TensorBase<S, A> {
+    /// This tensor repeated `size` times along `axis`, whose size is 1; no copy.
+    ///
+    /// ```
+    /// use typed_layout::{Nchw, Overlap, Tensor};
+    /// let bias = Tensor::<f32, Nchw>::from_fn([1, 3, 1, 1], |[_, c, _, _]| c as f32)?;
+    /// let wide = bias.broadcast('W', 4)?;
+    /// assert_eq!((wide.dims(), wide[[0, 2, 0, 3]]), ([1, 3, 1, 4], 2.0));
+    /// assert_eq!(wide.overlap(), Overlap::Overlapping);
+    /// assert!(bias.broadcast('C', 2).is_err()); // C is 3, not 1
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn broadcast(
+        &self,
+        axis: impl IntoAxis,
+        size: usize,
+    ) -> Result<StridedView<'_, S::Elem, A::Family>, LayoutError> {
+        let zero = DimsOf::<A>::from_fn(|_| 0);
+        let base = A::offset(self.shape(), &zero).unwrap_or(0); // every dim is at least 1
+        broadcast_view(self.dims(), A::group_strides(self.shape()), base, self.as_slice(), axis, size)
+    }
+}
+
+impl<'a, T: Element, F: Family> TensorBase<View<'a, T>, Strided<F>> {
+    /// [`broadcast`](TensorBase::broadcast), consuming the view (to broadcast a second axis).
+    pub fn into_broadcast(
+        self,
+        axis: impl IntoAxis,
+        size: usize,
+    ) -> Result<StridedView<'a, T, F>, LayoutError> {
+        let shape = *self.shape();
+        broadcast_view(shape.dims(), shape.strides(), shape.base(), self.storage.0, axis, size)
+    }
+}
+
+/// The view of `data` with `dims` and `strides` from `base`, axis `axis` (of size 1) repeated.
+fn broadcast_view<'a, T: Element, F: Family>(
+    mut dims: F::Dims,
+    mut strides: F::Strides,
+    base: usize,
+    data: &'a [T],
+    axis: impl IntoAxis,
+    size: usize,
+) -> Result<StridedView<'a, T, F>, LayoutError> {
+    let d = axis.index_in::<F>()?;
+    if dims.as_ref()[d] != 1 {
+        return Err(LayoutError::NotApplicable { reason: "broadcasting repeats an axis of size 1" });
+    }
+    dims.as_mut()[d] = size;
+    strides.as_mut()[d] = 0;
+    StridedView::new(dims, strides, base, data)
 }
 
 /// Reshapes: the same memory read as another packed layout, for a tensor whose storage is

@@ -116,10 +116,18 @@ impl<S: StorageMut, A: Arrangement> TensorBase<S, A> {
         let (mut d, mut oa, mut ob) = (walk.base(), ga.offset(&zero[..rank]), gb.offset(&zero[..rank]));
         let mut counters = [0usize; 2 * MAX_RANK];
         loop {
-            let mine = dst[d as usize..].iter_mut().step_by(inner.stride as usize).take(n);
-            operand!(xa, oa, sa, n, |a| operand!(xb, ob, sb, n, |b| {
-                mine.zip(a).zip(b).for_each(|((y, a), b)| f(y, a, b))
-            }));
+            let d0 = d as usize;
+            if inner.stride == 1 {
+                let mine = dst[d0..d0 + n].iter_mut();
+                operand!(xa, oa, sa, n, |a| operand!(xb, ob, sb, n, |b| {
+                    mine.zip(a).zip(b).for_each(|((y, a), b)| f(y, a, b))
+                }));
+            } else {
+                let mine = dst[d0..].iter_mut().step_by(inner.stride as usize).take(n);
+                operand!(xa, oa, sa, n, |a| operand!(xb, ob, sb, n, |b| {
+                    mine.zip(a).zip(b).for_each(|((y, a), b)| f(y, a, b))
+                }));
+            }
             let mut k = outer.len();
             loop {
                 if k == 0 {

@@ -139,6 +139,52 @@ fn conv3x3_by_zip2<L: Layout<Family = Image> + PerDimStrides, F: Layout<Family =
     }
 }
 
+/// The zip2 convolution's loop order on raw NCHW slices (filter KCRS): for every (c, r, s), each
+/// output row gains a weight times an input row.
+fn conv3x3_nchw_rows(x: &[f32], f: &[f32], y: &mut [f32], [nn, cc, hh, ww]: [usize; 4], kk: usize) {
+    let (ho, wo) = (hh - 2, ww - 2);
+    y.fill(0.0);
+    for c in 0..cc {
+        for r in 0..3 {
+            for s in 0..3 {
+                for n in 0..nn {
+                    for k in 0..kk {
+                        let weight = f[((k * cc + c) * 3 + r) * 3 + s];
+                        for h in 0..ho {
+                            let out = &mut y[((n * kk + k) * ho + h) * wo..][..wo];
+                            let row = &x[((n * cc + c) * hh + h + r) * ww + s..][..wo];
+                            out.iter_mut().zip(row).for_each(|(o, &v)| *o += weight * v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The zip2 convolution's loop order on raw NHWC slices (filter CRSK: K innermost): for every
+/// (c, r, s), each output pixel's K channels gain the input value times the K weights.
+fn conv3x3_nhwc_rows(x: &[f32], f: &[f32], y: &mut [f32], [nn, cc, hh, ww]: [usize; 4], kk: usize) {
+    let (ho, wo) = (hh - 2, ww - 2);
+    y.fill(0.0);
+    for c in 0..cc {
+        for r in 0..3 {
+            for s in 0..3 {
+                let weights = &f[((c * 3 + r) * 3 + s) * kk..][..kk];
+                for n in 0..nn {
+                    for h in 0..ho {
+                        for w in 0..wo {
+                            let v = x[((n * hh + h + r) * ww + w + s) * cc + c];
+                            let out = &mut y[((n * ho + h) * wo + w) * kk..][..kk];
+                            out.iter_mut().zip(weights).for_each(|(o, &wt)| *o += wt * v);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The same loop nest on raw NCHW slices (filter KCRS), index arithmetic by hand.
 fn conv3x3_nchw(x: &[f32], f: &[f32], y: &mut [f32], [nn, cc, hh, ww]: [usize; 4], kk: usize) {
     let (ho, wo) = (hh - 2, ww - 2);
@@ -208,6 +254,9 @@ fn convolutions() {
     assert_eq!(y3.as_slice(), &raw[..], "the convolution by strides agrees");
     conv3x3_by_zip2(&x, &f, &mut y4);
     assert_eq!(y4.as_slice(), &raw[..], "the convolution by zip2 agrees");
+    let mut raw2 = raw.clone();
+    conv3x3_nchw_rows(x.as_slice(), f.as_slice(), &mut raw2, dims, k);
+    assert_eq!(raw2, raw, "the raw row-order convolution agrees");
     race(
         "conv 3×3 NCHW, x [2,16,34,34], f32",
         &mut [
@@ -216,6 +265,9 @@ fn convolutions() {
             ("generic, crops + zip", &mut || conv3x3_by_crops(black_box(&x), &f, &mut y2)),
             ("generic, strides", &mut || conv3x3_by_strides(black_box(&x), &f, &mut y3)),
             ("generic, zip2 + broadcast", &mut || conv3x3_by_zip2(black_box(&x), &f, &mut y4)),
+            ("raw slices, zip2's loop order", &mut || {
+                conv3x3_nchw_rows(x.as_slice(), f.as_slice(), &mut raw2, dims, k)
+            }),
         ],
     );
 
@@ -239,6 +291,10 @@ fn convolutions() {
     assert_eq!(yh4.as_slice(), &raw_h[..], "the convolution by zip2 agrees");
     conv3x3_by_zip2(&xh, &fk, &mut yh5);
     assert_eq!(yh5.as_slice(), &raw_h[..], "the convolution by zip2 with a CHWN filter agrees");
+    // CHWN storage of dims [k, c, r, s] is C, R, S, K: the CRSK filter of the raw loop.
+    let mut raw_h2 = raw_h.clone();
+    conv3x3_nhwc_rows(xh.as_slice(), fk.as_slice(), &mut raw_h2, dims, k);
+    assert_eq!(raw_h2, raw_h, "the raw pixel-order convolution agrees");
     race(
         "conv 3×3 NHWC, x [2,16,34,34], f32",
         &mut [
@@ -248,6 +304,9 @@ fn convolutions() {
             ("generic, strides", &mut || conv3x3_by_strides(black_box(&xh), &fh, &mut yh3)),
             ("generic, zip2 + broadcast", &mut || conv3x3_by_zip2(black_box(&xh), &fh, &mut yh4)),
             ("same, filter in CHWN (K innermost)", &mut || conv3x3_by_zip2(black_box(&xh), &fk, &mut yh5)),
+            ("raw slices, zip2's loop order, CRSK filter", &mut || {
+                conv3x3_nhwc_rows(xh.as_slice(), fk.as_slice(), &mut raw_h2, dims, k)
+            }),
         ],
     );
 

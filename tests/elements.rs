@@ -269,10 +269,16 @@ fn three_tensors_walk_together() {
             let want = 1 + value_of(&i) * (i[1] as i64 + 2);
             assert_eq!(y[[i[0], i[1], i[2], i[3]]], want, "{} <- {} {i:?}", Y::NOTATION, A::NOTATION);
         }
+        // The same with the two inputs swapped (a repeated first operand, a walked second).
+        let mut z = Tensor::<i64, Y>::filled(dims, 1).unwrap();
+        z.zip2_mut_with(&b, &a, |z, &b, &a| *z += a * b).unwrap();
+        assert_eq!(z, y, "swapped {} <- {}", Y::NOTATION, A::NOTATION);
         let wrong = Tensor::<i64, A>::zeros([dims[0], dims[1], dims[2], dims[3] + 1]).unwrap();
         assert!(y.zip2_mut_with(&wrong, &b, |_, _, _| ()).is_err());
     }
     check::<Nchw, Nhwc>([2, 3, 4, 5]);
+    check::<Nchw, Nchw>([2, 3, 4, 5]); // runs of a slice against a repeated value
+    check::<Nhwc, Nhwc>([2, 5, 3, 4]);
     check::<Nhwc, Chwn>([3, 8, 2, 3]);
     check::<NcxHwx<4>, Nhwc>([2, 8, 3, 3]);
     check::<Nhwc, NcxHwx<4>>([2, 8, 3, 3]);

@@ -11,26 +11,27 @@ use crate::loops::{same_dims, Geometry, Walk};
 use crate::notation::MAX_RANK;
 use crate::placement::DimMap;
 
-/// Binds `$it` to an iterator over the `$n` elements of `$data` from `$o`, `$s` apart, with the
-/// iterator type the stride allows (a repeat, a slice, a step), and evaluates `$body`: each kind
-/// of run gets its own loop, so runs of contiguous or repeated elements vectorize.
-macro_rules! operand {
-    ($data:expr, $o:expr, $s:expr, $n:expr, |$it:ident| $body:expr) => {
+/// Binds `$make` to a function from an offset to an iterator over the `$n` elements of `$data`
+/// from there, `$s` apart, of the iterator type the stride allows (a repeat, a slice, a step),
+/// and evaluates `$body` once: the walk is compiled once per kind of run, so runs of contiguous
+/// or repeated elements vectorize and choose nothing per run.
+macro_rules! runs {
+    ($data:expr, $s:expr, $n:expr, |$make:ident| $body:expr) => {
         match $s {
             0 => {
-                let $it = core::iter::repeat_n(&$data[$o as usize], $n);
+                let $make = |o: isize| core::iter::repeat_n(&$data[o as usize], $n);
                 $body
             }
             1 => {
-                let $it = $data[$o as usize..$o as usize + $n].iter();
+                let $make = |o: isize| $data[o as usize..o as usize + $n].iter();
                 $body
             }
             s if s > 0 => {
-                let $it = $data[$o as usize..].iter().step_by(s as usize).take($n);
+                let $make = |o: isize| $data[o as usize..].iter().step_by(s as usize).take($n);
                 $body
             }
             s => {
-                let $it = (0..$n as isize).map(|j| &$data[($o + j * s) as usize]);
+                let $make = |o: isize| (0..$n as isize).map(move |j| &$data[(o + j * s) as usize]);
                 $body
             }
         }
@@ -112,38 +113,46 @@ impl<S: StorageMut, A: Arrangement> TensorBase<S, A> {
         }
         let (outer, (sa, sb)) = (&loops[..loops.len() - 1], steps[loops.len() - 1]);
         let (n, zero) = (inner.extent, [0usize; MAX_RANK]);
-        // An odometer over the outer loops moving all three offsets.
-        let (mut d, mut oa, mut ob) = (walk.base(), ga.offset(&zero[..rank]), gb.offset(&zero[..rank]));
-        let mut counters = [0usize; 2 * MAX_RANK];
-        loop {
-            let d0 = d as usize;
-            if inner.stride == 1 {
-                let mine = dst[d0..d0 + n].iter_mut();
-                operand!(xa, oa, sa, n, |a| operand!(xb, ob, sb, n, |b| {
-                    mine.zip(a).zip(b).for_each(|((y, a), b)| f(y, a, b))
-                }));
-            } else {
-                let mine = dst[d0..].iter_mut().step_by(inner.stride as usize).take(n);
-                operand!(xa, oa, sa, n, |a| operand!(xb, ob, sb, n, |b| {
-                    mine.zip(a).zip(b).for_each(|((y, a), b)| f(y, a, b))
-                }));
-            }
-            let mut k = outer.len();
+        let start = (walk.base(), ga.offset(&zero[..rank]), gb.offset(&zero[..rank]));
+        let stride = inner.stride as usize;
+        runs!(xa, sa, n, |run_a| runs!(xb, sb, n, |run_b| {
+            // An odometer over the outer loops moving all three offsets.
+            let (mut d, mut oa, mut ob) = start;
+            let mut counters = [0usize; 2 * MAX_RANK];
             loop {
-                if k == 0 {
-                    return Ok(());
+                let d0 = d as usize;
+                // The runs of `y += w · x` (one side repeated, the other a slice) as loops over
+                // two slices, which vectorize; `Repeat` in a zip does not.
+                if stride == 1 && sa == 1 && sb == 0 {
+                    let (a0, b0) = (oa as usize, &xb[ob as usize]);
+                    dst[d0..d0 + n].iter_mut().zip(&xa[a0..a0 + n]).for_each(|(y, a)| f(y, a, b0));
+                } else if stride == 1 && sa == 0 && sb == 1 {
+                    let (a0, b0) = (&xa[oa as usize], ob as usize);
+                    dst[d0..d0 + n].iter_mut().zip(&xb[b0..b0 + n]).for_each(|(y, b)| f(y, a0, b));
+                } else if stride == 1 {
+                    let mine = dst[d0..d0 + n].iter_mut();
+                    mine.zip(run_a(oa)).zip(run_b(ob)).for_each(|((y, a), b)| f(y, a, b));
+                } else {
+                    let mine = dst[d0..].iter_mut().step_by(stride).take(n);
+                    mine.zip(run_a(oa)).zip(run_b(ob)).for_each(|((y, a), b)| f(y, a, b));
                 }
-                k -= 1;
-                counters[k] += 1;
-                let (l, (ka, kb)) = (outer[k], steps[k]);
-                if counters[k] < l.extent {
-                    (d, oa, ob) = (d + l.stride, oa + ka, ob + kb);
-                    break;
+                let mut k = outer.len();
+                loop {
+                    if k == 0 {
+                        return Ok(());
+                    }
+                    k -= 1;
+                    counters[k] += 1;
+                    let (l, (ka, kb)) = (outer[k], steps[k]);
+                    if counters[k] < l.extent {
+                        (d, oa, ob) = (d + l.stride, oa + ka, ob + kb);
+                        break;
+                    }
+                    counters[k] = 0;
+                    let back = l.extent as isize - 1;
+                    (d, oa, ob) = (d - back * l.stride, oa - back * ka, ob - back * kb);
                 }
-                counters[k] = 0;
-                let back = l.extent as isize - 1;
-                (d, oa, ob) = (d - back * l.stride, oa - back * ka, ob - back * kb);
             }
-        }
+        }))
     }
 }

@@ -84,8 +84,8 @@
 //! `benches/engine.rs` times these against raw slices: indexing per element (below) is the
 //! simplest and works on every layout, NC/xHWx included; the fastest convolution written once is
 //! nine passes per input channel of [`TensorBase::zip2_mut_with`] over a crop of the input and
-//! the weights, each [`broadcast`](TensorBase::broadcast) (0.5–0.7× the raw loops' time on
-//! NCHW and NHWC).
+//! the weights, each [`broadcast`](TensorBase::broadcast) (within 1.6× of the best raw loops we
+//! wrote, on NCHW and on NHWC).
 //!
 //! ```
 //! use typed_layout::{Image, Layout, Nchw, NcxHwx, Nhwc, Tensor};

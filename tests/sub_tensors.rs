@@ -322,3 +322,40 @@ fn reshapes_read_the_same_memory() {
     u.reshape_mut::<Nhwc>([1, 360, 1, 1]).unwrap().fill(5);
     assert!(u.iter().all(|&v| v == 5));
 }
+
+/// `index_axis` against the parent: every element of the lower-rank view is the parent's at the
+/// index with the dropped axis put back.
+macro_rules! check_index_axis {
+    ($seed:expr; $($l:ty => $($axis:literal),*;)*) => {$($({
+        let dims = dims_for::<$l>($seed);
+        let t = Tensor::<i64, $l>::from_fn(arr::<$l>(&dims), |i| value_of(i.as_ref())).unwrap();
+        let d = <$l as Layout>::LETTERS.find($axis).unwrap();
+        let k = (mix($seed, 50) % dims[d] as u64) as usize;
+        let view = t.index_axis::<$axis>(k).unwrap();
+        let lower: Vec<usize> = dims.iter().enumerate().filter(|&(j, _)| j != d).map(|(_, &n)| n).collect();
+        assert_eq!(view.dims().as_ref(), &lower[..]);
+        for i in indices(&lower) {
+            let mut full = i.clone();
+            full.insert(d, k);
+            let got = view[DimArray::try_from_slice(&i).unwrap()];
+            assert_eq!(got, value_of(&full), "{} axis {} at {k}: {i:?}", <$l as Layout>::NOTATION, $axis);
+        }
+        assert!(t.index_axis::<$axis>(dims[d]).is_err());
+    })*)*};
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 32, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn index_axis_drops_one_axis(seed in any::<u64>()) {
+        check_index_axis!(seed;
+            Nchw => 'N', 'C', 'W';
+            Nhwc => 'N', 'H';
+            Chwn => 'N', 'C';
+            Ndhwc => 'D', 'C';
+            ClipNdhwc => 'T', 'N';
+            GsReversed => 'S', 'G', 'C';
+        );
+    }
+}

@@ -47,7 +47,9 @@ pub use convert::{convert, Destination, Source, PARALLEL_THRESHOLD_BYTES};
 pub use desc::{DynLayout, TensorDesc};
 pub use dtype::{narrow, DataType, Element};
 pub use error::{DimName, LayoutError};
-pub use family::{BuiltinFamily, DimArray, Family, Image, IntoAxis, Matmul, SameFamily, Volume};
+pub use family::{
+    BuiltinFamily, DimArray, Droppable, Dropped, Family, Image, IntoAxis, Matmul, SameFamily, Volume,
+};
 pub use layout::{
     Arrangement, Bmn, Cdhwn, Chwn, ColMajor, Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, DimsOf, ImageDims,
     InLayout, Layout, MatmulDims, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, PerDimStrides,

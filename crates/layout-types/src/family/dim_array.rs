@@ -48,3 +48,24 @@ macro_rules! dim_array {
     )*};
 }
 dim_array!(3, 4, 5, 6, 7, 8);
+
+/// An array of rank 4 to 8, which one position can be taken out of: what indexing one axis of
+/// a tensor leaves ([`Dropped`](crate::Dropped)). Rank 3 is the guide's least.
+pub trait Droppable<E: Copy + Default>: DimArray<E> {
+    /// The array one shorter.
+    type Lower: DimArray<E>;
+    /// The array without position `k` (`k` below the rank).
+    fn without(self, k: usize) -> Self::Lower;
+}
+
+macro_rules! droppable {
+    ($($r:literal => $l:literal),*) => {$(
+        impl<E: Copy + Default + Debug + Eq + Hash + Send + Sync + 'static> Droppable<E> for [E; $r] {
+            type Lower = [E; $l];
+            fn without(self, k: usize) -> [E; $l] {
+                core::array::from_fn(|i| self[if i < k { i } else { i + 1 }])
+            }
+        }
+    )*};
+}
+droppable!(4 => 3, 5 => 4, 6 => 5, 7 => 6, 8 => 7);

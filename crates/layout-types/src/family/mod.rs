@@ -16,8 +16,10 @@ use core::fmt::Debug;
 use crate::error::LayoutError;
 
 mod dim_array;
+mod dropped;
 
-pub use dim_array::DimArray;
+pub use dim_array::{DimArray, Droppable};
+pub use dropped::Dropped;
 
 /// A family of layouts: the letters of its dimensions in logical order.
 ///

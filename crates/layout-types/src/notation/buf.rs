@@ -49,6 +49,20 @@ impl NotationBuf {
         self
     }
 
+    /// `letters` without the letter at `index` (a family's letters with one axis indexed away).
+    pub(crate) const fn letters_without(letters: &str, index: usize) -> Self {
+        let bytes = letters.as_bytes();
+        let mut out = NotationBuf::empty();
+        let mut k = 0;
+        while k < bytes.len() {
+            if k != index {
+                out = out.push(bytes[k]);
+            }
+            k += 1;
+        }
+        out
+    }
+
     /// The notation as a string slice.
     pub const fn as_str(&self) -> &str {
         match core::str::from_utf8(self.bytes.split_at(self.len).0) {

@@ -8,8 +8,8 @@ use core::ops::Range;
 use super::{Storage, StorageMut, StridedView, TensorBase, TensorView, TensorViewMut, View, ViewMut};
 use crate::dtype::Element;
 use crate::error::LayoutError;
-use crate::family::{DimArray, Family, IntoAxis};
-use crate::layout::{Arrangement, DimsOf, InLayout, Layout, PerDimStrides, Shape, Strided};
+use crate::family::{DimArray, Droppable, Dropped, Family, IntoAxis};
+use crate::layout::{Arrangement, DimsOf, InLayout, Layout, PerDimStrides, Shape, Strided, StridesOf};
 
 /// A sub-tensor of arrangement `A`, borrowed from storage `S`.
 type SubOf<S, A> = TensorBase<S, <A as Arrangement>::Sub>;
@@ -281,6 +281,53 @@ fn broadcast_view<'a, T: Element, F: Family>(
     dims.as_mut()[d] = size;
     strides.as_mut()[d] = 0;
     StridedView::new(dims, strides, base, data)
+}
+
+/// Indexing an axis away: one position of an axis, as a view of one rank less.
+impl<S: Storage, A: Arrangement + PerDimStrides> TensorBase<S, A>
+where
+    DimsOf<A>: Droppable<usize>,
+    StridesOf<A>: Droppable<isize>,
+{
+    /// Position `i` of axis `AXIS` (a letter of the family), the axis dropped: a strided view
+    /// of the family [`Dropped<F, AXIS>`](Dropped), one rank less (an image of a batch has
+    /// letters `CHW`). Fails with [`LayoutError::RangeOutOfBounds`] past the axis; for a family
+    /// of rank 3 (the guide's least) or a vectorized layout it does not compile.
+    ///
+    /// ```
+    /// use typed_layout::{Family, Nhwc, Tensor};
+    /// let t = Tensor::<u8, Nhwc>::from_fn([4, 3, 2, 2], |[n, c, h, w]| (n * 100 + c * 10 + h * 2 + w) as u8)?;
+    /// let image = t.index_axis::<'N'>(2)?; // dims [c, h, w]
+    /// assert_eq!((image.dims(), image[[1, 1, 0]]), ([3, 2, 2], 212));
+    /// assert_eq!(image.strides(), [1, 6, 3]); // NHWC's, without N's
+    /// assert!(t.index_axis::<'N'>(4).is_err());
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    ///
+    /// A letter the family does not have fails to compile:
+    ///
+    /// ```compile_fail,E0080
+    /// use typed_layout::{Nchw, Tensor};
+    /// let t = Tensor::<u8, Nchw>::zeros([1, 3, 2, 2]).unwrap();
+    /// let _ = t.index_axis::<'D'>(0); // images have no D
+    /// ```
+    pub fn index_axis<const AXIS: char>(
+        &self,
+        i: usize,
+    ) -> Result<StridedView<'_, S::Elem, Dropped<A::Family, AXIS>>, LayoutError> {
+        let d = Dropped::<A::Family, AXIS>::AXIS_INDEX;
+        let dims = self.dims();
+        let size = dims.as_ref()[d];
+        if i >= size {
+            let dim = crate::error::DimName::new(d, <A::Family as Family>::LETTERS.as_bytes());
+            return Err(LayoutError::RangeOutOfBounds { dim, start: i, end: i.saturating_add(1), size });
+        }
+        let mut first = DimsOf::<A>::from_fn(|_| 0);
+        first.as_mut()[d] = i;
+        let base = A::offset(self.shape(), &first).unwrap_or(0); // inside: i < size
+        let strides = A::group_strides(self.shape());
+        StridedView::new(dims.without(d), strides.without(d), base, self.as_slice())
+    }
 }
 
 /// Reshapes: the same memory read as another packed layout, for a tensor whose storage is

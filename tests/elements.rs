@@ -10,39 +10,22 @@ use proptest::prelude::*;
 use support::mix;
 use support::model::*;
 use typed_layout::{
-    Bmn, Cdhwn, Chwn, ColMajor, DimArray, Family, Image, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor,
-    Shape, StridedView, StridedViewMut, Tensor,
+    Bmn, Cdhwn, Chwn, ColMajor, Image, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Shape,
+    StridedView, StridedViewMut, Tensor,
 };
-
-/// A value that names its logical index (distinct for the small dims used here: digits of a base
-/// above every dim).
-fn value_of(index: &[usize]) -> i64 {
-    index.iter().fold(0i64, |v, &i| v * 67 + i as i64 + 1)
-}
-
-/// Dims for layout `L` from a seed: small enough to enumerate, C a multiple of the vector width.
-fn dims_for<L: Layout>(seed: u64) -> Vec<usize> {
-    let rank = L::LETTERS.len();
-    let max = [12u64, 8, 5, 4, 3, 3][rank - 3];
-    let mut dims: Vec<usize> = (0..rank).map(|d| 1 + (mix(seed, d) % max) as usize).collect();
-    if let Some(v) = L::FORMAT.vector() {
-        dims[v.dim] = if v.width >= 8 { dims[v.dim].min(2) * v.width } else { dims[v.dim] * v.width };
-    }
-    dims
-}
 
 /// Every accessor of a packed tensor of layout `L` against the model.
 fn check_layout<L: Layout>(seed: u64) {
     let dims = dims_for::<L>(seed);
     let spec = Spec::of::<L>();
-    let d = <<L::Family as Family>::Dims>::try_from_slice(&dims).unwrap();
+    let d = arr::<L>(&dims);
     let t = Tensor::<i64, L>::from_fn(d, |i| value_of(i.as_ref())).unwrap();
     let what = format!("{} {dims:?}", L::NOTATION);
 
     // Every index lands at the model's offset, through every accessor.
     let mut by_offset = vec![None; t.as_slice().len()];
     for index in indices(&dims) {
-        let i = <<L::Family as Family>::Dims>::try_from_slice(&index).unwrap();
+        let i = arr::<L>(&index);
         let offset = spec.offset(&dims, &index);
         assert_eq!(t.as_slice()[offset], value_of(&index), "from_fn {what} {index:?}");
         assert_eq!(t[i], value_of(&index), "Index {what}");
@@ -53,7 +36,7 @@ fn check_layout<L: Layout>(seed: u64) {
     for k in 0..dims.len() {
         let mut index = vec![0; dims.len()];
         index[k] = dims[k];
-        assert_eq!(t.get(<<L::Family as Family>::Dims>::try_from_slice(&index).unwrap()), None, "{what}");
+        assert_eq!(t.get(arr::<L>(&index)), None, "{what}");
     }
 
     // Iteration visits storage in order, each element once, with its index.
@@ -93,7 +76,7 @@ fn check_layout<L: Layout>(seed: u64) {
     u.fill(7);
     u.zip_mut_with(&t, |a, &b| *a += b).unwrap();
     for index in indices(&dims) {
-        let i = <<L::Family as Family>::Dims>::try_from_slice(&index).unwrap();
+        let i = arr::<L>(&index);
         u[i] -= 7;
     }
     assert_eq!(u.as_slice(), t.as_slice(), "zip_mut_with, IndexMut {what}");
@@ -108,8 +91,8 @@ where
         (Some(_), _) => dims_for::<A>(seed),
         _ => dims_for::<B>(seed),
     };
-    let a_dims = <<A::Family as Family>::Dims>::try_from_slice(&dims).unwrap();
-    let b_dims = <<B::Family as Family>::Dims>::try_from_slice(&dims).unwrap();
+    let a_dims = arr::<A>(&dims);
+    let b_dims = arr::<B>(&dims);
     let (Ok(mut a), Ok(b)) =
         (Tensor::<i64, A>::zeros(a_dims), Tensor::<i64, B>::from_fn(b_dims, |i| value_of(i.as_ref())))
     else {

@@ -10,23 +10,9 @@ use proptest::prelude::*;
 use support::mix;
 use support::model::*;
 use typed_layout::{
-    Bmn, Cdhwn, Chwn, ColMajor, DimArray, Family, Image, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc,
-    Nhwc, RowMajor, StridedView, Tensor,
+    Bmn, Cdhwn, Chwn, ColMajor, DimArray, Image, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc,
+    RowMajor, StridedView, Tensor,
 };
-
-fn value_of(index: &[usize]) -> i64 {
-    index.iter().fold(0i64, |v, &i| v * 67 + i as i64 + 1)
-}
-
-fn dims_for<L: Layout>(seed: u64) -> Vec<usize> {
-    let rank = L::LETTERS.len();
-    let max = [12u64, 8, 5, 4, 3, 3][rank - 3];
-    let mut dims: Vec<usize> = (0..rank).map(|d| 1 + (mix(seed, d) % max) as usize).collect();
-    if let Some(v) = L::FORMAT.vector() {
-        dims[v.dim] = if v.width >= 8 { dims[v.dim].min(2) * v.width } else { dims[v.dim] * v.width };
-    }
-    dims
-}
 
 /// A random box inside `dims`; a vectorized dimension cut at whole vectors.
 fn box_in(dims: &[usize], vector: Option<typed_layout::Vector>, seed: u64) -> (Vec<usize>, Vec<usize>) {
@@ -40,10 +26,6 @@ fn box_in(dims: &[usize], vector: Option<typed_layout::Vector>, seed: u64) -> (V
         (start[d], len[d]) = (s * unit, n * unit);
     }
     (start, len)
-}
-
-fn arr<L: Layout>(v: &[usize]) -> <L::Family as Family>::Dims {
-    <<L::Family as Family>::Dims>::try_from_slice(v).unwrap()
 }
 
 fn check_crop<L: Layout>(seed: u64) {

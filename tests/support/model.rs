@@ -2,7 +2,9 @@
 //! derivation), and layouts of every rank declared with `layout!`: what the property tests
 //! compare the library against.
 
-use typed_layout::{layout, Layout};
+use typed_layout::{layout, DimArray, Family, Layout};
+
+use super::mix;
 
 layout! {
     /// Clips: a time axis between batch and channels.
@@ -146,4 +148,26 @@ pub(crate) fn indices(dims: &[usize]) -> impl Iterator<Item = Vec<usize>> + '_ {
         }
         index
     })
+}
+
+/// A value that names its logical index (distinct for the small dims used here: digits of a base
+/// above every dim).
+pub(crate) fn value_of(index: &[usize]) -> i64 {
+    index.iter().fold(0i64, |v, &i| v * 67 + i as i64 + 1)
+}
+
+/// Dims for layout `L` from a seed: small enough to enumerate, C a multiple of the vector width.
+pub(crate) fn dims_for<L: Layout>(seed: u64) -> Vec<usize> {
+    let rank = L::LETTERS.len();
+    let max = [12u64, 8, 5, 4, 3, 3][rank - 3];
+    let mut dims: Vec<usize> = (0..rank).map(|d| 1 + (mix(seed, d) % max) as usize).collect();
+    if let Some(v) = L::FORMAT.vector() {
+        dims[v.dim] = if v.width >= 8 { dims[v.dim].min(2) * v.width } else { dims[v.dim] * v.width };
+    }
+    dims
+}
+
+/// `v` as layout `L`'s dims array (its length must be the rank).
+pub(crate) fn arr<L: Layout>(v: &[usize]) -> <L::Family as Family>::Dims {
+    <<L::Family as Family>::Dims>::try_from_slice(v).unwrap()
 }

@@ -194,11 +194,9 @@ impl CastNest {
         let loops = self.loops();
         #[cfg(feature = "parallel")]
         {
-            // The size first: asking rayon for its threads starts its pool (allocations, threads).
             let bytes = dst.len().saturating_mul(U::SIZE.max(T::SIZE));
-            let large = bytes >= crate::convert::PARALLEL_THRESHOLD_BYTES && loops[0].extent > 1;
-            let threads = if large { rayon::current_num_threads() } else { 1 };
-            if threads > 1 {
+            let threads = crate::convert::threads_for(bytes);
+            if threads > 1 && loops[0].extent > 1 {
                 use rayon::prelude::*;
                 let row = dst.len() / loops[0].extent; // elements per position of the outer loop
                 let rows = loops[0].extent.div_ceil(4 * threads);

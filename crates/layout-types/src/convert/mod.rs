@@ -29,6 +29,9 @@ use crate::notation::MAX_RANK;
 
 mod kernels;
 mod run;
+
+#[cfg(feature = "parallel")]
+pub(crate) use run::threads_for;
 #[cfg(test)]
 mod tests;
 

@@ -16,6 +16,17 @@ pub(super) fn run_maybe_parallel<T: Element>(nest: &LoopNest, src: &[T], dst: &m
     run(nest, src, dst)
 }
 
+/// The threads a pass moving `bytes` runs on: rayon's, from
+/// [`PARALLEL_THRESHOLD_BYTES`](super::PARALLEL_THRESHOLD_BYTES) on, else 1. The size is asked
+/// first: asking rayon for its threads starts its pool (allocations, threads).
+#[cfg(feature = "parallel")]
+pub(crate) fn threads_for(bytes: usize) -> usize {
+    match bytes >= super::PARALLEL_THRESHOLD_BYTES {
+        true => rayon::current_num_threads(),
+        false => 1,
+    }
+}
+
 /// Positions of the outermost axis per task, when the destination can be cut there: the axis's
 /// positions own disjoint contiguous ranges (every inner destination stride is positive and the
 /// inner span fits in the outer stride).
@@ -24,11 +35,7 @@ fn parallel_rows<T>(nest: &LoopNest) -> Option<usize> {
     let axes = nest.axes();
     let (outer, inner) = axes.split_first()?;
     let elements: usize = axes.iter().map(|a| a.extent).product();
-    // The size first: asking rayon for its threads starts its pool (allocations, threads).
-    if elements.saturating_mul(core::mem::size_of::<T>()) < super::PARALLEL_THRESHOLD_BYTES {
-        return None;
-    }
-    let threads = rayon::current_num_threads();
+    let threads = threads_for(elements.saturating_mul(core::mem::size_of::<T>()));
     if threads < 2 {
         return None;
     }

@@ -268,3 +268,60 @@ fn three_tensors_walk_together() {
     assert!(t.broadcast('C', 6).is_err());
     assert!(t.broadcast('N', 0).is_err());
 }
+
+/// `zip2_mut_with` into a crop of a larger tensor, from a crop of another layout and a view
+/// mirrored along W (a negative stride), against brute force: the runs, the plain loop around
+/// them and the odometer all move offsets that are not those of a packed tensor, and nothing
+/// outside the crop is written.
+#[test]
+fn three_sub_tensors_walk_together() {
+    fn check<Y: Layout<Family = Image>, A: Layout<Family = Image>>(dims: [usize; 4]) {
+        let [n, c, h, w] = dims;
+        let mut big_y = Tensor::<i64, Y>::filled([n + 1, c + 2, h + 1, w + 3], 1).unwrap();
+        let big_a = Tensor::<i64, A>::from_fn([n + 2, c + 2, h + 1, w + 1], |i| value_of(&i)).unwrap();
+        let mirrored = Tensor::<i64, Nchw>::from_fn(dims, |i| value_of(&i) % 7 - 3).unwrap();
+        let strides = [(c * h * w) as isize, (h * w) as isize, w as isize, -1];
+        let b = StridedView::<i64, Image>::new(dims, strides, w - 1, mirrored.as_slice()).unwrap();
+        let (a_at, y_at) = ([1, 2, 0, 1], [1, 1, 0, 2]);
+        let a = big_a.crop(a_at, dims).unwrap();
+        let mut y = big_y.crop_mut(y_at, dims).unwrap();
+        y.zip2_mut_with(&a, &b, |y, &a, &b| *y += a * b).unwrap();
+        // A first operand repeated along y's innermost axis but not along the next one (the
+        // input of a convolution broadcast over the output channels).
+        let inner = Y::NOTATION.chars().last().unwrap();
+        let axis = "NCHW".find(inner).unwrap();
+        let mut one = dims;
+        one[axis] = 1;
+        let p = Tensor::<i64, Nchw>::from_fn(one, |i| value_of(&i) % 5 + 1).unwrap();
+        let q = Tensor::<i64, Y>::from_fn(dims, |i| value_of(&i) % 11).unwrap();
+        let p = p.broadcast(inner, dims[axis]).unwrap();
+        y.zip2_mut_with(&p, &q, |y, &p, &q| *y += p * q).unwrap();
+        y.zip2_mut_with(&q, &p, |y, &q, &p| *y += p * q).unwrap(); // the repeated one second
+        for i in indices(&big_y.dims()) {
+            let inside = (0..4).all(|d| i[d] >= y_at[d] && i[d] < y_at[d] + dims[d]);
+            let want = if inside {
+                let j: Vec<usize> = (0..4).map(|d| i[d] - y_at[d]).collect();
+                let at_a: Vec<usize> = (0..4).map(|d| j[d] + a_at[d]).collect();
+                let mirror = [j[0], j[1], j[2], w - 1 - j[3]];
+                let mut at_p = j.clone();
+                at_p[axis] = 0;
+                1 + value_of(&at_a) * (value_of(&mirror) % 7 - 3)
+                    + 2 * (value_of(&at_p) % 5 + 1) * (value_of(&j) % 11)
+            } else {
+                1
+            };
+            let got = big_y[[i[0], i[1], i[2], i[3]]];
+            assert_eq!(got, want, "{} <- {} {dims:?} at {i:?}", Y::NOTATION, A::NOTATION);
+        }
+    }
+    for seed in 0..6 {
+        let d = dims_for::<Nchw>(seed);
+        let dims = [d[0], d[1], d[2], d[3]];
+        check::<Nchw, Nhwc>(dims);
+        check::<Nchw, Nchw>(dims);
+        check::<Nhwc, Chwn>(dims);
+        check::<Chwn, Nhwc>(dims);
+    }
+    check::<Nhwc, Nchw>([1, 1, 1, 1]);
+    check::<Nchw, Nhwc>([3, 1, 1, 9]);
+}

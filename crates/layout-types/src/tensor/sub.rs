@@ -9,7 +9,7 @@ use super::{Storage, StorageMut, StridedView, TensorBase, TensorView, TensorView
 use crate::dtype::Element;
 use crate::error::LayoutError;
 use crate::family::{DimArray, Droppable, Dropped, Family, IntoAxis};
-use crate::layout::{Arrangement, DimsOf, InLayout, Layout, PerDimStrides, Shape, Strided, StridesOf};
+use crate::layout::{Arrangement, DimsOf, InLayout, Layout, PerDimStrides, Shape, StridesOf};
 
 /// A sub-tensor of arrangement `A`, borrowed from storage `S`.
 type SubOf<S, A> = TensorBase<S, <A as Arrangement>::Sub>;
@@ -253,15 +253,17 @@ impl<S: Storage, A: Arrangement + PerDimStrides> TensorBase<S, A> {
     }
 }
 
-impl<'a, T: Element, F: Family> TensorBase<View<'a, T>, Strided<F>> {
-    /// [`broadcast`](TensorBase::broadcast), consuming the view (to broadcast a second axis).
+impl<'a, T: Element, A: Arrangement + PerDimStrides> TensorBase<View<'a, T>, A> {
+    /// [`broadcast`](TensorBase::broadcast), consuming the view: the result borrows the
+    /// tensor the view borrows (to broadcast a second axis, or a crop returned from a function).
     pub fn into_broadcast(
         self,
         axis: impl IntoAxis,
         size: usize,
-    ) -> Result<StridedView<'a, T, F>, LayoutError> {
-        let shape = *self.shape();
-        broadcast_view(shape.dims(), shape.strides(), shape.base(), self.storage.0, axis, size)
+    ) -> Result<StridedView<'a, T, A::Family>, LayoutError> {
+        let zero = DimsOf::<A>::from_fn(|_| 0);
+        let base = A::offset(self.shape(), &zero).unwrap_or(0); // every dim is at least 1
+        broadcast_view(self.dims(), A::group_strides(self.shape()), base, self.storage.0, axis, size)
     }
 }
 

@@ -112,6 +112,12 @@ impl<S: StorageMut, A: Arrangement> TensorBase<S, A> {
             return Ok(());
         }
         let (outer, (sa, sb)) = (&loops[..loops.len() - 1], steps[loops.len() - 1]);
+        // The loop around the runs is walked as a plain loop, the odometer moves only the ones
+        // outside it: short runs (a row of 32, a pixel's 16 channels) pay no odometer step each.
+        let (outer, rows, (rd, ra, rb)) = match outer.split_last() {
+            Some((l, rest)) => (rest, l.extent, (l.stride, steps[rest.len()].0, steps[rest.len()].1)),
+            None => (outer, 1, (0, 0, 0)),
+        };
         let (n, zero) = (inner.extent, [0usize; MAX_RANK]);
         let start = (walk.base(), ga.offset(&zero[..rank]), gb.offset(&zero[..rank]));
         let stride = inner.stride as usize;
@@ -120,21 +126,35 @@ impl<S: StorageMut, A: Arrangement> TensorBase<S, A> {
             let (mut d, mut oa, mut ob) = start;
             let mut counters = [0usize; 2 * MAX_RANK];
             loop {
-                let d0 = d as usize;
                 // The runs of `y += w · x` (one side repeated, the other a slice) as loops over
-                // two slices, which vectorize; `Repeat` in a zip does not.
+                // two slices, which vectorize; `Repeat` in a zip does not. The repeated value
+                // is copied out so that the loop keeps it in a register.
                 if stride == 1 && sa == 1 && sb == 0 {
-                    let (a0, b0) = (oa as usize, &xb[ob as usize]);
-                    dst[d0..d0 + n].iter_mut().zip(&xa[a0..a0 + n]).for_each(|(y, a)| f(y, a, b0));
+                    for i in 0..rows as isize {
+                        let (d0, a0) = ((d + i * rd) as usize, (oa + i * ra) as usize);
+                        let b0 = xb[(ob + i * rb) as usize];
+                        dst[d0..d0 + n].iter_mut().zip(&xa[a0..a0 + n]).for_each(|(y, a)| f(y, a, &b0));
+                    }
                 } else if stride == 1 && sa == 0 && sb == 1 {
-                    let (a0, b0) = (&xa[oa as usize], ob as usize);
-                    dst[d0..d0 + n].iter_mut().zip(&xb[b0..b0 + n]).for_each(|(y, b)| f(y, a0, b));
+                    for i in 0..rows as isize {
+                        let (d0, b0) = ((d + i * rd) as usize, (ob + i * rb) as usize);
+                        let a0 = xa[(oa + i * ra) as usize];
+                        dst[d0..d0 + n].iter_mut().zip(&xb[b0..b0 + n]).for_each(|(y, b)| f(y, &a0, b));
+                    }
                 } else if stride == 1 {
-                    let mine = dst[d0..d0 + n].iter_mut();
-                    mine.zip(run_a(oa)).zip(run_b(ob)).for_each(|((y, a), b)| f(y, a, b));
+                    for i in 0..rows as isize {
+                        let d0 = (d + i * rd) as usize;
+                        let mine = dst[d0..d0 + n].iter_mut();
+                        let pairs = mine.zip(run_a(oa + i * ra)).zip(run_b(ob + i * rb));
+                        pairs.for_each(|((y, a), b)| f(y, a, b));
+                    }
                 } else {
-                    let mine = dst[d0..].iter_mut().step_by(stride).take(n);
-                    mine.zip(run_a(oa)).zip(run_b(ob)).for_each(|((y, a), b)| f(y, a, b));
+                    for i in 0..rows as isize {
+                        let d0 = (d + i * rd) as usize;
+                        let mine = dst[d0..].iter_mut().step_by(stride).take(n);
+                        let pairs = mine.zip(run_a(oa + i * ra)).zip(run_b(ob + i * rb));
+                        pairs.for_each(|((y, a), b)| f(y, a, b));
+                    }
                 }
                 let mut k = outer.len();
                 loop {

@@ -3,8 +3,8 @@
 
 use half::{bf16, f16};
 use typed_layout::{
-    Bmn, Cdhwn, Chwn, ColMajor, Element, Image, Layout, Matmul, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor,
-    Shape, StridedView, Tensor, Volume,
+    Bmn, Cdhwn, Chwn, ColMajor, Element, Image, Kcdrs, Kcrs, KcxRsx, Kdrsc, Krsc, Layout, Matmul, Ncdhw,
+    Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Shape, StridedView, Tensor, Volume,
 };
 
 /// Hand-written storage offsets of each named layout, from the guide's descriptions.
@@ -31,6 +31,15 @@ hand!(NcxHwx<32>, |d, i| ((((i[0] * (d[1] / 32) + i[1] / 32) * d[2] + i[2]) * d[
 hand!(Ncdhw, |d, i| (((i[0] * d[1] + i[1]) * d[2] + i[2]) * d[3] + i[3]) * d[4] + i[4]);
 hand!(Ndhwc, |d, i| (((i[0] * d[2] + i[2]) * d[3] + i[3]) * d[4] + i[4]) * d[1] + i[1]);
 hand!(Cdhwn, |d, i| (((i[1] * d[2] + i[2]) * d[3] + i[3]) * d[4] + i[4]) * d[0] + i[0]);
+// Filters: d = [K, C, R, S] (KCRS is NCHW's order, KRSC NHWC's, KC/xRSx NC/xHWx's, written
+// out again here rather than borrowed).
+hand!(Kcrs, |d, i| ((i[0] * d[1] + i[1]) * d[2] + i[2]) * d[3] + i[3]);
+hand!(Krsc, |d, i| ((i[0] * d[2] + i[2]) * d[3] + i[3]) * d[1] + i[1]);
+hand!(KcxRsx<4>, |d, i| ((((i[0] * (d[1] / 4) + i[1] / 4) * d[2] + i[2]) * d[3] + i[3]) * 4) + i[1] % 4);
+hand!(KcxRsx<32>, |d, i| ((((i[0] * (d[1] / 32) + i[1] / 32) * d[2] + i[2]) * d[3] + i[3]) * 32) + i[1] % 32);
+// Volume filters: d = [K, C, D, R, S].
+hand!(Kcdrs, |d, i| (((i[0] * d[1] + i[1]) * d[2] + i[2]) * d[3] + i[3]) * d[4] + i[4]);
+hand!(Kdrsc, |d, i| (((i[0] * d[2] + i[2]) * d[3] + i[3]) * d[4] + i[4]) * d[1] + i[1]);
 // Matmul: d = [B, M, N]; row-major [MN, N, 1], column-major [MN, 1, M].
 hand!(Bmn<RowMajor>, |d, i| i[0] * d[1] * d[2] + i[1] * d[2] + i[2]);
 hand!(Bmn<ColMajor>, |d, i| i[0] * d[1] * d[2] + i[2] * d[1] + i[1]);
@@ -112,6 +121,19 @@ fn volume_pairs<T: Sample>() {
     }
 }
 
+fn filter_pairs<T: Sample>() {
+    // K, C, R, S: a 7×7 stem filter, 1×1, 3×3, and C = 1 (depthwise).
+    for dims in [[4, 3, 7, 7], [5, 6, 1, 1], [2, 4, 3, 3], [3, 1, 3, 5]] {
+        all_pairs!(T, &dims; Kcrs, Krsc);
+    }
+    for dims in [[2, 64, 3, 3], [3, 32, 1, 1], [1, 96, 2, 3]] {
+        all_pairs!(T, &dims; Kcrs, Krsc, KcxRsx<4>, KcxRsx<32>);
+    }
+    for dims in [[2, 3, 3, 3, 3], [4, 1, 1, 3, 3], [1, 33, 2, 1, 2]] {
+        all_pairs!(T, &dims; Kcdrs, Kdrsc);
+    }
+}
+
 fn matmul_pairs<T: Sample>() {
     for dims in [[1, 1, 1], [2, 3, 5], [3, 33, 1], [1, 64, 65]] {
         all_pairs!(T, &dims; Bmn<RowMajor>, Bmn<ColMajor>);
@@ -121,6 +143,7 @@ fn matmul_pairs<T: Sample>() {
 fn every_family<T: Sample>() {
     image_pairs::<T>();
     volume_pairs::<T>();
+    filter_pairs::<T>();
     matmul_pairs::<T>();
 }
 
@@ -158,6 +181,12 @@ fn library_offsets_equal_hand_offsets() {
     check::<Ncdhw>(&[2, 3, 2, 4, 5]);
     check::<Ndhwc>(&[2, 3, 2, 4, 5]);
     check::<Cdhwn>(&[2, 3, 2, 4, 5]);
+    check::<Kcrs>(&[2, 3, 4, 5]);
+    check::<Krsc>(&[2, 3, 4, 5]);
+    check::<KcxRsx<4>>(&[2, 8, 3, 5]);
+    check::<KcxRsx<32>>(&[2, 64, 3, 2]);
+    check::<Kcdrs>(&[2, 3, 2, 4, 5]);
+    check::<Kdrsc>(&[2, 3, 2, 4, 5]);
     check::<Bmn<RowMajor>>(&[2, 3, 5]);
     check::<Bmn<ColMajor>>(&[2, 3, 5]);
 }

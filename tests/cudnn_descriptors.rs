@@ -17,9 +17,13 @@
 mod support;
 
 use support::mix;
-use typed_layout::cudnn::{TensorFormat, MAX_ELEMENTS};
-use typed_layout::gpu::cudnn::{self, TensorDescriptor};
-use typed_layout::{DataType, DynLayout, NamedLayout, TensorDesc};
+use typed_layout::conv::{Conv, ConvError, FilterOf};
+use typed_layout::cudnn::{CudnnError, DescriptorType, TensorFormat, MAX_ELEMENTS};
+use typed_layout::gpu::cudnn::{self, forward_output_dims, FilterDescriptor, TensorDescriptor};
+use typed_layout::{
+    DataType, DynLayout, Kcdrs, Kcrs, KcxRsx, Kdrsc, Krsc, Layout, LayoutError, NamedLayout, Ncdhw, Nchw,
+    NcxHwx, Ndhwc, Nhwc, Shape, TensorDesc,
+};
 
 fn cudnn_present() -> bool {
     if cudnn::available() {
@@ -226,28 +230,203 @@ fn cudnn_refuses_what_we_refuse_at_its_limits() {
     ));
 }
 
-/// NC/xHWx is cuDNN's NCHW_VECT_C with a vector data type; cuDNN reports its strides in whole
-/// vectors (C's stride is the distance between groups), so ours are cuDNN's times x.
+/// Layouts for descriptors by format: every one cuDNN names (tensors and filters, 4-D and 5-D,
+/// vectors of 4 and 32) and some it does not.
+const FORMAT_LAYOUTS: [&str; 20] = [
+    "NCHW",
+    "NHWC",
+    "NCDHW",
+    "NDHWC",
+    "NC/4HW4",
+    "NC/32HW32",
+    "NC/4DHW4",
+    "NC/32DHW32",
+    "CHWN",
+    "NHWC, WC-packed",
+    "KCRS",
+    "KRSC",
+    "KCDRS",
+    "KDRSC",
+    "KC/4RS4",
+    "KC/32RS32",
+    "KC/4DRS4",
+    "KC/32DRS32",
+    "RSCK",
+    "CKRS",
+];
+
+/// `DynLayout::cudnn_format` against `cudnnSetTensorNdDescriptorEx` / `cudnnSetFilterNdDescriptor`
+/// and their getters, for every layout above, every data type and many shapes (C a multiple of
+/// 4, of 32, or anything): both accept and agree on data type, format, dims, strides and bytes,
+/// or both refuse. Two documented exceptions, where cuDNN accepts what the guide forbids and we
+/// refuse: a scalar data type in NCHW_VECT_C, and a vectorized filter whose C is not a multiple
+/// of x (cuDNN truncates C).
 #[test]
-fn vect_c_strides_are_ours_in_vectors() {
+fn formats_and_filters_agree_with_cudnn() {
     if !cudnn_present() {
         return;
     }
-    let mut rng = Rng(3, 0);
-    let mut compared = 0;
-    for (x, data_type) in [(4, 5), (32, 8)] {
-        let layout = TensorFormat::NchwVectC.layout(4, Some(x)).unwrap();
-        assert_eq!(TensorFormat::of(&layout), Some(TensorFormat::NchwVectC));
-        for dims in shapes(4, &mut rng, x) {
-            let ours = layout.shape(&dims).unwrap();
+    let mut rng = Rng(4, 0);
+    let (mut accepted, mut refused, mut unnamed, mut mismatches) = (0, 0, 0, Vec::new());
+    let (mut scalar_vectors, mut truncated) = (0, 0);
+    for spec in FORMAT_LAYOUTS {
+        let layout = DynLayout::parse(spec).unwrap();
+        let filter = layout.letters().starts_with('K');
+        let x = layout.format().vector().map_or(1, |v| v.width);
+        let Some(format) = TensorFormat::of(&layout) else {
+            for data_type in DataType::ALL {
+                let ours = layout.cudnn_format(data_type, &vec![2; layout.rank()]);
+                assert!(
+                    matches!(ours, Err(LayoutError::Cudnn(CudnnError::NoFormat { .. }))),
+                    "{spec}: {ours:?}"
+                );
+                unnamed += 1;
+            }
+            continue;
+        };
+        let mut all_shapes = shapes(layout.rank(), &mut rng, x);
+        all_shapes.extend(shapes(layout.rank(), &mut rng, 1));
+        all_shapes.extend(shapes(layout.rank(), &mut rng, 4));
+        for dims in all_shapes {
             let dims32: Vec<i32> = dims.iter().map(|&d| d as i32).collect();
-            let real = TensorDescriptor::with_format(TensorFormat::NchwVectC, data_type, &dims32).unwrap();
-            let (dt, got_dims, got_strides) = real.get_raw().unwrap();
-            let scaled: Vec<usize> = got_strides.iter().map(|&s| s as usize * x).collect();
-            assert_eq!((dt, got_dims, &scaled[..]), (data_type, dims32, ours.strides()), "{layout} {dims:?}");
-            assert_eq!(real.size_in_bytes().unwrap(), ours.len(), "{layout} {dims:?}");
-            compared += 1;
+            for data_type in DataType::ALL {
+                let ours = layout.cudnn_format(data_type, &dims);
+                // The type cuDNN is asked for: ours, or the scalar type when we name none.
+                let asked = DescriptorType::for_layout(data_type, x).map_or(data_type as i32, |t| t.value());
+                // cuDNN's answer, as (data type, format, dims, strides, bytes); a filter has no
+                // strides and a tensor reports no format.
+                let theirs = if filter {
+                    FilterDescriptor::set_nd(asked, format, &dims32).and_then(|d| {
+                        let (dt, f, got) = d.get_raw()?;
+                        Ok((dt, f, got, None, d.size_in_bytes()?))
+                    })
+                } else {
+                    TensorDescriptor::with_format(format, asked, &dims32).and_then(|d| {
+                        let (dt, got, strides) = d.get_raw()?;
+                        Ok((dt, format as i32, got, Some(strides), d.size_in_bytes()?))
+                    })
+                };
+                match (&ours, &theirs) {
+                    (Ok(a), Ok(t)) => {
+                        let strides = (!filter).then(|| a.strides().to_vec());
+                        let want = (
+                            a.data_type().value(),
+                            a.format() as i32,
+                            a.dims().to_vec(),
+                            strides,
+                            a.size_in_bytes(),
+                        );
+                        if *t != want {
+                            mismatches
+                                .push(format!("{spec} {dims:?} {data_type}: ours {want:?}, cuDNN {t:?}"));
+                        }
+                        accepted += 1;
+                    }
+                    (Err(_), Err(_)) => refused += 1,
+                    (Err(LayoutError::Cudnn(CudnnError::VectorType { .. })), Ok(_)) => scalar_vectors += 1,
+                    (Err(LayoutError::NotMultipleOfVector { .. }), Ok(_)) if filter => truncated += 1,
+                    _ => mismatches
+                        .push(format!("{spec} {dims:?} {data_type}: ours {ours:?}, cuDNN {theirs:?}")),
+                }
+            }
         }
     }
-    println!("NCHW_VECT_C: {compared} INT8x4/INT8x32 descriptors match NC/4HW4 and NC/32HW32");
+    println!(
+        "descriptors by format: {accepted} accepted by both with equal arguments, {refused} refused by both, \
+         {unnamed} layouts × types no format names; cuDNN accepts and the guide forbids: {scalar_vectors} scalar \
+         types in NCHW_VECT_C, {truncated} vectorized filters with C not a multiple of x; {} mismatches",
+        mismatches.len()
+    );
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    assert!(accepted > 1000 && refused > 100 && scalar_vectors > 0 && truncated > 0);
+}
+
+/// `Conv::output_dims` against `cudnnGetConvolutionNdForwardOutputDim` for random grouped,
+/// padded, strided and dilated convolutions over every paired layout; where `Conv` refuses the
+/// parameters, cuDNN's answer is printed by kind.
+#[test]
+fn convolution_output_dims_agree_with_cudnn() {
+    if !cudnn_present() {
+        return;
+    }
+    let mut rng = Rng(5, 0);
+    let mut seen = std::collections::BTreeMap::<String, (usize, usize)>::new();
+    let mut compared = 0;
+    for _ in 0..300 {
+        compared += check_conv::<Nchw, Kcrs>(&mut rng, DataType::Float, 1, &mut seen);
+        compared += check_conv::<Nhwc, Krsc>(&mut rng, DataType::Half, 1, &mut seen);
+        compared += check_conv::<NcxHwx<4>, KcxRsx<4>>(&mut rng, DataType::Int8, 4, &mut seen);
+        compared += check_conv::<NcxHwx<32>, KcxRsx<32>>(&mut rng, DataType::Int8, 32, &mut seen);
+        compared += check_conv::<Ncdhw, Kcdrs>(&mut rng, DataType::Float, 1, &mut seen);
+        compared += check_conv::<Ndhwc, Kdrsc>(&mut rng, DataType::Float, 1, &mut seen);
+    }
+    println!("convolution output dims: {compared} equal to cuDNN's; refused by Conv (kind: cuDNN refused, accepted): {seen:?}");
+    assert!(compared > 600);
+    // C ≠ G × (C/G): cuDNN refuses every one too. K not a multiple of G: cuDNN's output-dim
+    // query does not check it (its convolutions do), so both verdicts appear.
+    assert_eq!(seen.get("Groups").map(|v| v.1), Some(0), "{seen:?}");
+}
+
+/// One random convolution over `I`: 1 when its output dims were compared, 0 when `Conv` refused
+/// it (then counted in `seen` by error kind and cuDNN's verdict).
+fn check_conv<I, F>(
+    rng: &mut Rng,
+    data_type: DataType,
+    x: usize,
+    seen: &mut std::collections::BTreeMap<String, (usize, usize)>,
+) -> usize
+where
+    I: Layout,
+    I::Family: typed_layout::ConvInput,
+    F: FilterOf<I>,
+{
+    let rank = I::LETTERS.len();
+    let groups = [1, 1, 2, 4][rng.below(4)];
+    let per_group = x * (1 + rng.below(3));
+    let k = groups * (1 + rng.below(4)) + usize::from(rng.below(8) == 0); // sometimes not a multiple of G
+    let mut input = vec![1 + rng.below(3), groups * per_group];
+    let mut filter = vec![k, per_group + if rng.below(10) == 0 { x } else { 0 }]; // sometimes C ≠ G × C/G
+    let (mut pad, mut stride, mut dilation) = (vec![], vec![], vec![]);
+    for _ in 2..rank {
+        input.push(1 + rng.below(12));
+        filter.push(1 + rng.below(5));
+        pad.push(rng.below(3));
+        stride.push(1 + rng.below(3));
+        dilation.push(1 + rng.below(2));
+    }
+    let (Ok(xs), Ok(ws)) = (Shape::<I>::from_slice(&input), Shape::<F>::from_slice(&filter)) else {
+        return 0;
+    };
+    let conv =
+        Conv::builder(&xs, &ws).groups(groups).padding(&pad).stride(&stride).dilation(&dilation).build();
+    match conv {
+        Ok(conv) => {
+            let theirs = forward_output_dims(&conv, data_type).unwrap();
+            let ours: Vec<i32> = conv.output_dims().as_ref().iter().map(|&d| d as i32).collect();
+            assert_eq!(
+                ours,
+                theirs,
+                "{} {input:?} {filter:?} G {groups} pad {pad:?} stride {stride:?} dilation {dilation:?}",
+                I::NOTATION
+            );
+            1
+        }
+        Err(e) => {
+            let kind = format!("{e:?}").split([' ', '(', '{']).nth(1).unwrap_or("").to_string();
+            // cuDNN's verdict on the same parameters, through an unchecked convolution.
+            let verdict = typed_layout::gpu::cudnn::forward_output_dims_unchecked::<I, F>(
+                &input, &filter, groups, &pad, &stride, &dilation, data_type,
+            );
+            // Where cuDNN answers a window we refuse, its answer has no output position.
+            if let (LayoutError::Conv(ConvError::Window { .. }), Ok(dims)) = (&e, &verdict) {
+                assert!(dims[2..].iter().any(|&d| d < 1), "{} {input:?} {filter:?} pad {pad:?} stride {stride:?} dilation {dilation:?}: {e}; cuDNN gives {dims:?}", I::NOTATION);
+            }
+            let entry = seen.entry(kind).or_default();
+            match verdict {
+                Ok(_) => entry.1 += 1,
+                Err(_) => entry.0 += 1,
+            }
+            0
+        }
+    }
 }

@@ -11,7 +11,8 @@ pub(crate) mod tracer;
 
 use half::f16;
 use typed_layout::{
-    Bmn, Cdhwn, Chwn, ColMajor, Element, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily,
+    Bmn, Cdhwn, Chwn, ColMajor, Element, Kcdrs, Kcrs, KcxRsx, Kdrsc, Krsc, Layout, Ncdhw, Nchw, NcxHwx,
+    Ndhwc, Nhwc, RowMajor, SameFamily,
 };
 
 /// Receives each (source layout, destination layout, logical dims) in turn.
@@ -43,15 +44,23 @@ pub(crate) const IMAGE: &[&[usize]] = &[
 ];
 /// Volume shapes (N, C, D, H, W).
 pub(crate) const VOLUME: &[&[usize]] = &[&[2, 32, 5, 6, 7], &[1, 3, 4, 5, 6], &[2, 33, 3, 1, 5]];
+/// Filter shapes (K, C, R, S): 3×3 with C = 64, a 7×7 stem (C = 3), 1×1 with C = 32, and a
+/// depthwise 5×5 (C = 1).
+pub(crate) const FILTER: &[&[usize]] = &[&[16, 64, 3, 3], &[8, 3, 7, 7], &[24, 32, 1, 1], &[32, 1, 5, 5]];
+/// Volume filter shapes (K, C, D, R, S).
+pub(crate) const VOLUME_FILTER: &[&[usize]] = &[&[8, 32, 3, 3, 3], &[4, 3, 1, 5, 5]];
 /// Matmul shapes (B, M, N).
 pub(crate) const MATMUL: &[&[usize]] = &[&[3, 40, 70], &[1, 1, 300], &[2, 130, 3], &[4, 64, 64]];
 
-/// Visits every ordered pair (identity included) of the named layouts within each family, and
+/// Visits every ordered pair (identity included) of the named layouts within each family (the
+/// filter families included), and
 /// NC/3HW3 ↔ NC/4HW4, whose vector widths do not nest.
 pub(crate) fn every_pair(v: &mut impl Visit) {
     every_pair!(v, IMAGE, [Nchw, Nhwc, Chwn, NcxHwx<4>, NcxHwx<32>]);
     every_pair!(v, VOLUME, [Ncdhw, Ndhwc, Cdhwn]);
     every_pair!(v, MATMUL, [Bmn<RowMajor>, Bmn<ColMajor>]);
+    every_pair!(v, FILTER, [Kcrs, Krsc, KcxRsx<4>, KcxRsx<32>]);
+    every_pair!(v, VOLUME_FILTER, [Kcdrs, Kdrsc]);
     for dims in [&[2usize, 12, 3, 5][..], &[1, 24, 1, 7]] {
         v.pair::<NcxHwx<3>, NcxHwx<4>>(dims);
         v.pair::<NcxHwx<4>, NcxHwx<3>>(dims);

@@ -21,11 +21,12 @@
 //! ```
 
 use cudarc::cudnn::sys::{cudnnDataType_t, cudnnTensorFormat_t};
-use layout_types::cudnn::{CudnnError, NdArgs, TensorFormat};
-use layout_types::{DataType, Layout, LayoutError, SameFamily, TensorDesc};
+use layout_types::conv::{Conv, FilterOf};
+use layout_types::cudnn::{CudnnError, DescriptorKind, DescriptorType, FormatArgs, NdArgs, TensorFormat};
+use layout_types::{ConvInput, DataType, DynLayout, Layout, LayoutError, SameFamily, TensorDesc};
 
 use crate::error::GpuError;
-use crate::ffi::cudnn::{Descriptor, Handle};
+use crate::ffi::cudnn::{ConvDesc, Descriptor, FilterDesc, Handle};
 use crate::handle::Gpu;
 use crate::tensor::{DeviceElement, DeviceTensor};
 
@@ -142,6 +143,26 @@ impl TensorDescriptor {
         Ok(this)
     }
 
+    /// A descriptor set by `cudnnSetTensorNdDescriptorEx` from checked arguments (NC/xHWx with
+    /// its int8 vector type included). Refuses a filter's arguments.
+    ///
+    /// ```no_run
+    /// use typed_layout::{gpu::cudnn::TensorDescriptor, DataType, NcxHwx, Shape};
+    /// let args = Shape::<NcxHwx<32>>::new([8, 64, 28, 28])?.cudnn_format(DataType::Int8)?;
+    /// let desc = TensorDescriptor::from_format(&args)?;
+    /// assert_eq!(desc.size_in_bytes()?, args.size_in_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_format(args: &FormatArgs) -> Result<TensorDescriptor, GpuError> {
+        if args.kind() != DescriptorKind::Tensor {
+            return Err(LayoutError::NotApplicable {
+                reason: "a filter's arguments go to a FilterDescriptor (cudnnSetFilterNdDescriptor)",
+            }
+            .into());
+        }
+        Self::with_format(args.format(), args.data_type().value(), args.dims())
+    }
+
     /// A descriptor set by `cudnnSetTensorNdDescriptorEx`: cuDNN derives the strides of
     /// `format` itself. `dims` are in logical order (`[n, c, h, w]`), `data_type` a
     /// `cudnnDataType_t` value (the vector types `CUDNN_DATA_INT8x4` = 5 and `INT8x32` = 8
@@ -151,14 +172,9 @@ impl TensorDescriptor {
         data_type: i32,
         dims: &[i32],
     ) -> Result<TensorDescriptor, GpuError> {
-        let format = match format {
-            TensorFormat::Nchw => cudnnTensorFormat_t::CUDNN_TENSOR_NCHW,
-            TensorFormat::Nhwc => cudnnTensorFormat_t::CUDNN_TENSOR_NHWC,
-            TensorFormat::NchwVectC => cudnnTensorFormat_t::CUDNN_TENSOR_NCHW_VECT_C,
-        };
         let data_type = raw_data_type(data_type)?;
         let mut this = Self::create()?;
-        this.0.set_nd_ex(format, data_type, dims)?;
+        this.0.set_nd_ex(raw_format(format), data_type, dims)?;
         Ok(this)
     }
 
@@ -179,14 +195,140 @@ impl TensorDescriptor {
     }
 }
 
+/// A cuDNN filter descriptor (`cudnnFilterDescriptor_t`), host code like
+/// [`TensorDescriptor`]: the only way cuDNN describes a convolution's weights.
+///
+/// ```no_run
+/// use typed_layout::{gpu::cudnn::FilterDescriptor, DataType, Krsc, Shape};
+/// let args = Shape::<Krsc>::new([64, 32, 3, 3])?.cudnn_filter(DataType::Half)?;
+/// let desc = FilterDescriptor::new(&args)?;
+/// assert_eq!(desc.get_raw()?, (2, 1, vec![64, 32, 3, 3])); // HALF, NHWC, dims
+/// assert_eq!(desc.size_in_bytes()?, args.size_in_bytes());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct FilterDescriptor(FilterDesc);
+
+impl FilterDescriptor {
+    /// A descriptor set by `cudnnSetFilterNdDescriptor` from checked arguments. Refuses a
+    /// tensor's arguments.
+    pub fn new(args: &FormatArgs) -> Result<FilterDescriptor, GpuError> {
+        if args.kind() != DescriptorKind::Filter {
+            return Err(LayoutError::NotApplicable {
+                reason: "a tensor's arguments go to a TensorDescriptor (cudnnSetTensorNdDescriptorEx)",
+            }
+            .into());
+        }
+        Self::set_nd(args.data_type().value(), args.format(), args.dims())
+    }
+
+    /// A descriptor set by `cudnnSetFilterNdDescriptor` from values typed-layout has not
+    /// checked: cuDNN's own verdict, to compare with [`FormatArgs`]'. Prefer
+    /// [`FilterDescriptor::new`].
+    pub fn set_nd(data_type: i32, format: TensorFormat, dims: &[i32]) -> Result<FilterDescriptor, GpuError> {
+        if !available() {
+            return Err(missing());
+        }
+        let data_type = raw_data_type(data_type)?;
+        let mut this = FilterDescriptor(FilterDesc::new()?);
+        this.0.set_nd(data_type, raw_format(format), dims)?;
+        Ok(this)
+    }
+
+    /// `cudnnGetFilterNdDescriptor`'s raw answer: the data type and format values, the dims.
+    pub fn get_raw(&self) -> Result<(i32, i32, Vec<i32>), GpuError> {
+        self.0.get_nd()
+    }
+
+    /// `cudnnGetFilterSizeInBytes`.
+    pub fn size_in_bytes(&self) -> Result<usize, GpuError> {
+        self.0.size_in_bytes()
+    }
+}
+
+/// cuDNN's own output dims for a [`Conv`] (`cudnnGetConvolutionNdForwardOutputDim`, host code):
+/// the reference `Conv::output_dims` is checked against. The input is described by its format
+/// (cuDNN's vector type for NC/xHWx), the filter by `cudnnSetFilterNdDescriptor`, the
+/// convolution as cross-correlation with `conv`'s padding, stride, dilation and group count.
+///
+/// ```no_run
+/// use typed_layout::{conv::Conv, gpu::cudnn::forward_output_dims, DataType, Krsc, Nhwc, Shape};
+/// let (x, w) = (Shape::<Nhwc>::new([8, 64, 56, 56])?, Shape::<Krsc>::new([128, 64, 3, 3])?);
+/// let conv = Conv::builder(&x, &w).stride(&[2, 2]).build()?;
+/// assert_eq!(forward_output_dims(&conv, DataType::Half)?, [8, 128, 27, 27]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn forward_output_dims<I, F>(conv: &Conv<I, F>, data_type: DataType) -> Result<Vec<i32>, GpuError>
+where
+    I: Layout,
+    I::Family: ConvInput,
+    F: FilterOf<I>,
+{
+    let (x, w) = (conv.input().dims(), conv.filter().dims());
+    let (padding, stride, dilation) = (conv.padding(), conv.stride(), conv.dilation());
+    forward_output_dims_unchecked::<I, F>(
+        x.as_ref(),
+        w.as_ref(),
+        conv.groups(),
+        padding,
+        stride,
+        dilation,
+        data_type,
+    )
+}
+
+/// [`forward_output_dims`] for parameters [`Conv`] has not checked: cuDNN's own verdict on
+/// them (its descriptors refuse some; `cudnnGetConvolutionNdForwardOutputDim` others), to
+/// compare with `Conv`'s. Prefer [`forward_output_dims`].
+pub fn forward_output_dims_unchecked<I, F>(
+    input: &[usize],
+    filter: &[usize],
+    groups: usize,
+    padding: &[usize],
+    stride: &[usize],
+    dilation: &[usize],
+    data_type: DataType,
+) -> Result<Vec<i32>, GpuError>
+where
+    I: Layout,
+    I::Family: ConvInput,
+    F: FilterOf<I>,
+{
+    let ints = |v: &[usize]| -> Result<Vec<i32>, GpuError> {
+        let big = || {
+            GpuError::from(LayoutError::NotApplicable { reason: "a convolution parameter above i32::MAX" })
+        };
+        v.iter().map(|&x| i32::try_from(x).map_err(|_| big())).collect()
+    };
+    let format = |l: DynLayout| TensorFormat::of(&l).ok_or(CudnnError::NoFormat { layout: l.notation() });
+    let (xl, wl) = (DynLayout::of::<I>(), DynLayout::of::<F>());
+    let vector = |l: &DynLayout| l.format().vector().map_or(1, |v| v.width);
+    let x_type = DescriptorType::for_layout(data_type, vector(&xl))?.value();
+    let w_type = DescriptorType::for_layout(data_type, vector(&wl))?.value();
+    let x = TensorDescriptor::with_format(format(xl).map_err(LayoutError::from)?, x_type, &ints(input)?)?;
+    let w = FilterDescriptor::set_nd(w_type, format(wl).map_err(LayoutError::from)?, &ints(filter)?)?;
+    let desc = ConvDesc::new(&ints(padding)?, &ints(stride)?, &ints(dilation)?, ints(&[groups])?[0])?;
+    desc.forward_output_dims(&x.0, &w.0, input.len())
+}
+
+/// The `cudnnTensorFormat_t` of a format.
+fn raw_format(format: TensorFormat) -> cudnnTensorFormat_t {
+    match format {
+        TensorFormat::Nchw => cudnnTensorFormat_t::CUDNN_TENSOR_NCHW,
+        TensorFormat::Nhwc => cudnnTensorFormat_t::CUDNN_TENSOR_NHWC,
+        TensorFormat::NchwVectC => cudnnTensorFormat_t::CUDNN_TENSOR_NCHW_VECT_C,
+    }
+}
+
 /// A `cudnnDataType_t` from its value, for the values typed-layout names (the element types
 /// and the int8 vector types).
 fn raw_data_type(id: i32) -> Result<cudnnDataType_t, GpuError> {
-    match (DataType::from_cudnn(id), id) {
-        (Some(t), _) => Ok(data_type(t)),
-        (None, 5) => Ok(cudnnDataType_t::CUDNN_DATA_INT8x4),
-        (None, 8) => Ok(cudnnDataType_t::CUDNN_DATA_INT8x32),
-        _ => Err(LayoutError::Cudnn(CudnnError::UnknownDataType { id }).into()),
+    match DescriptorType::from_cudnn(id) {
+        Some(DescriptorType::Element(t)) => Ok(data_type(t)),
+        Some(DescriptorType::Int8x4) => Ok(cudnnDataType_t::CUDNN_DATA_INT8x4),
+        Some(DescriptorType::Uint8x4) => Ok(cudnnDataType_t::CUDNN_DATA_UINT8x4),
+        Some(DescriptorType::Int8x32) => Ok(cudnnDataType_t::CUDNN_DATA_INT8x32),
+        None => Err(LayoutError::Cudnn(CudnnError::UnknownDataType { id }).into()),
     }
 }
 

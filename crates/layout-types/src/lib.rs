@@ -7,6 +7,8 @@
 //! vocabularies of specialists in namespaces:
 //!
 //! * [`cast`]: relayout, cast and channel padding in one pass;
+//! * [`conv`]: the tensors of a convolution together: which filter layout goes with which input,
+//!   groups, padding, stride, the output's dims;
 //! * [`cudnn`]: a descriptor as cuDNN's own arguments, within cuDNN's limits;
 //! * [`tensor_core`]: the guide's Tensor Core rules as run-time and compile-time checks;
 //! * [`predicates`]: the guide's questions (packed? overlapping?) on plain dims and strides;
@@ -29,6 +31,7 @@
 // The rooms; their layering (lowest first) is the `layers` block of ARCHITECTURE.md, which
 // tests/architecture.rs checks.
 pub mod cast;
+pub mod conv;
 mod convert;
 mod desc;
 mod dtype;
@@ -48,12 +51,14 @@ pub use desc::{DynLayout, TensorDesc};
 pub use dtype::{narrow, DataType, Element};
 pub use error::{DimName, LayoutError};
 pub use family::{
-    BuiltinFamily, DimArray, Droppable, Dropped, Family, Image, IntoAxis, Matmul, SameFamily, Volume,
+    BuiltinFamily, ConvFilter, ConvInput, DimArray, Droppable, Dropped, Family, Filter, Image, IntoAxis,
+    Matmul, SameFamily, Volume, VolumeFilter,
 };
 pub use layout::{
-    Arrangement, Bmn, Cdhwn, Chwn, ColMajor, Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, DimsOf, ImageDims,
-    InLayout, Layout, MatmulDims, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, PerDimStrides,
-    RowMajor, Shape, StaticShape, Strided, StridedShape, StridesOf, Sub, SubShape, VolumeDims,
+    Arrangement, Bmn, Cdhwn, Chwn, ColMajor, Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, DimsOf, FilterDims,
+    ImageDims, InLayout, Kcdrs, Kcrs, KcxRsx, Kdrsc, Krsc, Layout, MatmulDims, MatrixOrder, NamedLayout,
+    Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, PerDimStrides, RowMajor, Shape, StaticShape, Strided, StridedShape,
+    StridesOf, Sub, SubShape, VolumeDims, VolumeFilterDims,
 };
 pub use notation::{
     check_family_letters, Format, NotationBuf, NotationError, NotationErrorKind, Vector, MAX_RANK, MIN_RANK,
@@ -87,6 +92,8 @@ pub use tensor::{
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 pub mod cudnn {
-    pub use crate::desc::{NdArgs, TensorFormat, MAX_ELEMENTS, MAX_INT};
+    pub use crate::desc::{
+        DescriptorKind, DescriptorType, FormatArgs, NdArgs, TensorFormat, MAX_ELEMENTS, MAX_INT,
+    };
     pub use crate::error::CudnnError;
 }

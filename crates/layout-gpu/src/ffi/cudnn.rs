@@ -189,3 +189,152 @@ impl Drop for Descriptor {
         let _ = unsafe { result::destroy_tensor_descriptor(self.raw) };
     }
 }
+
+/// A cuDNN filter descriptor (`cudnnFilterDescriptor_t`). Host code, like [`Descriptor`].
+#[derive(Debug)]
+pub(crate) struct FilterDesc {
+    raw: sys::cudnnFilterDescriptor_t,
+}
+
+// SAFETY: a descriptor is host memory owned by this value alone; cuDNN reads it on any thread.
+unsafe impl Send for FilterDesc {}
+
+impl FilterDesc {
+    /// `cudnnCreateFilterDescriptor`. The caller has checked that cuDNN is present.
+    pub(crate) fn new() -> Result<FilterDesc, GpuError> {
+        let raw = result::create_filter_descriptor().map_err(|e| failed("cudnnCreateFilterDescriptor", e))?;
+        Ok(FilterDesc { raw })
+    }
+
+    /// `cudnnSetFilterNdDescriptor(dataType, format, nbDims, filterDimA)`.
+    pub(crate) fn set_nd(
+        &mut self,
+        data_type: cudnnDataType_t,
+        format: cudnnTensorFormat_t,
+        dims: &[i32],
+    ) -> Result<(), GpuError> {
+        // SAFETY: the descriptor is live (owned); `dims` holds `dims.len()` ints. cuDNN checks
+        // the count and the values.
+        unsafe {
+            result::set_filternd_descriptor(self.raw, data_type, format, dims.len() as i32, dims.as_ptr())
+        }
+        .map_err(|e| failed("cudnnSetFilterNdDescriptor", e))
+    }
+
+    /// `cudnnGetFilterNdDescriptor`: the data type and format as the C enums' values, and the
+    /// dims (at most [`MAX_RANK`]).
+    pub(crate) fn get_nd(&self) -> Result<(i32, i32, Vec<i32>), GpuError> {
+        let (mut data_type, mut format, mut nb) = (0i32, 0i32, 0i32);
+        let mut dims = [0i32; MAX_RANK];
+        // SAFETY: the descriptor is live (owned); `dims` holds MAX_RANK ints, the count
+        // requested; the enums are written as C ints into i32s (never read as the Rust enums).
+        unsafe {
+            sys::cudnnGetFilterNdDescriptor(
+                self.raw,
+                MAX_RANK as i32,
+                (&mut data_type as *mut i32).cast(),
+                (&mut format as *mut i32).cast(),
+                &mut nb,
+                dims.as_mut_ptr(),
+            )
+        }
+        .result()
+        .map_err(|e| failed("cudnnGetFilterNdDescriptor", e))?;
+        let n = (nb.max(0) as usize).min(MAX_RANK);
+        Ok((data_type, format, dims[..n].to_vec()))
+    }
+
+    /// `cudnnGetFilterSizeInBytes`.
+    pub(crate) fn size_in_bytes(&self) -> Result<usize, GpuError> {
+        let mut bytes = 0usize;
+        // SAFETY: the descriptor is live (owned); `bytes` is a valid out-pointer.
+        unsafe { sys::cudnnGetFilterSizeInBytes(self.raw, &mut bytes) }
+            .result()
+            .map_err(|e| failed("cudnnGetFilterSizeInBytes", e))?;
+        Ok(bytes)
+    }
+}
+
+impl Drop for FilterDesc {
+    fn drop(&mut self) {
+        // SAFETY: created by `cudnnCreateFilterDescriptor`, destroyed once, here.
+        let _ = unsafe { result::destroy_filter_descriptor(self.raw) };
+    }
+}
+
+/// A cuDNN convolution descriptor (`cudnnConvolutionDescriptor_t`). Host code.
+#[derive(Debug)]
+pub(crate) struct ConvDesc {
+    raw: sys::cudnnConvolutionDescriptor_t,
+}
+
+// SAFETY: a descriptor is host memory owned by this value alone; cuDNN reads it on any thread.
+unsafe impl Send for ConvDesc {}
+
+impl ConvDesc {
+    /// `cudnnCreateConvolutionDescriptor`, `cudnnSetConvolutionNdDescriptor` (cross-correlation,
+    /// float compute) and `cudnnSetConvolutionGroupCount`. `padding`, `stride` and `dilation`
+    /// hold one value per spatial dim (the caller checks they hold as many).
+    pub(crate) fn new(
+        padding: &[i32],
+        stride: &[i32],
+        dilation: &[i32],
+        groups: i32,
+    ) -> Result<ConvDesc, GpuError> {
+        let raw = result::create_convolution_descriptor()
+            .map_err(|e| failed("cudnnCreateConvolutionDescriptor", e))?;
+        let conv = ConvDesc { raw };
+        let n = padding.len().min(stride.len()).min(dilation.len());
+        // SAFETY: the descriptor is live (owned); the three arrays hold at least `n` ints. cuDNN
+        // checks the count and the values.
+        unsafe {
+            sys::cudnnSetConvolutionNdDescriptor(
+                conv.raw,
+                n as i32,
+                padding.as_ptr(),
+                stride.as_ptr(),
+                dilation.as_ptr(),
+                sys::cudnnConvolutionMode_t::CUDNN_CROSS_CORRELATION,
+                cudnnDataType_t::CUDNN_DATA_FLOAT,
+            )
+        }
+        .result()
+        .map_err(|e| failed("cudnnSetConvolutionNdDescriptor", e))?;
+        // SAFETY: the descriptor is live (owned).
+        unsafe { sys::cudnnSetConvolutionGroupCount(conv.raw, groups) }
+            .result()
+            .map_err(|e| failed("cudnnSetConvolutionGroupCount", e))?;
+        Ok(conv)
+    }
+
+    /// `cudnnGetConvolutionNdForwardOutputDim` for `nb_dims` dims (at most [`MAX_RANK`]).
+    pub(crate) fn forward_output_dims(
+        &self,
+        input: &Descriptor,
+        filter: &FilterDesc,
+        nb_dims: usize,
+    ) -> Result<Vec<i32>, GpuError> {
+        let n = nb_dims.min(MAX_RANK);
+        let mut dims = [0i32; MAX_RANK];
+        // SAFETY: the three descriptors are live (owned); `dims` holds MAX_RANK ≥ n ints.
+        unsafe {
+            sys::cudnnGetConvolutionNdForwardOutputDim(
+                self.raw,
+                input.raw,
+                filter.raw,
+                n as i32,
+                dims.as_mut_ptr(),
+            )
+        }
+        .result()
+        .map_err(|e| failed("cudnnGetConvolutionNdForwardOutputDim", e))?;
+        Ok(dims[..n].to_vec())
+    }
+}
+
+impl Drop for ConvDesc {
+    fn drop(&mut self) {
+        // SAFETY: created by `cudnnCreateConvolutionDescriptor`, destroyed once, here.
+        let _ = unsafe { result::destroy_convolution_descriptor(self.raw) };
+    }
+}

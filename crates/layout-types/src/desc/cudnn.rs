@@ -106,20 +106,30 @@ impl TensorFormat {
     }
 
     /// The format cuDNN would name `layout` with: NCHW or NCDHW, NHWC or NDHWC, and NC/xHWx or
-    /// NC/xDHWx (fully packed); `None` for every other layout.
+    /// NC/xDHWx (fully packed), and for filters KCRS or KCDRS, KRSC or KDRSC, and KC/xRSx or
+    /// KC/xDRSx; `None` for every other layout.
     ///
     /// ```
-    /// use typed_layout::{cudnn::TensorFormat, DynLayout, Layout, NcxHwx, Chwn};
+    /// use typed_layout::{cudnn::TensorFormat, DynLayout, Layout, NcxHwx, Chwn, Krsc};
     /// assert_eq!(TensorFormat::of(&DynLayout::of::<NcxHwx<32>>()), Some(TensorFormat::NchwVectC));
+    /// assert_eq!(TensorFormat::of(&DynLayout::of::<Krsc>()), Some(TensorFormat::Nhwc));
     /// assert_eq!(TensorFormat::of(&DynLayout::of::<Chwn>()), None);
     /// ```
     pub fn of(layout: &DynLayout) -> Option<TensorFormat> {
         let width = layout.format().vector().map(|v| v.width);
-        TensorFormat::ALL.into_iter().find(|f| f.layout(layout.rank(), width).as_ref() == Some(layout))
+        let filter = matches!(layout.letters(), "KCRS" | "KCDRS");
+        TensorFormat::ALL.into_iter().find(|f| {
+            let named = match filter {
+                false => f.layout(layout.rank(), width),
+                true => f.filter_layout(layout.rank(), width),
+            };
+            named.as_ref() == Some(layout)
+        })
     }
 
-    /// The layout this format names for a descriptor of `rank` dims (4: image, 5: volume), with
-    /// `vector_width` x for [`TensorFormat::NchwVectC`] (and `None` for the others).
+    /// The layout this format names for a tensor descriptor of `rank` dims (4: image, 5:
+    /// volume), with `vector_width` x for [`TensorFormat::NchwVectC`] (and `None` for the
+    /// others).
     ///
     /// ```
     /// use typed_layout::{cudnn::TensorFormat, DynLayout, Ndhwc};
@@ -133,10 +143,31 @@ impl TensorFormat {
             5 => "DHW",
             _ => return None,
         };
+        self.spelled('N', spatial, vector_width)
+    }
+
+    /// The layout this format names for a filter descriptor of `rank` dims (4: KCRS, 5: KCDRS).
+    ///
+    /// ```
+    /// use typed_layout::{cudnn::TensorFormat, DynLayout, KcxRsx, Kdrsc};
+    /// assert_eq!(TensorFormat::Nhwc.filter_layout(5, None), Some(DynLayout::of::<Kdrsc>()));
+    /// assert_eq!(TensorFormat::NchwVectC.filter_layout(4, Some(32)), Some(DynLayout::of::<KcxRsx<32>>()));
+    /// ```
+    pub fn filter_layout(self, rank: usize, vector_width: Option<usize>) -> Option<DynLayout> {
+        let spatial = match rank {
+            4 => "RS",
+            5 => "DRS",
+            _ => return None,
+        };
+        self.spelled('K', spatial, vector_width)
+    }
+
+    /// This format's layout with outer letter `outer`, C, and the spatial letters `spatial`.
+    fn spelled(self, outer: char, spatial: &str, vector_width: Option<usize>) -> Option<DynLayout> {
         let spec = match (self, vector_width) {
-            (TensorFormat::Nchw, None) => format!("NC{spatial}"),
-            (TensorFormat::Nhwc, None) => format!("N{spatial}C"),
-            (TensorFormat::NchwVectC, Some(x)) => format!("NC/{x}{spatial}{x}"),
+            (TensorFormat::Nchw, None) => format!("{outer}C{spatial}"),
+            (TensorFormat::Nhwc, None) => format!("{outer}{spatial}C"),
+            (TensorFormat::NchwVectC, Some(x)) => format!("{outer}C/{x}{spatial}{x}"),
             _ => return None,
         };
         DynLayout::parse(&spec).ok()

@@ -19,9 +19,11 @@ use crate::placement;
 use crate::predicates::{self, validate};
 
 mod cudnn;
+mod cudnn_format;
 mod dyn_layout;
 
 pub use cudnn::{NdArgs, TensorFormat, MAX_ELEMENTS, MAX_INT};
+pub use cudnn_format::{DescriptorKind, DescriptorType, FormatArgs};
 pub use dyn_layout::DynLayout;
 
 /// A data type, 3 to 8 dims and one signed stride per dim, validated: the guide's tensor

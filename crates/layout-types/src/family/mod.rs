@@ -1,13 +1,16 @@
 //! Families of layouts: which letters a tensor has, in which logical order.
 //!
 //! The guide names three: 3-D matmul tensors (B, M, N), 4-D images (N, C, H, W) and 5-D volumes
-//! (N, C, D, H, W). Dimensions are always passed in the family's logical order, whatever the
-//! layout, and strides come back in that order. A layout belongs to exactly one family, so an
-//! image layout cannot be given matmul dims, and conversions only exist within a family.
+//! (N, C, D, H, W). cuDNN adds the filters of convolutions over them: [`Filter`] (K, C, R, S)
+//! and [`VolumeFilter`] (K, C, D, R, S). Dimensions are always passed in the family's logical
+//! order, whatever the layout, and strides come back in that order. A layout belongs to exactly
+//! one family, so an image layout cannot be given matmul dims, a filter is not an image, and
+//! conversions only exist within a family.
 //!
 //! ```
-//! use typed_layout::{Family, Image, Matmul, Volume};
+//! use typed_layout::{Family, Filter, Image, Matmul, Volume, VolumeFilter};
 //! assert_eq!((Image::LETTERS, Volume::LETTERS, Matmul::LETTERS), ("NCHW", "NCDHW", "BMN"));
+//! assert_eq!((Filter::LETTERS, VolumeFilter::LETTERS), ("KCRS", "KCDRS"));
 //! assert_eq!(Volume::RANK, 5);
 //! ```
 
@@ -23,8 +26,8 @@ pub use dropped::Dropped;
 
 /// A family of layouts: the letters of its dimensions in logical order.
 ///
-/// Implemented by [`Image`], [`Volume`] and [`Matmul`]; `layout!` (in the macros crate) can
-/// declare further families with letters of their own.
+/// Implemented by [`Image`], [`Volume`], [`Matmul`], [`Filter`] and [`VolumeFilter`]; `layout!`
+/// (in the macros crate) can declare further families with letters of their own.
 ///
 /// ```
 /// use typed_layout::{Family, Image, Volume};
@@ -132,12 +135,99 @@ impl Family for Matmul {
     type Strides = [isize; 3];
 }
 
+/// The filters of 2-D convolutions, as cuDNN describes them: dims `[k, c, r, s]` (output
+/// channels, input channels, filter height, filter width). A grouped convolution's filter has
+/// C/G input channels per group (see [`conv::Conv`](crate::conv::Conv)).
+///
+/// ```
+/// use typed_layout::{Family, Filter, StridedView};
+/// assert_eq!(Filter::LETTERS, "KCRS");
+/// let data = [0.0f32; 2 * 3 * 3 * 3];
+/// let f = StridedView::<f32, Filter>::new([2, 3, 3, 3], [27, 9, 3, 1], 0, &data)?;
+/// assert_eq!(f.dims(), [2, 3, 3, 3]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Filter;
+impl Family for Filter {
+    const LETTERS: &'static str = "KCRS";
+    type Dims = [usize; 4];
+    type Strides = [isize; 4];
+}
+
+/// The filters of 3-D convolutions: dims `[k, c, d, r, s]` (output channels, input channels,
+/// filter depth, height, width).
+///
+/// ```
+/// use typed_layout::{Family, VolumeFilter};
+/// assert_eq!((VolumeFilter::LETTERS, VolumeFilter::RANK), ("KCDRS", 5));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct VolumeFilter;
+impl Family for VolumeFilter {
+    const LETTERS: &'static str = "KCDRS";
+    type Dims = [usize; 5];
+    type Strides = [isize; 5];
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+impl sealed::Sealed for Image {}
+impl sealed::Sealed for Volume {}
+impl sealed::Sealed for Filter {}
+impl sealed::Sealed for VolumeFilter {}
+
+/// A family cuDNN convolves ([`Image`], [`Volume`]), and the family of its filters.
+///
+/// ```
+/// use typed_layout::{ConvInput, Family, Image};
+/// assert_eq!(<<Image as ConvInput>::Filter as Family>::LETTERS, "KCRS");
+/// ```
+pub trait ConvInput: Family + sealed::Sealed {
+    /// The filters of a convolution over this family.
+    type Filter: ConvFilter;
+    /// The letters of the spatial dims, in logical order (`"HW"`).
+    const SPATIAL: &'static str;
+}
+
+/// A family of convolution filters ([`Filter`], [`VolumeFilter`]), and the family it convolves.
+///
+/// ```
+/// use typed_layout::{ConvFilter, Family, VolumeFilter};
+/// assert_eq!(<<VolumeFilter as ConvFilter>::Input as Family>::LETTERS, "NCDHW");
+/// ```
+pub trait ConvFilter: Family + sealed::Sealed {
+    /// The family a convolution with these filters reads.
+    type Input: ConvInput;
+    /// The letters of the filter's spatial dims, in logical order (`"RS"`).
+    const SPATIAL: &'static str;
+}
+
+impl ConvInput for Image {
+    type Filter = Filter;
+    const SPATIAL: &'static str = "HW";
+}
+impl ConvInput for Volume {
+    type Filter = VolumeFilter;
+    const SPATIAL: &'static str = "DHW";
+}
+impl ConvFilter for Filter {
+    type Input = Image;
+    const SPATIAL: &'static str = "RS";
+}
+impl ConvFilter for VolumeFilter {
+    type Input = Volume;
+    const SPATIAL: &'static str = "DRS";
+}
+
 /// The families typed-layout names, as a runtime value.
 ///
 /// ```
 /// use typed_layout::BuiltinFamily;
 /// assert_eq!(BuiltinFamily::Volume.letters(), "NCDHW");
 /// assert_eq!(BuiltinFamily::for_spec("NDHWC").name(), "Volume");
+/// assert_eq!(BuiltinFamily::for_spec("KRSC").name(), "Filter");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BuiltinFamily {
@@ -145,25 +235,38 @@ pub enum BuiltinFamily {
     Matmul,
     /// [`Image`]: `NCHW`.
     Image,
+    /// [`Filter`]: `KCRS`.
+    Filter,
     /// [`Volume`]: `NCDHW`.
     Volume,
+    /// [`VolumeFilter`]: `KCDRS`.
+    VolumeFilter,
 }
 
 impl BuiltinFamily {
-    /// All three, by rank.
-    pub const ALL: [BuiltinFamily; 3] = [BuiltinFamily::Matmul, BuiltinFamily::Image, BuiltinFamily::Volume];
+    /// All five, by rank (images before their filters).
+    pub const ALL: [BuiltinFamily; 5] = [
+        BuiltinFamily::Matmul,
+        BuiltinFamily::Image,
+        BuiltinFamily::Filter,
+        BuiltinFamily::Volume,
+        BuiltinFamily::VolumeFilter,
+    ];
 
     /// The family's letters in logical order.
     pub const fn letters(self) -> &'static str {
         match self {
             BuiltinFamily::Matmul => Matmul::LETTERS,
             BuiltinFamily::Image => Image::LETTERS,
+            BuiltinFamily::Filter => Filter::LETTERS,
             BuiltinFamily::Volume => Volume::LETTERS,
+            BuiltinFamily::VolumeFilter => VolumeFilter::LETTERS,
         }
     }
 
     /// The family a descriptor of rank `rank` has by default: `BMN`, `NCHW`, `NCDHW`, or none
-    /// above rank 5 (the guide names no letters there).
+    /// above rank 5 (the guide names no letters there). A descriptor is a tensor's, so a filter
+    /// family is never the default.
     ///
     /// ```
     /// use typed_layout::BuiltinFamily;
@@ -184,20 +287,24 @@ impl BuiltinFamily {
         match self {
             BuiltinFamily::Matmul => "Matmul",
             BuiltinFamily::Image => "Image",
+            BuiltinFamily::Filter => "Filter",
             BuiltinFamily::Volume => "Volume",
+            BuiltinFamily::VolumeFilter => "VolumeFilter",
         }
     }
 
     /// The built-in family a notation is written for: the one sharing the most letters with the
     /// spec's format part, and among those the one whose rank is closest to the number of
-    /// letters. `"NHWC"` is an image layout; `"NCHX"` too (so the error names `X`), and `"NTHWC"`
-    /// a volume layout (so the error names `T`).
+    /// letters. `"NHWC"` is an image layout; `"NCHX"` too (so the error names `X`), `"NTHWC"`
+    /// a volume layout (so the error names `T`), and `"KRSC"` a filter layout.
     ///
     /// ```
     /// use typed_layout::BuiltinFamily;
     /// assert_eq!(BuiltinFamily::for_spec("NC/32DHW32"), BuiltinFamily::Volume);
     /// assert_eq!(BuiltinFamily::for_spec("BNM"), BuiltinFamily::Matmul);
     /// assert_eq!(BuiltinFamily::for_spec("NHWC, WC-packed"), BuiltinFamily::Image);
+    /// assert_eq!(BuiltinFamily::for_spec("KC/32RS32"), BuiltinFamily::Filter);
+    /// assert_eq!(BuiltinFamily::for_spec("KDRSC"), BuiltinFamily::VolumeFilter);
     /// ```
     pub fn for_spec(spec: &str) -> BuiltinFamily {
         let format = spec.split(',').next().unwrap_or("");

@@ -27,7 +27,26 @@ use core::fmt::Debug;
 use crate::family::Family;
 use crate::notation::{Format, NotationBuf};
 
+/// A named layout with per-dimension strides: the zero-sized type, its `Layout` impl from a
+/// notation of `$family`, and `PerDimStrides`.
+macro_rules! named_layout {
+    ($(#[$doc:meta])* $name:ident : $family:ty = $spec:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+        pub struct $name;
+
+        impl $crate::layout::Layout for $name {
+            type Family = $family;
+            const FORMAT: $crate::notation::Format =
+                $crate::notation::Format::parse_const($spec, <$family as $crate::family::Family>::LETTERS);
+        }
+
+        impl $crate::layout::PerDimStrides for $name {}
+    };
+}
+
 mod arrangement;
+mod filter;
 mod named;
 mod shape;
 mod static_shape;
@@ -38,12 +57,14 @@ mod tests;
 
 pub(crate) use arrangement::Maps;
 pub use arrangement::{Arrangement, DimsOf, InLayout, Strided, StridedShape, StridesOf};
+pub use filter::{Kcdrs, Kcrs, KcxRsx, Kdrsc, Krsc};
 pub use named::{
     Bmn, Cdhwn, Chwn, ColMajor, MatrixOrder, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor,
 };
 pub use shape::Shape;
 pub use static_shape::{
-    Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, ImageDims, MatmulDims, StaticShape, VolumeDims,
+    Dims3, Dims4, Dims5, Dims6, Dims7, Dims8, FilterDims, ImageDims, MatmulDims, StaticShape, VolumeDims,
+    VolumeFilterDims,
 };
 pub use strides::PerDimStrides;
 pub use sub::{Sub, SubShape};

@@ -3,24 +3,10 @@
 use core::fmt::Debug;
 use core::marker::PhantomData;
 
+use super::filter::{Kcdrs, Kcrs, Kdrsc, Krsc};
 use super::{Layout, PerDimStrides};
-use crate::family::{Family, Image, Matmul, Volume};
+use crate::family::{Family, Filter, Image, Matmul, Volume, VolumeFilter};
 use crate::notation::Format;
-
-macro_rules! named_layout {
-    ($(#[$doc:meta])* $name:ident : $family:ty = $spec:literal) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-        pub struct $name;
-
-        impl Layout for $name {
-            type Family = $family;
-            const FORMAT: Format = Format::parse_const($spec, <$family as Family>::LETTERS);
-        }
-
-        impl PerDimStrides for $name {}
-    };
-}
 
 named_layout! {
     /// NCHW: images stored channel by channel; each channel's H×W plane row-major, then the
@@ -183,8 +169,9 @@ impl<O: MatrixOrder> PerDimStrides for Bmn<O> {}
 
 /// The named layouts as a runtime value, for asking which of them a descriptor matches.
 ///
-/// NC/xHWx is absent: its C is split in two axes, which plain per-dimension strides cannot
-/// express.
+/// NC/xHWx and KC/xRSx are absent: their C is split in two axes, which plain per-dimension
+/// strides cannot express. A filter layout matches only a descriptor named with a filter
+/// family's letters ([`TensorDesc::with_letters`](crate::TensorDesc::with_letters)`("KCRS")`).
 ///
 /// ```
 /// use typed_layout::{DataType, NamedLayout, TensorDesc};
@@ -212,11 +199,19 @@ pub enum NamedLayout {
     BmnRowMajor,
     /// [`Bmn<ColMajor>`]
     BmnColMajor,
+    /// [`Kcrs`]
+    Kcrs,
+    /// [`Krsc`]
+    Krsc,
+    /// [`Kcdrs`]
+    Kcdrs,
+    /// [`Kdrsc`]
+    Kdrsc,
 }
 
 impl NamedLayout {
-    /// Every named layout with per-dimension strides.
-    pub const ALL: [NamedLayout; 8] = [
+    /// Every named layout with per-dimension strides: the guide's, then the filters'.
+    pub const ALL: [NamedLayout; 12] = [
         NamedLayout::Nchw,
         NamedLayout::Nhwc,
         NamedLayout::Chwn,
@@ -225,6 +220,10 @@ impl NamedLayout {
         NamedLayout::Cdhwn,
         NamedLayout::BmnRowMajor,
         NamedLayout::BmnColMajor,
+        NamedLayout::Kcrs,
+        NamedLayout::Krsc,
+        NamedLayout::Kcdrs,
+        NamedLayout::Kdrsc,
     ];
 
     /// The layout type's format and its family's letters.
@@ -238,6 +237,10 @@ impl NamedLayout {
             NamedLayout::Cdhwn => (Cdhwn::FORMAT, Volume::LETTERS),
             NamedLayout::BmnRowMajor => (Bmn::<RowMajor>::FORMAT, Matmul::LETTERS),
             NamedLayout::BmnColMajor => (Bmn::<ColMajor>::FORMAT, Matmul::LETTERS),
+            NamedLayout::Kcrs => (Kcrs::FORMAT, Filter::LETTERS),
+            NamedLayout::Krsc => (Krsc::FORMAT, Filter::LETTERS),
+            NamedLayout::Kcdrs => (Kcdrs::FORMAT, VolumeFilter::LETTERS),
+            NamedLayout::Kdrsc => (Kdrsc::FORMAT, VolumeFilter::LETTERS),
         }
     }
 
@@ -252,6 +255,10 @@ impl NamedLayout {
             NamedLayout::Cdhwn => Cdhwn::NOTATION,
             NamedLayout::BmnRowMajor => Bmn::<RowMajor>::NOTATION,
             NamedLayout::BmnColMajor => Bmn::<ColMajor>::NOTATION,
+            NamedLayout::Kcrs => Kcrs::NOTATION,
+            NamedLayout::Krsc => Krsc::NOTATION,
+            NamedLayout::Kcdrs => Kcdrs::NOTATION,
+            NamedLayout::Kdrsc => Kdrsc::NOTATION,
         }
     }
 }

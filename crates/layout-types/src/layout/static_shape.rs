@@ -5,10 +5,11 @@ use core::marker::PhantomData;
 use super::strides::PerDimStrides;
 use super::{Layout, Shape};
 use crate::dtype::{DataType, Element};
-use crate::family::{Family, Image, Matmul, Volume};
+use crate::family::{Family, Filter, Image, Matmul, Volume, VolumeFilter};
 
 /// A compile-time shape: layout `L` with dims fixed by the type `D` ([`ImageDims`],
-/// [`VolumeDims`], [`MatmulDims`], or `DimsR<Family, …>` for other families).
+/// [`VolumeDims`], [`MatmulDims`], [`FilterDims`], [`VolumeFilterDims`], or
+/// `DimsR<Family, …>` for other families).
 ///
 /// Its constants are evaluated by the compiler with the same [`placement::derive`](crate::placement::derive) that
 /// [`Shape::new`] runs at run time.
@@ -149,3 +150,23 @@ pub type VolumeDims<const N: usize, const C: usize, const D: usize, const H: usi
 /// assert_eq!(STRIDES, [12, 1, 3]); // b, m, n: M is contiguous
 /// ```
 pub type MatmulDims<const B: usize, const M: usize, const N: usize> = Dims3<Matmul, B, M, N>;
+
+/// Static dims of a [`Filter`]: `[K, C, R, S]`.
+///
+/// ```
+/// use typed_layout::{FilterDims, Krsc, StaticShape};
+/// const STRIDES: [isize; 4] = StaticShape::<Krsc, FilterDims<64, 32, 3, 3>>::STRIDES;
+/// assert_eq!(STRIDES, [288, 1, 96, 32]);
+/// ```
+pub type FilterDims<const K: usize, const C: usize, const R: usize, const S: usize> =
+    Dims4<Filter, K, C, R, S>;
+
+/// Static dims of a [`VolumeFilter`]: `[K, C, D, R, S]`.
+///
+/// ```
+/// use typed_layout::{Kcdrs, StaticShape, VolumeFilterDims};
+/// const STRIDES: [isize; 5] = StaticShape::<Kcdrs, VolumeFilterDims<8, 4, 3, 3, 3>>::STRIDES;
+/// assert_eq!(STRIDES, [108, 27, 9, 3, 1]);
+/// ```
+pub type VolumeFilterDims<const K: usize, const C: usize, const D: usize, const R: usize, const S: usize> =
+    Dims5<VolumeFilter, K, C, D, R, S>;

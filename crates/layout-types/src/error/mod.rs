@@ -9,9 +9,14 @@
 
 use core::fmt;
 
-use crate::dtype::DataType;
 use crate::notation::NotationError;
 use crate::overlap::Overlap;
+
+mod conv;
+mod cudnn;
+
+pub use conv::ConvError;
+pub use cudnn::CudnnError;
 
 /// Which dimension an error is about: its position in logical order and, where the family names
 /// it, its letter.
@@ -209,6 +214,8 @@ pub enum LayoutError {
     },
     /// cuDNN's arrays or limits refuse the tensor: see [`CudnnError`](crate::cudnn::CudnnError).
     Cudnn(CudnnError),
+    /// The tensors of a convolution do not fit together: see [`ConvError`](crate::conv::ConvError).
+    Conv(ConvError),
     /// A question that the guide only defines for some tensors (spatial packing without spatial
     /// dimensions, letters asked of a descriptor that has none).
     NotApplicable {
@@ -296,6 +303,7 @@ impl fmt::Display for LayoutError {
                 write!(f, "could not allocate {bytes} bytes for the tensor's storage")
             }
             LayoutError::Cudnn(e) => write!(f, "{e}"),
+            LayoutError::Conv(e) => write!(f, "{e}"),
             LayoutError::Format(e) => write!(f, "{e}"),
             LayoutError::NotApplicable { reason } => write!(f, "{reason}"),
         }
@@ -337,6 +345,7 @@ impl LayoutError {
             }
             LayoutError::AllocationFailed { .. } => "a tensor's storage must be allocatable",
             LayoutError::Cudnn(e) => e.rule(),
+            LayoutError::Conv(e) => e.rule(),
             LayoutError::Format(e) => e.message(),
             LayoutError::NotApplicable { reason } => reason,
         }
@@ -349,108 +358,14 @@ impl From<NotationError> for LayoutError {
     }
 }
 
-/// What cuDNN's descriptor arrays and limits refuse, beyond the guide's own rules: the reasons
-/// behind [`LayoutError::Cudnn`].
-///
-/// ```
-/// use typed_layout::{cudnn::CudnnError, DataType, LayoutError, TensorDesc};
-/// let mirrored = TensorDesc::new(DataType::Float, &[1, 1, 2, 3], &[6, 6, 3, -1])?;
-/// match mirrored.cudnn() {
-///     Err(LayoutError::Cudnn(CudnnError::Stride { stride, .. })) => assert_eq!(stride, -1),
-///     other => panic!("{other:?}"),
-/// }
-/// # Ok::<(), LayoutError>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum CudnnError {
-    /// A negative size, from an integer array that can hold one (cuDNN's `dimA`).
-    NegativeDim {
-        /// The offending dimension.
-        dim: DimName,
-        /// The size given.
-        size: i64,
-    },
-    /// A stride below 1 on a dimension above 1, handed to cuDNN: its routines "do not support
-    /// tensors with negative strides unless specified otherwise", and
-    /// `cudnnSetTensorNdDescriptor` refuses 0 (`CUDNN_STATUS_BAD_PARAM`).
-    Stride {
-        /// The offending dimension.
-        dim: DimName,
-        /// The stride given.
-        stride: isize,
-    },
-    /// A size, stride or span above what a cuDNN descriptor holds: `int` dims and strides, and
-    /// fewer than 2^31 elements spanned, padding included.
-    Limit {
-        /// The dimension at which the limit is passed.
-        dim: DimName,
-        /// The value (dim, stride, or elements spanned so far).
-        value: u128,
-        /// The limit.
-        limit: u64,
-    },
-    /// A data type that cuDNN's (legacy) tensor descriptor does not take: `CUDNN_DATA_INT64`,
-    /// which `cudnnSetTensorNdDescriptor` answers with `CUDNN_STATUS_BAD_PARAM`.
-    DataType {
-        /// The data type.
-        data_type: DataType,
-    },
-    /// A `cudnnDataType_t` value that is not one of typed-layout's element types.
-    UnknownDataType {
-        /// The value given.
-        id: i32,
-    },
-}
-
-impl fmt::Display for CudnnError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CudnnError::NegativeDim { dim, size } => write!(
-                f,
-                "{dim} is {size}: every dimension of a tensor must be at least 1"
-            ),
-            CudnnError::Stride { dim, stride } => write!(
-                f,
-                "{dim} has stride {stride}: cuDNN takes strides of at least 1 (its routines do not support negative strides; descriptors refuse 0)"
-            ),
-            CudnnError::Limit { dim, value, limit } => write!(
-                f,
-                "{value} at {dim} is above {limit}: cuDNN descriptors hold int dims and strides and span fewer than 2^31 elements"
-            ),
-            CudnnError::DataType { data_type } => write!(
-                f,
-                "{data_type} has no legacy cuDNN tensor descriptor: cudnnSetTensorNdDescriptor takes the other element types"
-            ),
-            CudnnError::UnknownDataType { id } => write!(
-                f,
-                "cudnnDataType_t {id} is not an element type of typed-layout (f32, f64, f16, bf16, i8, u8, i32, i64)"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for CudnnError {}
-
-impl CudnnError {
-    /// The rule this error enforces.
-    pub const fn rule(&self) -> &'static str {
-        match self {
-            CudnnError::NegativeDim { .. } => "every dimension of a tensor must be at least 1",
-            CudnnError::Stride { .. } => {
-                "cuDNN takes strides of at least 1 (its routines do not support negative strides; descriptors refuse 0)"
-            }
-            CudnnError::Limit { .. } => {
-                "cuDNN descriptors hold int dims and strides and span fewer than 2^31 elements"
-            }
-            CudnnError::DataType { .. } => "cudnnSetTensorNdDescriptor does not take CUDNN_DATA_INT64",
-            CudnnError::UnknownDataType { .. } => "a data type is one of the element types typed-layout supports",
-        }
-    }
-}
-
 impl From<CudnnError> for LayoutError {
     fn from(e: CudnnError) -> Self {
         LayoutError::Cudnn(e)
+    }
+}
+
+impl From<ConvError> for LayoutError {
+    fn from(e: ConvError) -> Self {
+        LayoutError::Conv(e)
     }
 }

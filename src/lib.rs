@@ -87,6 +87,10 @@
 //! the weights, each [`broadcast`](TensorBase::broadcast) (within 1.2× of the best raw loops we
 //! wrote, on NCHW and on NHWC; the second example below).
 //!
+//! Generic code names the family (`L: Layout<Family = Image>`): then `let [n, c, h, w] =
+//! x.dims();` destructures. With only `L: Layout`, dims are `<L::Family as Family>::Dims`, an
+//! array whose length the compiler does not know (`E0529: expected an array or slice`).
+//!
 //! ```
 //! use typed_layout::{Image, Layout, Nchw, NcxHwx, Nhwc, Tensor};
 //! /// A valid 3×3 convolution, written once for every image layout.
@@ -247,3 +251,8 @@ pub use layout_macros::layout;
 /// The GPU backend: device tensors and conversion kernels compiled with NVRTC.
 #[doc(no_inline)]
 pub use layout_gpu as gpu;
+
+/// The `half` crate, whose `f16` and `bf16` are element types here: `typed_layout::half::f16`
+/// needs no dependency of your own (the same version typed-layout was built with).
+#[doc(no_inline)]
+pub use half;

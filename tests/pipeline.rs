@@ -88,6 +88,7 @@ fn per_channel_parameters_must_match_the_channels() {
     let mut batch = Tensor::<f16, Nhwc>::zeros([1, 8, 224, 224]).unwrap();
     let two = PerChannel { scale: &[1.0, 1.0], shift: &[0.0, 0.0] };
     let e = relayout_cast_pad_into(&image, &mut batch.batch_mut(0).unwrap(), two).unwrap_err();
-    assert!(matches!(e, LayoutError::NotApplicable { .. }), "{e}");
+    assert_eq!(e, LayoutError::ChannelParameters { scales: 2, shifts: 2, channels: 3 }, "{e}");
+    assert!(e.to_string().starts_with("2 scales and 2 shifts for 3 channels"), "{e}");
     assert!(batch.iter().all(|v| *v == f16::ZERO));
 }

@@ -106,8 +106,10 @@ impl<T: Element, U: Element> Cast<T, U> for PerChannel<'_> {
     fn check_channels(&self, channels: usize) -> Result<(), LayoutError> {
         match (self.scale.len() == channels, self.shift.len() == channels) {
             (true, true) => Ok(()),
-            _ => Err(LayoutError::NotApplicable {
-                reason: "a per-channel cast has one scale and one shift for each channel of the source",
+            _ => Err(LayoutError::ChannelParameters {
+                scales: self.scale.len(),
+                shifts: self.shift.len(),
+                channels,
             }),
         }
     }

@@ -216,6 +216,16 @@ pub enum LayoutError {
     Cudnn(CudnnError),
     /// The tensors of a convolution do not fit together: see [`ConvError`](crate::conv::ConvError).
     Conv(ConvError),
+    /// Per-channel parameters (a scale and a shift per channel) in a number other than the
+    /// channel count.
+    ChannelParameters {
+        /// Scales given.
+        scales: usize,
+        /// Shifts given.
+        shifts: usize,
+        /// The source's channels.
+        channels: usize,
+    },
     /// A question that the guide only defines for some tensors (spatial packing without spatial
     /// dimensions, letters asked of a descriptor that has none).
     NotApplicable {
@@ -302,6 +312,11 @@ impl fmt::Display for LayoutError {
             LayoutError::AllocationFailed { bytes } => {
                 write!(f, "could not allocate {bytes} bytes for the tensor's storage")
             }
+            LayoutError::ChannelParameters { scales, shifts, channels } => write!(
+                f,
+                "{scales} scales and {shifts} shifts for {channels} channels: {}",
+                self.rule()
+            ),
             LayoutError::Cudnn(e) => write!(f, "{e}"),
             LayoutError::Conv(e) => write!(f, "{e}"),
             LayoutError::Format(e) => write!(f, "{e}"),
@@ -344,6 +359,9 @@ impl LayoutError {
                 "an axis is one of the tensor's letters, or an index below its rank"
             }
             LayoutError::AllocationFailed { .. } => "a tensor's storage must be allocatable",
+            LayoutError::ChannelParameters { .. } => {
+                "a per-channel cast has one scale and one shift for each channel of the source"
+            }
             LayoutError::Cudnn(e) => e.rule(),
             LayoutError::Conv(e) => e.rule(),
             LayoutError::Format(e) => e.message(),

@@ -9,8 +9,11 @@ use crate::overlap::Overlap;
 
 impl<'a, T: Element, L: Layout> TensorView<'a, T, L> {
     /// A view of `data` (memory order), which must hold exactly the shape's elements; `dims` in
-    /// the family's logical order (`[n, c, h, w]`, whatever the layout; see
-    /// [`new_physical`](TensorView::new_physical)).
+    /// the family's **logical** order (`[n, c, h, w]`, whatever the layout).
+    ///
+    /// The trap: an NHWC buffer's own order is `[n, h, w, c]`, so
+    /// `TensorView::<u8, Nhwc>::new([1, 224, 224, 3], &hwc)` is accepted as C = 224, W = 3. For
+    /// dims in the buffer's order use [`new_physical`](TensorView::new_physical).
     pub fn new(dims: DimsOf<L>, data: &'a [T]) -> Result<Self, LayoutError> {
         Self::new_in(Shape::new(dims)?, data)
     }
@@ -35,7 +38,9 @@ impl<'a, T: Element, L: Layout> TensorView<'a, T, L> {
 
 impl<'a, T: Element, L: Layout> TensorViewMut<'a, T, L> {
     /// A mutable view of `data` (memory order), which must hold exactly the shape's elements;
-    /// `dims` in the family's logical order.
+    /// `dims` in the family's **logical** order (`[n, c, h, w]`, whatever the layout; for dims in
+    /// the buffer's own order, `[n, h, w, c]` for NHWC, use
+    /// [`new_physical`](TensorViewMut::new_physical)).
     pub fn new(dims: DimsOf<L>, data: &'a mut [T]) -> Result<Self, LayoutError> {
         Self::new_in(Shape::new(dims)?, data)
     }

@@ -3,10 +3,13 @@
 //! every buffer typed-layout allocates.
 
 use half::{bf16, f16};
-use typed_layout::tensor_core::{DefaultMath, MathMode, TensorCoreRule, TensorCoreShape, TensorOpMath};
+use typed_layout::conv::Conv;
+use typed_layout::tensor_core::{
+    DefaultMath, MathMode, TensorCoreExtension, TensorCoreRule, TensorCoreShape, TensorOpMath,
+};
 use typed_layout::{
-    Bmn, Chwn, DataType, Element, ImageDims, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Shape,
-    StaticShape, Tensor, VolumeDims,
+    Bmn, Chwn, ColMajor, DataType, Element, FilterDims, ImageDims, Kcdrs, Kcrs, KcxRsx, Kdrsc, Krsc, Layout,
+    MatmulDims, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Shape, StaticShape, Tensor, VolumeDims,
 };
 
 /// The rules as the guide words them, for an image or volume shape.
@@ -54,9 +57,138 @@ fn runtime_check_follows_the_guide() {
         check_layout::<Ndhwc>(true, &dims);
         check_layout::<Ncdhw>(false, &dims);
     }
-    // A family without N and C: never channels last.
-    let matmul = Shape::<Bmn<RowMajor>>::new([8, 64, 64]).unwrap().tensor_core(DataType::Half);
-    assert!(matmul.breaks(TensorCoreRule::ChannelsLast) && !matmul.is_ready());
+}
+
+/// The rules as the guide words them for a filter: KRSC, C and K multiples of 8.
+fn expected_filter(channels_last: bool, k: usize, c: usize, data_type: DataType) -> Vec<TensorCoreRule> {
+    let mut out = Vec::new();
+    if !channels_last {
+        out.push(TensorCoreRule::ChannelsLast);
+    }
+    if !c.is_multiple_of(8) {
+        out.push(TensorCoreRule::ChannelsMultipleOf8);
+    }
+    if !k.is_multiple_of(8) {
+        out.push(TensorCoreRule::OutputChannelsMultipleOf8);
+    }
+    if !matches!(data_type, DataType::Half | DataType::Float | DataType::Int32) {
+        out.push(TensorCoreRule::DataType);
+    }
+    out
+}
+
+fn check_filter<L: Layout>(channels_last: bool, dims: &[usize]) {
+    let shape = Shape::<L>::from_slice(dims).unwrap();
+    for data_type in DataType::ALL {
+        let broken: Vec<_> = shape.tensor_core(data_type).broken().collect();
+        let want = expected_filter(channels_last, dims[0], dims[1], data_type);
+        assert_eq!(broken, want, "{} {dims:?} {data_type}", L::NOTATION);
+    }
+}
+
+/// A filter is judged as a filter (its K is not a batch), a matrix operand by the dims the
+/// product tiles (its N is not a batch, it has no channels).
+#[test]
+fn each_role_has_its_rules() {
+    for dims in [[64, 32, 3, 3], [64, 3, 7, 7], [12, 16, 1, 1], [3, 5, 3, 3], [32, 64, 5, 5]] {
+        check_filter::<Krsc>(true, &dims);
+        check_filter::<Kcrs>(false, &dims);
+        if dims[1] % 32 == 0 {
+            check_filter::<KcxRsx<32>>(false, &dims);
+        }
+    }
+    for dims in [[16, 8, 3, 3, 3], [5, 12, 1, 3, 3]] {
+        check_filter::<Kdrsc>(true, &dims);
+        check_filter::<Kcdrs>(false, &dims);
+    }
+    for (b, m, n) in [(1, 64, 64), (3, 64, 8), (8, 12, 64), (2, 64, 20), (5, 7, 9)] {
+        for data_type in DataType::ALL {
+            let mut want = Vec::new();
+            if !(m % 8 == 0 && n % 8 == 0) {
+                want.push(TensorCoreRule::MatrixMultipleOf8);
+            }
+            if !matches!(data_type, DataType::Half | DataType::Float | DataType::Int32) {
+                want.push(TensorCoreRule::DataType);
+            }
+            for check in [
+                Shape::<Bmn<RowMajor>>::new([b, m, n]).unwrap().tensor_core(data_type),
+                Shape::<Bmn<ColMajor>>::new([b, m, n]).unwrap().tensor_core(data_type),
+            ] {
+                assert_eq!(check.broken().collect::<Vec<_>>(), want, "[{b}, {m}, {n}] {data_type}");
+            }
+        }
+    }
+}
+
+/// The sourced extensions: reported beside the guide's rules, never changing `is_ready`.
+#[test]
+fn extensions_are_reported_beside_the_guide() {
+    let int8 = TensorCoreExtension::Int8MultipleOf16;
+    let tf32 = TensorCoreExtension::Tf32MultipleOf4;
+    let ext =
+        |check: typed_layout::tensor_core::TensorCoreCheck| check.extensions_broken().collect::<Vec<_>>();
+    let x = |c: usize| Shape::<Nhwc>::new([8, c, 7, 7]).unwrap();
+    assert_eq!(ext(x(24).tensor_core(DataType::Int8)), [int8]);
+    assert_eq!(ext(x(32).tensor_core(DataType::Uint8)), []);
+    assert_eq!(ext(x(12).tensor_core(DataType::Float)), []); // 12 = 3 × 4
+    assert_eq!(ext(x(6).tensor_core(DataType::Float)), [tf32]);
+    assert_eq!(ext(x(6).tensor_core(DataType::Half)), []);
+    // INT8x32 meets the INT8 multiple by its layout; the guide's rules still reject int8 data.
+    let q = Shape::<NcxHwx<32>>::new([8, 64, 7, 7]).unwrap().tensor_core(DataType::Int8);
+    assert!(ext(q).is_empty() && q.breaks(TensorCoreRule::DataType) && !q.is_ready());
+    // A filter: K and C both.
+    let w = Shape::<Krsc>::new([24, 32, 3, 3]).unwrap().tensor_core(DataType::Int8);
+    assert_eq!(ext(w), [int8]);
+    let m = Shape::<Bmn<RowMajor>>::new([1, 64, 40]).unwrap().tensor_core(DataType::Float);
+    assert!(m.is_ready() && ext(m).is_empty());
+    // An extension alone does not make a tensor unready, and shows in the answer.
+    let c24 = x(24).tensor_core(DataType::Float);
+    assert!(c24.is_ready());
+    let i = x(24).tensor_core(DataType::Int32);
+    assert!(i.is_ready() && ext(i).is_empty());
+    let shown = Shape::<Nhwc>::new([8, 8, 7, 7]).unwrap().tensor_core(DataType::Int8).to_string();
+    assert!(shown.contains("extension (NVIDIA Deep Learning Performance Guide)"), "{shown}");
+}
+
+/// The batch rule can be set aside, and the answer says so; nothing else changes.
+#[test]
+fn the_batch_waiver_is_visible() {
+    let one = Shape::<Nhwc>::new([1, 64, 7, 7]).unwrap().tensor_core(DataType::Half);
+    assert_eq!(one.broken().collect::<Vec<_>>(), [TensorCoreRule::BatchMultipleOf8]);
+    let waived = one.waive_batch();
+    assert!(waived.is_ready() && waived.batch_waived() && !one.batch_waived());
+    assert!(waived.to_string().ends_with("(batch rule waived)"));
+    let nchw = Shape::<Nchw>::new([1, 3, 7, 7]).unwrap().tensor_core(DataType::Half).waive_batch();
+    assert_eq!(
+        nchw.broken().collect::<Vec<_>>(),
+        [TensorCoreRule::ChannelsLast, TensorCoreRule::ChannelsMultipleOf8]
+    );
+    assert!(nchw.to_string().contains("(batch rule waived)"));
+}
+
+/// A whole convolution: each tensor's answer is its shape's own check, for its role.
+#[test]
+fn a_convolution_answers_for_each_tensor() {
+    let x = Shape::<Nchw>::new([1, 3, 32, 32]).unwrap();
+    let w = Shape::<Kcrs>::new([12, 3, 3, 3]).unwrap();
+    let conv = Conv::builder(&x, &w).padding(&[1, 1]).build().unwrap();
+    let advice = conv.tensor_core(DataType::Half);
+    assert_eq!(advice.input, x.tensor_core(DataType::Half));
+    assert_eq!(advice.filter, w.tensor_core(DataType::Half));
+    assert_eq!(advice.output, Shape::<Nchw>::new([1, 12, 32, 32]).unwrap().tensor_core(DataType::Half));
+    assert!(advice.filter.breaks(TensorCoreRule::OutputChannelsMultipleOf8)); // K = 12
+    assert!(!advice.filter.breaks(TensorCoreRule::BatchMultipleOf8));
+    let text = advice.to_string();
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(
+        text.starts_with("input: ") && text.contains("\nfilter: ") && text.contains("\noutput: "),
+        "{text}"
+    );
+    // Following the advice: NHWC, KRSC, channels padded to 8, the batch rule waived.
+    let x = Shape::<Nhwc>::new([1, 8, 32, 32]).unwrap();
+    let w = Shape::<Krsc>::new([16, 8, 3, 3]).unwrap();
+    let ready = Conv::new(&x, &w).unwrap().tensor_core(DataType::Half);
+    assert!(!ready.is_ready() && ready.waive_batch().is_ready());
 }
 
 #[test]
@@ -71,6 +203,12 @@ fn static_check_is_the_runtime_check() {
         Shape::<Nhwc>::new([8, 64, 7, 7]).unwrap()
     );
     assert_eq!(TensorCoreShape::<i32, Ndhwc, VolumeDims<16, 8, 1, 2, 3>>::SHAPE.dims(), [16, 8, 1, 2, 3]);
+    // Filters and matrix operands by their own rules, at compile time too.
+    assert_eq!(TensorCoreShape::<f16, Krsc, FilterDims<64, 32, 3, 3>>::SHAPE.dims(), [64, 32, 3, 3]);
+    assert_eq!(TensorCoreShape::<f16, Bmn<RowMajor>, MatmulDims<1, 64, 128>>::SHAPE.dims(), [1, 64, 128]);
+    const FILTER: bool =
+        StaticShape::<Kcrs, FilterDims<64, 32, 3, 3>>::tensor_core(DataType::Half).is_ready();
+    const { assert!(!FILTER) };
 }
 
 #[test]

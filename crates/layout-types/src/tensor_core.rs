@@ -2,9 +2,14 @@
 //! shape and as a compile-time constant for static ones, and the math mode as a type.
 //!
 //! The guide (section "Tensor Core Operations") asks, so that a convolution qualifies, for
-//! inputs in NHWC, channel count and batch size padded to multiples of 8, a data type Tensor
-//! Cores accelerate (FP16, FP32, INT32), and every buffer aligned to 128 bits (1024 bits can be
-//! faster).
+//! inputs and filters in NHWC, channel count and batch size padded to multiples of 8, a data
+//! type Tensor Cores accelerate (FP16, FP32, INT32), and every buffer aligned to 128 bits (1024
+//! bits can be faster). The check applies each rule to the tensors it is about, told by the
+//! family: a convolution's input or output (NHWC; C and N), a filter (KRSC; C and K), a matrix
+//! operand (M and N). Refinements per data type from NVIDIA's later documentation are
+//! [extensions](TensorCoreExtension), reported beside the guide's rules and marked as such; the
+//! batch rule can be [waived](TensorCoreCheck::waive_batch) for inference, visibly. A whole
+//! convolution is checked by [`Conv::tensor_core`](crate::conv::Conv::tensor_core).
 //!
 //! ```
 //! use typed_layout::tensor_core::{TensorCoreRule, TensorCoreShape};
@@ -86,7 +91,9 @@ impl MathMode for TensorOpMath {
     const TENSOR_CORES: bool = true;
 }
 
-/// One of the guide's Tensor Core rules.
+/// One of the guide's Tensor Core rules, each for the tensors it is about: a convolution's input
+/// and output (an image or volume family), its filter (a filter family), or a matrix product's
+/// operand (the matmul family).
 ///
 /// ```
 /// use typed_layout::{tensor_core::TensorCoreRule, Nchw, Tensor};
@@ -98,12 +105,19 @@ impl MathMode for TensorOpMath {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TensorCoreRule {
-    /// Inputs in NHWC (NDHWC for volumes): N outermost, C innermost, no vectorized C.
+    /// Inputs in NHWC (NDHWC for volumes) and filters in its filter order, KRSC (KDRSC): the
+    /// batch or output channels outermost, C innermost, no vectorized C.
     ChannelsLast,
     /// The channel count C a multiple of 8.
     ChannelsMultipleOf8,
-    /// The batch size N a multiple of 8.
+    /// A filter's output channels K (the output's C) a multiple of 8.
+    OutputChannelsMultipleOf8,
+    /// The batch size N a multiple of 8 (a convolution's input and output; waivable, see
+    /// [`TensorCoreCheck::waive_batch`]).
     BatchMultipleOf8,
+    /// A matrix operand's rows M and columns N multiples of 8: the guide's rule for the dims
+    /// the product tiles (its batch B is not tiled).
+    MatrixMultipleOf8,
     /// A data type Tensor Cores accelerate: FP16, FP32 or INT32.
     DataType,
     /// The buffer aligned to 128 bits.
@@ -112,10 +126,12 @@ pub enum TensorCoreRule {
 
 impl TensorCoreRule {
     /// Every rule, in the order checks report them.
-    pub const ALL: [TensorCoreRule; 5] = [
+    pub const ALL: [TensorCoreRule; 7] = [
         TensorCoreRule::ChannelsLast,
         TensorCoreRule::ChannelsMultipleOf8,
+        TensorCoreRule::OutputChannelsMultipleOf8,
         TensorCoreRule::BatchMultipleOf8,
+        TensorCoreRule::MatrixMultipleOf8,
         TensorCoreRule::DataType,
         TensorCoreRule::Aligned128,
     ];
@@ -123,12 +139,20 @@ impl TensorCoreRule {
     /// The rule in the guide's terms.
     pub const fn message(self) -> &'static str {
         match self {
-            TensorCoreRule::ChannelsLast => "Tensor Cores want inputs in NHWC (channels last)",
+            TensorCoreRule::ChannelsLast => {
+                "Tensor Cores want inputs in NHWC and filters in KRSC (channels last)"
+            }
             TensorCoreRule::ChannelsMultipleOf8 => {
                 "Tensor Cores want the channel count C padded to a multiple of 8"
             }
+            TensorCoreRule::OutputChannelsMultipleOf8 => {
+                "Tensor Cores want a filter's output channels K padded to a multiple of 8"
+            }
             TensorCoreRule::BatchMultipleOf8 => {
                 "Tensor Cores want the batch size N padded to a multiple of 8"
+            }
+            TensorCoreRule::MatrixMultipleOf8 => {
+                "Tensor Cores want a matrix operand's rows M and columns N padded to multiples of 8"
             }
             TensorCoreRule::DataType => "Tensor Cores accelerate FP16, FP32 and INT32 data",
             TensorCoreRule::Aligned128 => "Tensor Cores want every buffer aligned to 128 bits",
@@ -146,7 +170,72 @@ impl fmt::Display for TensorCoreRule {
     }
 }
 
-/// The set of Tensor Core rules a tensor breaks; empty means it qualifies.
+/// A refinement of the guide's rules from NVIDIA's later documentation, per data type: reported
+/// beside the guide's rules, marked as an extension, never replacing one (a tensor the guide's
+/// rules reject stays rejected by [`TensorCoreCheck::is_ready`]).
+///
+/// Source of both: NVIDIA, *Deep Learning Performance Guide*, "Matrix Multiplication Background",
+/// the table of Tensor Core requirements by data type (dims most efficient at multiples of 16
+/// bytes of elements: 16 for INT8, 8 for FP16, 4 for TF32).
+///
+/// ```
+/// use typed_layout::{tensor_core::TensorCoreExtension, DataType, Nhwc, Shape};
+/// let check = Shape::<Nhwc>::new([8, 24, 7, 7])?.tensor_core(DataType::Int8);
+/// assert_eq!(check.extensions_broken().collect::<Vec<_>>(), [TensorCoreExtension::Int8MultipleOf16]);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TensorCoreExtension {
+    /// INT8 data (i8, u8): the channel counts (a matrix's M and N) multiples of 16. The
+    /// vectorized NC/32HW32 (cuDNN's INT8x32) meets it by its layout.
+    Int8MultipleOf16,
+    /// FP32 data runs on Tensor Cores as TF32 (NVIDIA Ampere and later): channel counts (M and
+    /// N) multiples of 4.
+    Tf32MultipleOf4,
+}
+
+impl TensorCoreExtension {
+    /// Both extensions, in the order checks report them.
+    pub const ALL: [TensorCoreExtension; 2] =
+        [TensorCoreExtension::Int8MultipleOf16, TensorCoreExtension::Tf32MultipleOf4];
+
+    /// The refinement, marked as one.
+    pub const fn message(self) -> &'static str {
+        match self {
+            TensorCoreExtension::Int8MultipleOf16 => {
+                "extension (NVIDIA Deep Learning Performance Guide): INT8 Tensor Cores want channel counts padded to multiples of 16"
+            }
+            TensorCoreExtension::Tf32MultipleOf4 => {
+                "extension (NVIDIA Deep Learning Performance Guide): FP32 runs as TF32, which wants channel counts padded to multiples of 4"
+            }
+        }
+    }
+
+    /// The data type the extension is about, and the multiple it asks for.
+    pub const fn multiple(self) -> (DataType, usize) {
+        match self {
+            TensorCoreExtension::Int8MultipleOf16 => (DataType::Int8, 16),
+            TensorCoreExtension::Tf32MultipleOf4 => (DataType::Float, 4),
+        }
+    }
+
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+impl fmt::Display for TensorCoreExtension {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+/// The Tensor Core rules a tensor breaks (empty: it qualifies), with the extensions it breaks
+/// and whether the batch rule was waived.
+///
+/// What a tensor is for follows from its family: an image or volume is a convolution's input or
+/// output (NHWC, C and N multiples of 8), a filter family's tensor a filter (KRSC, K and C
+/// multiples of 8), a matmul tensor an operand (M and N multiples of 8).
 ///
 /// ```
 /// use typed_layout::{tensor_core::TensorCoreRule, DataType, Nhwc, Shape};
@@ -159,44 +248,139 @@ impl fmt::Display for TensorCoreRule {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct TensorCoreCheck {
     broken: u8,
+    extensions: u8,
+    batch_waived: bool,
+}
+
+/// What a tensor is for, from its family's letters.
+enum Role {
+    /// A convolution's input or output: letters with N (batch) and C.
+    Data { n: Option<usize>, c: Option<usize> },
+    /// A convolution's filter: K (output channels) first, then C.
+    Filter,
+    /// A matrix product's operand: B, M, N.
+    Matrix,
 }
 
 impl TensorCoreCheck {
-    /// The rules a shape breaks: channels last, C and N multiples of 8 (for a family with an N
-    /// and a C), and the data type. `letters` are the family's, in logical order.
+    /// The rules a shape breaks, for the role its family's `letters` (logical order) give it:
+    /// channels last, the channel (and batch, output channel or matrix) dims multiples of 8,
+    /// and the data type; the extensions for `data_type`.
     pub const fn of_shape(
         format: &Format,
         letters: &str,
         dims: &[usize],
         data_type: DataType,
     ) -> TensorCoreCheck {
-        let mut check = TensorCoreCheck { broken: 0 };
-        let (n, c) = (find_byte(letters.as_bytes(), 0, b'N'), find_byte(letters.as_bytes(), 0, b'C'));
+        let mut check = TensorCoreCheck { broken: 0, extensions: 0, batch_waived: false };
+        let bytes = letters.as_bytes();
+        let role = if is(bytes, b"BMN") {
+            Role::Matrix
+        } else if is(bytes, b"KCRS") || is(bytes, b"KCDRS") {
+            Role::Filter
+        } else {
+            Role::Data { n: find_byte(bytes, 0, b'N'), c: find_byte(bytes, 0, b'C') }
+        };
+        // The dims each rule (and extension) is about: (outer, channels) for the layout rule.
+        let (outer, channels) = match role {
+            Role::Data { n, c } => (n, c),
+            Role::Filter => (Some(0), Some(1)),
+            Role::Matrix => (None, None),
+        };
         let order = format.order();
-        let channels_last = match (n, c) {
-            (Some(n), Some(c)) => {
+        let channels_last = match (outer, channels) {
+            (Some(o), Some(c)) => {
                 format.vector().is_none()
                     && format.is_fully_packed()
-                    && order[0] == n
+                    && order[0] == o
                     && order[order.len() - 1] == c
             }
             _ => false,
         };
-        if !channels_last {
+        if !matches!(role, Role::Matrix) && !channels_last {
             check = check.with(TensorCoreRule::ChannelsLast);
         }
-        match c {
-            Some(c) if c < dims.len() && dims[c].is_multiple_of(8) => {}
-            _ => check = check.with(TensorCoreRule::ChannelsMultipleOf8),
-        }
-        match n {
-            Some(n) if n < dims.len() && dims[n].is_multiple_of(8) => {}
-            _ => check = check.with(TensorCoreRule::BatchMultipleOf8),
+        match role {
+            Role::Data { n, c } => {
+                if !multiple(dims, c, 8) {
+                    check = check.with(TensorCoreRule::ChannelsMultipleOf8);
+                }
+                if !multiple(dims, n, 8) {
+                    check = check.with(TensorCoreRule::BatchMultipleOf8);
+                }
+            }
+            Role::Filter => {
+                if !multiple(dims, Some(1), 8) {
+                    check = check.with(TensorCoreRule::ChannelsMultipleOf8);
+                }
+                if !multiple(dims, Some(0), 8) {
+                    check = check.with(TensorCoreRule::OutputChannelsMultipleOf8);
+                }
+            }
+            Role::Matrix => {
+                if !multiple(dims, Some(1), 8) || !multiple(dims, Some(2), 8) {
+                    check = check.with(TensorCoreRule::MatrixMultipleOf8);
+                }
+            }
         }
         if !matches!(data_type, DataType::Half | DataType::Float | DataType::Int32) {
             check = check.with(TensorCoreRule::DataType);
         }
+        // The extensions: the same channel dims, at the multiple of the data type.
+        let ext = match data_type {
+            DataType::Int8 | DataType::Uint8 => Some(TensorCoreExtension::Int8MultipleOf16),
+            DataType::Float => Some(TensorCoreExtension::Tf32MultipleOf4),
+            _ => None,
+        };
+        if let Some(ext) = ext {
+            let m = ext.multiple().1;
+            let ok = match role {
+                Role::Data { c, .. } => multiple(dims, c, m),
+                Role::Filter => multiple(dims, Some(0), m) && multiple(dims, Some(1), m),
+                Role::Matrix => multiple(dims, Some(1), m) && multiple(dims, Some(2), m),
+            };
+            if !ok {
+                check.extensions |= ext.bit();
+            }
+        }
         check
+    }
+
+    /// The same check with the batch rule set aside, visibly: for inference with a batch that
+    /// cannot be padded (batch 1). The rule no longer counts in [`is_ready`](Self::is_ready),
+    /// and the answer says it was waived.
+    ///
+    /// ```
+    /// use typed_layout::{DataType, Nhwc, Shape};
+    /// let check = Shape::<Nhwc>::new([1, 64, 56, 56])?.tensor_core(DataType::Half);
+    /// assert!(!check.is_ready());
+    /// let inference = check.waive_batch();
+    /// assert!(inference.is_ready() && inference.batch_waived());
+    /// assert_eq!(inference.to_string(), "qualifies for Tensor Cores (batch rule waived)");
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub const fn waive_batch(self) -> TensorCoreCheck {
+        TensorCoreCheck {
+            broken: self.broken & !TensorCoreRule::BatchMultipleOf8.bit(),
+            extensions: self.extensions,
+            batch_waived: true,
+        }
+    }
+
+    /// Was the batch rule waived?
+    pub const fn batch_waived(self) -> bool {
+        self.batch_waived
+    }
+
+    /// Does the tensor break the extension `extension`?
+    pub const fn breaks_extension(self, extension: TensorCoreExtension) -> bool {
+        self.extensions & extension.bit() != 0
+    }
+
+    /// Every extension broken (see [`TensorCoreExtension`]); these do not count in
+    /// [`is_ready`](Self::is_ready).
+    pub fn extensions_broken(self) -> impl Iterator<Item = TensorCoreExtension> {
+        TensorCoreExtension::ALL.into_iter().filter(move |&e| self.breaks_extension(e))
     }
 
     /// This check plus the alignment rule for a buffer starting at `address`.
@@ -209,7 +393,7 @@ impl TensorCoreCheck {
     }
 
     const fn with(self, rule: TensorCoreRule) -> TensorCoreCheck {
-        TensorCoreCheck { broken: self.broken | rule.bit() }
+        TensorCoreCheck { broken: self.broken | rule.bit(), ..self }
     }
 
     /// No rule broken: the tensor qualifies for Tensor Cores.
@@ -241,15 +425,46 @@ impl TensorCoreCheck {
 }
 
 impl fmt::Display for TensorCoreCheck {
+    /// The guide's rules broken, `; `-separated (or "qualifies for Tensor Cores"), then whether
+    /// the batch rule was waived, then each extension broken, marked as one.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.is_ready() {
-            return f.write_str("qualifies for Tensor Cores");
+            f.write_str("qualifies for Tensor Cores")?;
         }
         for (i, rule) in self.broken().enumerate() {
             write!(f, "{}{}", if i == 0 { "" } else { "; " }, rule.message())?;
         }
+        if self.batch_waived {
+            f.write_str(" (batch rule waived)")?;
+        }
+        for extension in self.extensions_broken() {
+            write!(f, "; {}", extension.message())?;
+        }
         Ok(())
     }
+}
+
+/// Is dim `d` (when there is one) of `dims` a multiple of `m`?
+const fn multiple(dims: &[usize], d: Option<usize>, m: usize) -> bool {
+    match d {
+        Some(d) => d < dims.len() && dims[d].is_multiple_of(m),
+        None => false,
+    }
+}
+
+/// Is `a` the byte string `b`? (`const`.)
+const fn is(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// A static shape of `T` elements in layout `L` with dims `D` that qualifies for Tensor Cores:

@@ -1,6 +1,7 @@
 //! Convolutions as cuDNN sets them up: which filter layout goes with which input layout
-//! ([`FilterOf`], a compile-time relation), and one convolution's shapes checked together
-//! ([`Conv`]: groups, padding, stride, dilation, the output's dims).
+//! ([`FilterOf`], a compile-time relation), one convolution's shapes checked together
+//! ([`Conv`]: groups, padding, stride, dilation, the output's dims), and the guide's Tensor Core
+//! advice for all its tensors ([`ConvTensorCore`]).
 //!
 //! ```
 //! use typed_layout::{conv::Conv, Krsc, Nhwc, Shape};
@@ -24,7 +25,10 @@
 //! # Ok::<(), typed_layout::LayoutError>(())
 //! ```
 
+mod readiness;
+
 pub use crate::error::ConvError;
+pub use readiness::ConvTensorCore;
 
 use crate::error::{DimName, LayoutError};
 use crate::family::{ConvInput, DimArray, Family};

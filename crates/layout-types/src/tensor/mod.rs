@@ -355,7 +355,8 @@ impl<S: Storage, A: InLayout> TensorBase<S, A> {
     /// assert!(!x.narrow('C', 0..3)?.tensor_core().is_ready()); // C = 3
     /// let y = Tensor::<i8, Nhwc>::zeros([8, 3, 7, 7])?;
     /// assert_eq!(y.tensor_core().to_string(),
-    ///     "Tensor Cores want the channel count C padded to a multiple of 8; Tensor Cores accelerate FP16, FP32 and INT32 data");
+    ///     "Tensor Cores want the channel count C padded to a multiple of 8; Tensor Cores accelerate FP16, FP32 and INT32 data; \
+    ///      extension (NVIDIA Deep Learning Performance Guide): INT8 Tensor Cores want channel counts padded to multiples of 16");
     /// # Ok::<(), typed_layout::LayoutError>(())
     /// ```
     pub fn tensor_core(&self) -> crate::tensor_core::TensorCoreCheck {

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use layout_gpu::kernels::{self, route, Kernel, Route};
 use layout_gpu::GpuError;
 use support::images;
-use support::{every_pair, Visit};
+use support::{every_pair, reorder_pairs, Visit};
 use typed_layout::{
     Bmn, ColMajor, DataType, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Shape,
 };
@@ -107,6 +107,7 @@ impl Visit for Collect {
 fn all_kernels() -> (BTreeMap<String, String>, usize) {
     let mut c = Collect(BTreeMap::new(), 0);
     every_pair(&mut c);
+    reorder_pairs(&mut c);
     (c.0, c.1)
 }
 

@@ -287,3 +287,42 @@ fn conversions_equal_cudnn_transform_tensor() {
     assert!(check.compared > 0);
     println!("{} conversions equal cudnnTransformTensor", check.compared);
 }
+
+/// cuDNN's INT8x32 filter reorder: ours on the device equals ours on the CPU, and both equal
+/// libcudnn's own `cudnnReorderFilterAndBias` (the check that verifies the permutation taken
+/// from XLA; until it has run on a device, the docs say the reorder is unverified).
+#[test]
+fn the_int8x32_reorder_equals_cudnns() {
+    use typed_layout::conv::reorder::reorder_int8x32;
+    use typed_layout::KcxRsx;
+    let Some(gpu) = gpu_or_skip("INT8x32 reorder") else { return };
+    let mut compared = 0;
+    for dims in [[32, 32, 1, 1], [64, 32, 3, 3], [32, 96, 5, 3], [128, 64, 3, 3]] {
+        let host = Tensor::<i8, KcxRsx<32>>::from_fn(dims, |[k, c, r, s]| {
+            mix(9, ((k * 131 + c) * 7 + r) * 5 + s) as i8
+        })
+        .unwrap();
+        let cpu = reorder_int8x32(&host).unwrap();
+        let filter = gpu.upload(&host).unwrap();
+        let ours = gpu.reorder_int8x32(&filter).unwrap();
+        assert_eq!(gpu.download(ours.tensor()).unwrap().as_slice(), cpu.as_slice(), "device vs CPU {dims:?}");
+        let cudnn = match layout_gpu::cudnn::Cudnn::new(&gpu) {
+            Ok(c) => c,
+            Err(e) => {
+                println!("SKIPPED: cudnnReorderFilterAndBias: {e}");
+                return;
+            }
+        };
+        let theirs = cudnn.reorder_int8x32(&gpu, &filter).unwrap();
+        let theirs = gpu.download(theirs.tensor()).unwrap();
+        let differ = theirs.as_slice().iter().zip(cpu.as_slice()).filter(|(a, b)| a != b).count();
+        assert_eq!(
+            differ,
+            0,
+            "{dims:?}: {differ} of {} bytes differ from cudnnReorderFilterAndBias",
+            cpu.as_slice().len()
+        );
+        compared += 1;
+    }
+    println!("INT8x32 reorder: {compared} filters equal cudnnReorderFilterAndBias byte for byte");
+}

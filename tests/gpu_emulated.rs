@@ -12,7 +12,7 @@ mod support;
 use half::f16;
 use layout_gpu::kernels::{route, Kernel};
 use support::emulator::{Emulator, Job, Signature};
-use support::{bytes_of, every_pair, mix, Bits, Visit};
+use support::{bytes_of, every_pair, mix, reorder_pairs, Bits, Visit};
 use typed_layout::{Layout, SameFamily, Shape, Tensor};
 
 #[derive(Default)]
@@ -82,6 +82,7 @@ impl Visit for Jobs {
 fn every_generated_kernel_matches_the_cpu_backend_on_the_host_emulator() {
     let mut jobs = Jobs::default();
     every_pair(&mut jobs);
+    reorder_pairs(&mut jobs);
     let (outputs, time) = match jobs.emulator.run("gpu_emulated") {
         Ok(r) => r,
         Err(why) => return println!("SKIPPED: {why}"),

@@ -67,6 +67,20 @@ pub(crate) fn every_pair(v: &mut impl Visit) {
     }
 }
 
+/// Visits cuDNN's INT8x32 filter and bias reorders, conversions between split layouts: a
+/// filter of K = 64, C = 32, 3×3 and one of K = 32, C = 64, 1×1, and biases of 32 and 96.
+pub(crate) fn reorder_pairs(v: &mut impl Visit) {
+    use typed_layout::conv::reorder::{
+        filter_split, SplitBias, SplitBiasReordered, SplitKcxRsx32, SplitReordered,
+    };
+    for dims in [[64, 32, 3, 3], [32, 64, 1, 1]] {
+        v.pair::<SplitKcxRsx32, SplitReordered>(&filter_split(dims).unwrap());
+    }
+    for k in [32, 96] {
+        v.pair::<SplitBias, SplitBiasReordered>(&[k / 32, 4, 2, 4]);
+    }
+}
+
 /// A scrambled 64-bit value of a position and a seed.
 pub(crate) fn mix(seed: u64, i: usize) -> u64 {
     let mut x = seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);

@@ -2,7 +2,7 @@
 //! layout, destination layout, element size) that the `kernels` room plans and writes.
 
 use cudarc::driver::CudaSlice;
-use layout_types::{Layout, SameFamily, Shape};
+use layout_types::{Layout, LayoutError, SameFamily, Shape};
 
 use crate::cache::KernelKey;
 use crate::error::GpuError;
@@ -31,12 +31,38 @@ impl Gpu {
     {
         self.check_device(src.data())?;
         self.check_device(dst.data())?;
-        match route(src.shape(), dst.shape(), core::mem::size_of::<T>())? {
-            Route::Direct(pass) => self.run(&pass, src.data(), dst.data_mut())?,
+        let (src_shape, dst_shape) = (*src.shape(), *dst.shape());
+        self.convert_buffers(src.data(), &src_shape, dst.data_mut(), &dst_shape)
+    }
+
+    /// [`convert`](Gpu::convert) between two buffers of this device read as `src_shape` and
+    /// `dst_shape` (the caller has checked the device; each buffer holds its shape, as every
+    /// `DeviceTensor` of that shape does: a tensor's buffer read as another layout of the same
+    /// length, for the INT8x32 reorder).
+    pub(crate) fn convert_buffers<T, S, D>(
+        &self,
+        src: &CudaSlice<T>,
+        src_shape: &Shape<S>,
+        dst: &mut CudaSlice<T>,
+        dst_shape: &Shape<D>,
+    ) -> Result<(), GpuError>
+    where
+        T: DeviceElement,
+        S: Layout,
+        D: Layout,
+        D::Family: SameFamily<S::Family>,
+    {
+        for (found, expected) in [(src.len(), src_shape.len()), (dst.len(), dst_shape.len())] {
+            if found != expected {
+                return Err(LayoutError::BufferLength { expected, found }.into());
+            }
+        }
+        match route(src_shape, dst_shape, core::mem::size_of::<T>())? {
+            Route::Direct(pass) => self.run(&pass, src, dst)?,
             Route::ViaLogical { passes: [first, second], len } => {
                 let mut logical = self.alloc_zeros::<T>(len)?;
-                self.run(&first, src.data(), &mut logical)?;
-                self.run(&second, &logical, dst.data_mut())?;
+                self.run(&first, src, &mut logical)?;
+                self.run(&second, &logical, dst)?;
             }
         }
         Ok(())

@@ -23,11 +23,14 @@
 use cudarc::cudnn::sys::{cudnnDataType_t, cudnnTensorFormat_t};
 use layout_types::conv::{Conv, FilterOf};
 use layout_types::cudnn::{CudnnError, DescriptorKind, DescriptorType, FormatArgs, NdArgs, TensorFormat};
-use layout_types::{ConvInput, DataType, DynLayout, Layout, LayoutError, SameFamily, TensorDesc};
+use layout_types::{
+    ConvInput, DataType, DynLayout, KcxRsx, Layout, LayoutError, SameFamily, Shape, TensorDesc,
+};
 
 use crate::error::GpuError;
 use crate::ffi::cudnn::{ConvDesc, Descriptor, FilterDesc, Handle};
 use crate::handle::Gpu;
+use crate::reorder::DeviceReorderedFilter;
 use crate::tensor::{DeviceElement, DeviceTensor};
 
 /// Whether the cuDNN library can be loaded (looked up once per process).
@@ -100,6 +103,32 @@ impl Cudnn {
         // The wrapper's contract: the descriptors describe exactly these tensors (their shapes,
         // T's data type), both live on the handle's device (checked), its context is current.
         self.handle.transform(&x.0, src.data(), &y.0, dst.data_mut())
+    }
+}
+
+impl Cudnn {
+    /// cuDNN's own `cudnnReorderFilterAndBias` of an INT8x32 filter (no bias), on the stream
+    /// of the `Gpu` this handle was made for: the reference
+    /// [`Gpu::reorder_int8x32`](crate::Gpu::reorder_int8x32) is checked against on a device
+    /// (`tests/gpu_device.rs`).
+    pub fn reorder_int8x32(
+        &self,
+        gpu: &Gpu,
+        filter: &DeviceTensor<i8, KcxRsx<32>>,
+    ) -> Result<DeviceReorderedFilter<i8>, GpuError> {
+        if gpu.ordinal() != self.ordinal {
+            return Err(GpuError::WrongDevice { handle: self.ordinal, tensor: gpu.ordinal() });
+        }
+        gpu.check_device(filter.data())?;
+        gpu.bind()?;
+        let dims = filter.dims();
+        let split = layout_types::conv::reorder::filter_split(dims)?;
+        let desc = FilterDescriptor::new(&filter.shape().cudnn_filter(DataType::Int8)?)?;
+        let mut out = gpu.zeros(Shape::<layout_types::conv::reorder::SplitReordered>::new(split)?)?;
+        // The wrapper's contract: the descriptor is the filter's own (its shape, INT8x32), the
+        // output has as many elements, both on the handle's device (checked), context bound.
+        self.handle.reorder_filter(&desc.0, filter.data(), out.data_mut())?;
+        Ok(DeviceReorderedFilter::new(out, dims))
     }
 }
 

@@ -7,6 +7,7 @@
 //! | device memory described by a tensor descriptor | [`DeviceTensor<T, L>`]: a packed buffer typed by its layout |
 //! | `cudnnTransformTensor` between layouts    | [`Gpu::convert`], [`Gpu::to_layout`]           |
 //! | input preparation (cast, pad C for Tensor Cores / INT8x32) | [`Gpu::relayout_cast_pad`]: one kernel ([`kernels::CastSpec`]) |
+//! | `cudnnReorderFilterAndBias` (INT8x32 filters) | [`Gpu::reorder_int8x32`] into a [`DeviceReorderedFilter`]; cuDNN's own: `cudnn::Cudnn::reorder_int8x32` (feature `cudnn`) |
 //! | `cudnnStatus_t`                           | [`GpuError`]: one variant per cause, with what to do |
 //!
 //! How a conversion becomes a kernel:
@@ -53,10 +54,12 @@ mod error;
 mod ffi;
 mod handle;
 pub mod kernels;
+mod reorder;
 mod tensor;
 
 /// The cudarc this crate is built on, for interop (events, raw pointers, other CUDA libraries).
 pub use cudarc;
 pub use error::GpuError;
 pub use handle::{driver_available, Gpu};
+pub use reorder::DeviceReorderedFilter;
 pub use tensor::{DeviceChannelPadded, DeviceElement, DeviceTensor};

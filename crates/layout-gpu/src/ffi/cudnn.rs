@@ -338,3 +338,42 @@ impl Drop for ConvDesc {
         let _ = unsafe { result::destroy_convolution_descriptor(self.raw) };
     }
 }
+
+impl Handle {
+    /// `cudnnReorderFilterAndBias(CUDNN_DEFAULT_REORDER)` of the filter `src` described by
+    /// `desc` into `dst`, without a bias, on the handle's stream.
+    ///
+    /// # Contract
+    ///
+    /// Safe to call from this crate on these terms: `desc` describes `src` (an INT8x32 filter of
+    /// `src.len()` bytes), `dst` holds as many, both live in the context of the handle's stream,
+    /// which is current. `Cudnn::reorder_int8x32`, the one caller, builds the descriptor from the
+    /// filter tensor's own shape, allocates `dst` of its length and checks the devices.
+    pub(crate) fn reorder_filter(
+        &self,
+        desc: &FilterDesc,
+        src: &CudaSlice<i8>,
+        dst: &mut CudaSlice<i8>,
+    ) -> Result<(), GpuError> {
+        let stream: &CudaStream = &self._stream;
+        let (sp, _read) = src.device_ptr(stream);
+        let (dp, _write) = dst.device_ptr_mut(stream);
+        // SAFETY: the handle and the descriptor are live (owned); by the contract the
+        // descriptor describes `src` and `dst` holds as many bytes; the bias pointers are null
+        // with `reorderBias` 0, which cuDNN then does not read or write.
+        unsafe {
+            sys::cudnnReorderFilterAndBias(
+                self.raw,
+                desc.raw,
+                sys::cudnnReorderType_t::CUDNN_DEFAULT_REORDER,
+                sp as *const core::ffi::c_void,
+                dp as *mut core::ffi::c_void,
+                0,
+                core::ptr::null(),
+                core::ptr::null_mut(),
+            )
+        }
+        .result()
+        .map_err(|e| failed("cudnnReorderFilterAndBias", e))
+    }
+}

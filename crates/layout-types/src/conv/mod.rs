@@ -26,6 +26,7 @@
 //! ```
 
 mod readiness;
+pub mod reorder;
 
 pub use crate::error::ConvError;
 pub use readiness::ConvTensorCore;

@@ -56,6 +56,14 @@ pub enum ConvError {
         /// The filter's size there, dilated: `dilation · (size − 1) + 1`.
         extent: usize,
     },
+    /// cuDNN's INT8x32 reorder interleaves channels in groups of 32: a count that is not a
+    /// multiple of 32.
+    ReorderChannels {
+        /// Which count (`"output channels K"`, `"input channels C"`, bias values).
+        what: &'static str,
+        /// The count given.
+        count: usize,
+    },
     /// A parameter given for a number of spatial dims the convolution does not have.
     SpatialCount {
         /// How many were given.
@@ -84,6 +92,9 @@ impl fmt::Display for ConvError {
                 "along {dim} the padded input is {padded} wide and the dilated filter {extent}: {}",
                 self.rule()
             ),
+            ConvError::ReorderChannels { what, count } => {
+                write!(f, "{count} {what}: {}", self.rule())
+            }
             ConvError::SpatialCount { given, spatial } => {
                 write!(f, "{given} values given for {spatial} spatial dims: {}", self.rule())
             }
@@ -107,6 +118,9 @@ impl ConvError {
             ConvError::ZeroStep { .. } => "strides and dilations are at least 1",
             ConvError::Window { .. } => {
                 "the dilated filter fits in the padded input (at least one output position)"
+            }
+            ConvError::ReorderChannels { .. } => {
+                "cuDNN's INT8x32 filter and bias reorder takes K and C multiples of 32"
             }
             ConvError::SpatialCount { .. } => "padding, stride and dilation have one value per spatial dim",
         }

@@ -44,6 +44,7 @@ macro_rules! named_layout {
         impl $crate::layout::PerDimStrides for $name {}
     };
 }
+pub(crate) use named_layout;
 
 mod arrangement;
 mod filter;

@@ -67,3 +67,93 @@ fn the_reorder_refuses_counts_that_are_not_multiples_of_32() {
     assert!(e.to_string().contains("40 bias values"), "{e}");
     assert!(reorder_bias_int8x32::<f32>(&[]).is_err());
 }
+
+/// ONNX `QuantizeLinear` with a zero point of 0, written out: x / scale in f32, rounded half to
+/// even, saturated to i8.
+fn onnx_i8(x: f32, scale: f32) -> i8 {
+    let q = (x / scale).round_ties_even();
+    if q.is_nan() {
+        0
+    } else {
+        q.clamp(-128.0, 127.0) as i8
+    }
+}
+
+#[test]
+fn quantizing_follows_onnx_quantize_linear() {
+    use typed_layout::cast::{quantize, Scales};
+    use typed_layout::{Nchw, NcxHwx};
+    // ONNX's own example values, scale 2: halves go to even, the ends saturate.
+    let x = Tensor::<f32, Nchw>::from_vec(
+        [1, 8, 1, 1],
+        vec![0.0, 2.0, 3.0, 1000.0, -254.0, -1000.0, 5.0, f32::NAN],
+    )
+    .unwrap();
+    let q = quantize::<_, _, i8, NcxHwx<4>>(&x, 1, Scales::PerTensor(2.0)).unwrap();
+    let got: Vec<i8> = (0..8).map(|c| q.tensor()[[0, c, 0, 0]]).collect();
+    assert_eq!(got, [0, 1, 2, 127, -127, -128, 2, 0]);
+    assert_eq!((q.scales(), q.per_output_channel()), (&[2.0f32][..], false));
+}
+
+#[test]
+fn per_output_channel_weights_quantize_in_one_pass() {
+    use typed_layout::cast::{quantize, Scales};
+    use typed_layout::{Krsc, Nchw, NcxHwx};
+    for dims in [[4, 40, 3, 3], [2, 32, 1, 1], [3, 64, 1, 2]] {
+        let [k, c, r, s] = dims;
+        let value = |[k, c, r, s]: [usize; 4]| {
+            ((mix(3, ((k * 97 + c) * 11 + r) * 13 + s) % 2001) as f32 - 1000.0) / 64.0
+        };
+        let w = Tensor::<f32, Kcrs>::from_fn(dims, value).unwrap();
+        let scales: Vec<f32> = (0..k).map(|k| 0.0625 * (k + 1) as f32).collect();
+        let q = quantize::<_, _, i8, KcxRsx<32>>(&w, 1, Scales::PerOutputChannel(&scales)).unwrap();
+        assert_eq!(q.padded().channels(), c);
+        let padded = q.padded().padded_channels();
+        assert_eq!(padded, c.div_ceil(32) * 32);
+        for (kk, cc, rr, ss) in (0..k).flat_map(|a| {
+            (0..padded).flat_map(move |b| (0..r).flat_map(move |d| (0..s).map(move |e| (a, b, d, e))))
+        }) {
+            let want = if cc < c { onnx_i8(value([kk, cc, rr, ss]), scales[kk]) } else { 0 };
+            assert_eq!(q.tensor()[[kk, cc, rr, ss]], want, "{dims:?} [{kk}, {cc}, {rr}, {ss}]");
+        }
+        assert_eq!(q.scale_of(k - 1), Some(scales[k - 1]));
+        // From a KRSC source and from a sub-tensor: the same values.
+        let krsc: Tensor<f32, Krsc> = w.to_layout().unwrap();
+        let again = quantize::<_, _, i8, KcxRsx<32>>(&krsc, 1, Scales::PerOutputChannel(&scales)).unwrap();
+        assert_eq!(again, q);
+        let first = quantize::<_, _, i8, KcxRsx<32>>(
+            &w.narrow('K', 0..1).unwrap(),
+            1,
+            Scales::PerOutputChannel(&scales[..1]),
+        )
+        .unwrap();
+        assert_eq!(first.tensor().as_slice(), &q.tensor().as_slice()[..first.tensor().as_slice().len()]);
+    }
+    // Images per tensor into both vector widths.
+    let x = Tensor::<f32, Nchw>::from_fn([2, 6, 3, 5], |[n, c, h, w]| {
+        (n * 90 + c * 15 + h * 5 + w) as f32 / 8.0 - 20.0
+    })
+    .unwrap();
+    for_vector::<4>(&x);
+    for_vector::<32>(&x);
+    fn for_vector<const X: usize>(x: &Tensor<f32, Nchw>) {
+        let q = quantize::<_, _, i8, NcxHwx<X>>(x, 1, Scales::PerTensor(0.375)).unwrap();
+        for (i, &v) in x.indexed_iter() {
+            assert_eq!(q.tensor()[i], onnx_i8(v, 0.375), "NC/{X}HW{X} {i:?}");
+        }
+    }
+}
+
+#[test]
+fn bad_scales_are_refused_before_anything_is_written() {
+    use typed_layout::cast::{quantize, Scales};
+    use typed_layout::Nchw;
+    let w = Tensor::<f32, Kcrs>::filled([2, 32, 1, 1], 1.0).unwrap();
+    let q = |s: Scales<'_>| quantize::<_, _, i8, KcxRsx<32>>(&w, 1, s).map(|_| ());
+    assert_eq!(q(Scales::PerTensor(0.0)), Err(LayoutError::Scale { index: 0 }));
+    assert_eq!(q(Scales::PerOutputChannel(&[1.0, f32::NAN])), Err(LayoutError::Scale { index: 1 }));
+    assert_eq!(q(Scales::PerOutputChannel(&[1.0])), Err(LayoutError::ScaleCount { given: 1, expected: 2 }));
+    let x = Tensor::<f32, Nchw>::filled([2, 4, 1, 1], 1.0).unwrap();
+    let e = quantize::<_, _, i8, Nchw>(&x, 1, Scales::PerOutputChannel(&[1.0, 1.0])).unwrap_err();
+    assert!(matches!(e, LayoutError::NotApplicable { .. }), "{e}");
+}

@@ -18,7 +18,8 @@ use layout_gpu::GpuError;
 use support::images;
 use support::{every_pair, reorder_pairs, Visit};
 use typed_layout::{
-    Bmn, ColMajor, DataType, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Shape,
+    Bmn, ColMajor, DataType, Kcrs, KcxRsx, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily,
+    Shape,
 };
 
 fn kernel<S: Layout, D: Layout>(dims: &[usize], elem: usize) -> (Kernel, u8)
@@ -220,8 +221,23 @@ fn generated_cuda_matches_the_snapshots() {
     let (rgb, padded) =
         (Shape::<Nchw>::new([8, 3, 224, 224]).unwrap(), Shape::<Nhwc>::new([8, 8, 224, 224]).unwrap());
     let plan = typed_layout::cast::CastNest::new(&rgb, &padded).unwrap();
-    let cast = layout_gpu::kernels::cast_launch(&plan, DataType::Float, DataType::Half, rgb.len(), 1.0).spec;
+    let cast = layout_gpu::kernels::cast_launch(
+        &plan,
+        DataType::Float,
+        DataType::Half,
+        rgb.len(),
+        typed_layout::cast::Unscaled,
+    )
+    .spec;
     cases.push((cast.name("NCHW", "NHWC"), cast.source("NCHW", "NHWC")));
+    // A quantizing cast: one output channel of f32 KCRS weights into i8 KC/32RS32.
+    let (one, out) =
+        (Shape::<Kcrs>::new([1, 40, 3, 3]).unwrap(), Shape::<KcxRsx<32>>::new([1, 64, 3, 3]).unwrap());
+    let plan = typed_layout::cast::CastNest::new(&one, &out).unwrap();
+    let q = typed_layout::cast::Quantize(0.5);
+    let quantize =
+        layout_gpu::kernels::cast_launch(&plan, DataType::Float, DataType::Int8, one.len(), q).spec;
+    cases.push((quantize.name("KCRS", "KC/32RS32"), quantize.source("KCRS", "KC/32RS32")));
     let mut wrong = Vec::new();
     for (name, source) in &cases {
         let path = dir.join(format!("{name}.cu"));

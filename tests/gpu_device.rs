@@ -326,3 +326,39 @@ fn the_int8x32_reorder_equals_cudnns() {
     }
     println!("INT8x32 reorder: {compared} filters equal cudnnReorderFilterAndBias byte for byte");
 }
+
+/// Quantization on the device equals the CPU's byte for byte: per output channel (one launch
+/// per K) and per tensor.
+#[test]
+fn quantizing_matches_the_cpu() {
+    use typed_layout::cast::{quantize, Scales};
+    use typed_layout::{Kcrs, KcxRsx};
+    let Some(gpu) = gpu_or_skip("quantize") else { return };
+    let w = Tensor::<f32, Kcrs>::from_fn([64, 40, 3, 3], |[k, c, r, s]| {
+        ((mix(4, ((k * 41 + c) * 3 + r) * 3 + s) % 4001) as f32 - 2000.0) / 128.0
+    })
+    .unwrap();
+    let scales: Vec<f32> = (0..64).map(|k| 0.03125 * (1 + k % 7) as f32).collect();
+    let device = gpu.upload(&w).unwrap();
+    for s in [Scales::PerOutputChannel(&scales), Scales::PerTensor(0.0625)] {
+        let ours = gpu.quantize::<_, i8, _, KcxRsx<32>>(&device, 1, s).unwrap();
+        let host = quantize::<_, _, i8, KcxRsx<32>>(&w, 1, s).unwrap();
+        assert_eq!(
+            gpu.download(ours.padded().tensor()).unwrap().as_slice(),
+            host.tensor().as_slice(),
+            "{s:?}"
+        );
+        assert_eq!(ours.scales(), host.scales());
+    }
+    let x = gpu
+        .upload(
+            &Tensor::<f32, Nchw>::from_fn([2, 40, 7, 7], |[n, c, h, w]| (n + c + h * w) as f32 / 4.0 - 12.0)
+                .unwrap(),
+        )
+        .unwrap();
+    let q = gpu.quantize::<_, i8, _, NcxHwx<32>>(&x, 1, Scales::PerTensor(0.5)).unwrap();
+    let host =
+        quantize::<_, _, i8, NcxHwx<32>>(&gpu.download(&x).unwrap(), 1, Scales::PerTensor(0.5)).unwrap();
+    assert_eq!(gpu.download(q.padded().tensor()).unwrap().as_slice(), host.tensor().as_slice());
+    println!("quantize: per output channel, per tensor and NC/32HW32 equal the CPU's");
+}

@@ -99,7 +99,13 @@ impl Model {
     {
         let src = Shape::<S>::from_slice(dims).unwrap();
         let dst = padded_shape::<S, D>(&src, multiple).unwrap();
-        let launch = cast_launch(&CastNest::new(&src, &dst).unwrap(), from, to, src.len(), 1.0);
+        let launch = cast_launch(
+            &CastNest::new(&src, &dst).unwrap(),
+            from,
+            to,
+            src.len(),
+            typed_layout::cast::Unscaled,
+        );
         let name = launch.spec.name(S::NOTATION, D::NOTATION);
         let sig = Signature { params: "CastParams", src: "src_t", dst: "dst_t" };
         let kernel = self.tracer.kernel(&name, || launch.spec.source(S::NOTATION, D::NOTATION), false, sig);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <math.h> // the device math the kernels call (rintf)
 #include <thread>
 #include <vector>
 

@@ -1,8 +1,8 @@
 //! The fused cast on the device: [`Gpu::relayout_cast_pad`], relayout + cast + channel
-//! padding in one kernel running the host's [`CastNest`].
+//! padding in one kernel running the host's [`CastNest`], and [`Gpu::quantize`].
 
-use layout_types::cast::{padded_shape, CastNest};
-use layout_types::{Layout, SameFamily};
+use layout_types::cast::{padded_shape, CastNest, Quantize, Scales};
+use layout_types::{Layout, SameFamily, Shape};
 
 use crate::cache::KernelKey;
 use crate::error::GpuError;
@@ -47,7 +47,7 @@ impl Gpu {
         let plan = CastNest::new(src.shape(), &shape)?;
         shape.bytes(U::SIZE)?;
         let mut dst = DeviceTensor::new(self.alloc_zeros::<U>(shape.len())?, shape);
-        let launch = cast_launch(&plan, T::DATA_TYPE, U::DATA_TYPE, src.len(), cast.scale());
+        let launch = cast_launch(&plan, T::DATA_TYPE, U::DATA_TYPE, src.len(), cast);
         // The launch contract: the kernel of this spec takes (const src_t*, dst_t*, CastParams)
         // with src_t and dst_t of T's and U's data types; `cast_launch` derived the params from
         // the plan of these two shapes, so every offset it forms lies inside the buffers
@@ -55,5 +55,116 @@ impl Gpu {
         let key = KernelKey::cast((S::NOTATION, D::NOTATION), launch.spec);
         self.launch(key, launch.grid, launch.spec.block(), src.data(), dst.data_mut(), &launch.params)?;
         Ok(DeviceChannelPadded::new(dst, plan.channels()))
+    }
+
+    /// `src` quantized into layout `D` as `U` (divided by the scale in `f32`, rounded half to
+    /// even, saturated; C padded as [`relayout_cast_pad`](Gpu::relayout_cast_pad) pads): the
+    /// device twin of [`quantize`](layout_types::cast::quantize), giving the same bits. A
+    /// per-tensor scale is one kernel; per-output-channel scales are one launch per output
+    /// channel (K is the destination's outermost axis; weights are prepared once).
+    ///
+    /// ```no_run
+    /// // Needs a CUDA device and NVRTC.
+    /// use layout_gpu::Gpu;
+    /// use typed_layout::{cast::{quantize, Scales}, Kcrs, KcxRsx, Tensor};
+    /// let gpu = Gpu::new(0)?;
+    /// let w = Tensor::<f32, Kcrs>::from_fn([64, 40, 3, 3], |[k, c, r, s]| (k + c + r + s) as f32 / 100.0)?;
+    /// let scales: Vec<f32> = (0..64).map(|k| 0.01 + k as f32 / 1000.0).collect();
+    /// let on_device = gpu.quantize::<_, i8, _, KcxRsx<32>>(&gpu.upload(&w)?, 1, Scales::PerOutputChannel(&scales))?;
+    /// let on_host = quantize::<_, _, i8, KcxRsx<32>>(&w, 1, Scales::PerOutputChannel(&scales))?;
+    /// assert_eq!(gpu.download(on_device.padded().tensor())?.as_slice(), on_host.tensor().as_slice());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn quantize<T, U, S, D>(
+        &self,
+        src: &DeviceTensor<T, S>,
+        multiple: usize,
+        scales: Scales<'_>,
+    ) -> Result<DeviceQuantized<U, D>, GpuError>
+    where
+        T: DeviceElement,
+        U: DeviceElement,
+        S: Layout,
+        D: Layout,
+        D::Family: SameFamily<S::Family>,
+    {
+        self.check_device(src.data())?;
+        let dims = src.shape().placement().dims().to_vec();
+        let (list, per_k) = scales.checked::<D>(dims[0])?;
+        let shape = padded_shape::<S, D>(src.shape(), multiple)?;
+        shape.bytes(U::SIZE)?;
+        let mut dst = DeviceTensor::new(self.alloc_zeros::<U>(shape.len())?, shape);
+        let channels;
+        if per_k && S::FORMAT.order()[0] != 0 {
+            return Err(layout_types::LayoutError::NotApplicable {
+                reason: "on the device, per-output-channel quantization reads a source whose K is the outermost axis (every named filter layout): convert the source first",
+            }
+            .into());
+        }
+        if per_k {
+            // One output channel: the source's and the destination's slabs of K = 1, each
+            // packed and contiguous (K outermost), `k` slabs into each buffer.
+            let mut one = dims.clone();
+            one[0] = 1;
+            let mut one_out = shape.placement().dims().to_vec();
+            one_out[0] = 1;
+            let (a, b) = (Shape::<S>::from_slice(&one)?, Shape::<D>::from_slice(&one_out)?);
+            let plan = CastNest::new(&a, &b)?;
+            channels = plan.channels();
+            let k_src = src.shape().placement().strides()[0];
+            for (k, &scale) in list.iter().enumerate() {
+                let mut launch = cast_launch(&plan, T::DATA_TYPE, U::DATA_TYPE, src.len(), Quantize(scale));
+                launch.params.src_base = (k * k_src) as i64;
+                launch.params.dst_base = (k * b.len()) as i64;
+                // The launch contract as below; the bases move the plan of one slab to slab k
+                // of both buffers (K outermost in `D`, checked; `k_src` is the source's K stride,
+                // so slab k of the source starts there and spans the plan's offsets).
+                let key = KernelKey::cast((S::NOTATION, D::NOTATION), launch.spec);
+                self.launch(
+                    key,
+                    launch.grid,
+                    launch.spec.block(),
+                    src.data(),
+                    dst.data_mut(),
+                    &launch.params,
+                )?;
+            }
+        } else {
+            let plan = CastNest::new(src.shape(), &shape)?;
+            channels = plan.channels();
+            let launch = cast_launch(&plan, T::DATA_TYPE, U::DATA_TYPE, src.len(), Quantize(list[0]));
+            // The launch contract: as in `relayout_cast_pad`.
+            let key = KernelKey::cast((S::NOTATION, D::NOTATION), launch.spec);
+            self.launch(key, launch.grid, launch.spec.block(), src.data(), dst.data_mut(), &launch.params)?;
+        }
+        Ok(DeviceQuantized {
+            padded: DeviceChannelPadded::new(dst, channels),
+            scales: list,
+            per_output_channel: per_k,
+        })
+    }
+}
+
+/// A quantized device tensor with the scales it was made with: the device twin of
+/// [`Quantized`](layout_types::cast::Quantized).
+#[derive(Debug)]
+pub struct DeviceQuantized<U: DeviceElement, L: Layout> {
+    padded: DeviceChannelPadded<U, L>,
+    scales: Vec<f32>,
+    per_output_channel: bool,
+}
+
+impl<U: DeviceElement, L: Layout> DeviceQuantized<U, L> {
+    /// The quantized values, C padded.
+    pub fn padded(&self) -> &DeviceChannelPadded<U, L> {
+        &self.padded
+    }
+    /// The scales: one, or one per output channel.
+    pub fn scales(&self) -> &[f32] {
+        &self.scales
+    }
+    /// One scale per output channel (else one for the tensor)?
+    pub fn per_output_channel(&self) -> bool {
+        self.per_output_channel
     }
 }

@@ -57,6 +57,7 @@ pub mod kernels;
 mod reorder;
 mod tensor;
 
+pub use cast::DeviceQuantized;
 /// The cudarc this crate is built on, for interop (events, raw pointers, other CUDA libraries).
 pub use cudarc;
 pub use error::GpuError;

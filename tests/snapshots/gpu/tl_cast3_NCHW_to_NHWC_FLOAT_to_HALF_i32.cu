@@ -8,7 +8,7 @@ typedef float src_t;
 typedef unsigned short dst_t;
 typedef unsigned int idx_t;
 typedef int off_t_;
-struct CastParams { long long extent[9]; long long src[9]; long long channel[9]; unsigned long long work; long long channels, c_width, c_outer, c_inner; double scale; };
+struct CastParams { long long extent[9]; long long src[9]; long long channel[9]; unsigned long long work; long long channels, c_width, c_outer, c_inner; double scale; long long src_base, dst_base; };
 __device__ __forceinline__ double tl_from_f16(unsigned short h) {
     const unsigned long long sign = (unsigned long long)(h >> 15) << 63;
     const unsigned e = (h >> 10) & 31u, m = h & ((1u << 10) - 1);
@@ -44,7 +44,7 @@ extern "C" __global__ void __launch_bounds__(256) tl_cast3_NCHW_to_NHWC_FLOAT_to
     const idx_t step = (idx_t)gridDim.x * blockDim.x;
     for (idx_t w = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; w < (idx_t)p.work; w += step) {
         idx_t rest = w, ch = 0;
-        off_t_ s = 0;
+        off_t_ s = (off_t_)p.src_base;
         { const idx_t e = (idx_t)p.extent[2], q = rest / e, i = rest - q * e; s += (off_t_)i * (off_t_)p.src[2]; ch += i * (idx_t)p.channel[2]; rest = q; }
         { const idx_t e = (idx_t)p.extent[1], q = rest / e, i = rest - q * e; s += (off_t_)i * (off_t_)p.src[1]; ch += i * (idx_t)p.channel[1]; rest = q; }
         s += (off_t_)rest * (off_t_)p.src[0]; ch += rest * (idx_t)p.channel[0];
@@ -55,6 +55,6 @@ extern "C" __global__ void __launch_bounds__(256) tl_cast3_NCHW_to_NHWC_FLOAT_to
                          : (off_t_)(ch / cw) * (off_t_)p.c_outer + (off_t_)(ch % cw) * (off_t_)p.c_inner;
             v = tl_store(tl_load(TL_LD(src_t, src + s)) * p.scale);
         }
-        TL_ST(dst_t, dst + w, v);
+        TL_ST(dst_t, dst + (idx_t)p.dst_base + w, v);
     }
 }

@@ -94,10 +94,10 @@ impl Params {
 ///
 /// ```
 /// use layout_gpu::kernels::{cast_launch, CastParams};
-/// use typed_layout::{cast::CastNest, DataType, Nchw, NcxHwx, Shape};
+/// use typed_layout::{cast::{CastNest, Unscaled}, DataType, Nchw, NcxHwx, Shape};
 /// // NC/4HW4 source: a channel reaches it through its group (16 elements apart) and lane (1).
 /// let (src, dst) = (Shape::<NcxHwx<4>>::new([1, 8, 2, 2])?, Shape::<Nchw>::new([1, 8, 2, 2])?);
-/// let p: CastParams = cast_launch(&CastNest::new(&src, &dst)?, DataType::Half, DataType::Float, 32, 1.0).params;
+/// let p: CastParams = cast_launch(&CastNest::new(&src, &dst)?, DataType::Half, DataType::Float, 32, Unscaled).params;
 /// assert_eq!((p.c_width, p.c_outer, p.c_inner, p.channels), (4, 16, 1, 8));
 /// assert_eq!(p.to_bytes().len(), core::mem::size_of::<CastParams>());
 /// # Ok::<(), typed_layout::LayoutError>(())
@@ -122,8 +122,13 @@ pub struct CastParams {
     pub c_outer: i64,
     /// Source elements between lanes.
     pub c_inner: i64,
-    /// Every value is multiplied by this before it is converted (1 for [`Unscaled`](layout_types::cast::Unscaled)).
+    /// Every value is multiplied by this before it is converted (1 for [`Unscaled`](layout_types::cast::Unscaled)),
+    /// or divided by it in `f32` for a quantizing kernel.
     pub scale: f64,
+    /// Where the source's part starts, in elements (0 but for one output channel's pass).
+    pub src_base: i64,
+    /// Where the destination's part starts, in elements.
+    pub dst_base: i64,
 }
 
 impl CastParams {
@@ -140,6 +145,9 @@ impl CastParams {
             out.extend_from_slice(&v.to_ne_bytes());
         }
         out.extend_from_slice(&self.scale.to_ne_bytes());
+        for v in [self.src_base, self.dst_base] {
+            out.extend_from_slice(&v.to_ne_bytes());
+        }
         out
     }
 }
@@ -148,13 +156,13 @@ impl CastParams {
 // moving kernels declare the same struct (`KernelSpec::source` writes it from MAX_LOOPS).
 unsafe impl DeviceRepr for Params {}
 
-// SAFETY: as `Params`: `#[repr(C)]` plain data (three i64 arrays, a u64, four i64 and an f64: no
-// padding, no pointers), declared identically by the cast kernels (`CastSpec::source`).
+// SAFETY: as `Params`: `#[repr(C)]` plain data (three i64 arrays, a u64, four i64, an f64 and
+// two i64: no padding, no pointers), declared identically by the cast kernels (`CastSpec::source`).
 unsafe impl DeviceRepr for CastParams {}
 
 // "No padding", checked: each struct is exactly the sum of its 8-byte fields.
 const _: () = assert!(core::mem::size_of::<Params>() == 8 * (3 * MAX_LOOPS + 1));
-const _: () = assert!(core::mem::size_of::<CastParams>() == 8 * (3 * MAX_AXES + 6));
+const _: () = assert!(core::mem::size_of::<CastParams>() == 8 * (3 * MAX_AXES + 8));
 
 /// Launches `function` on `stream` with a 1-D grid of `grid` blocks of `block` threads, on the
 /// arguments `(src, dst, params)`; returns when the launch is queued.

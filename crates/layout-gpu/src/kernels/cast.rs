@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use layout_types::cast::{CastNest, Scale, Unscaled};
+use layout_types::cast::{CastNest, Quantize, Scale, Unscaled};
 use layout_types::placement::MAX_AXES;
 use layout_types::DataType;
 
@@ -17,7 +17,7 @@ use crate::ffi::driver::CastParams;
 /// ```
 /// use layout_gpu::kernels::CastSpec;
 /// use typed_layout::DataType;
-/// let spec = CastSpec { loops: 2, from: DataType::BFloat16, to: DataType::Uint8, wide: false };
+/// let spec = CastSpec { loops: 2, from: DataType::BFloat16, to: DataType::Uint8, wide: false, quantize: false };
 /// let cuda = spec.source("NHWC", "NCHW");
 /// assert!(cuda.contains("tl_from_bf16") && cuda.contains("typedef unsigned char dst_t;"));
 /// assert_eq!(spec.block(), (256, 1, 1));
@@ -32,15 +32,18 @@ pub struct CastSpec {
     pub to: DataType,
     /// 64-bit offsets and counters.
     pub wide: bool,
+    /// Quantizing: divide by the scale in `f32` and round half to even
+    /// ([`Quantize`]), instead of multiplying by it.
+    pub quantize: bool,
 }
 
 /// A cast kernel with its arguments and grid.
 ///
 /// ```
 /// use layout_gpu::kernels::cast_launch;
-/// use typed_layout::{cast::CastNest, DataType, Nchw, Nhwc, Shape};
+/// use typed_layout::{cast::{CastNest, Scale}, DataType, Nchw, Nhwc, Shape};
 /// let (rgb, padded) = (Shape::<Nchw>::new([64, 3, 224, 224])?, Shape::<Nhwc>::new([64, 8, 224, 224])?);
-/// let launch = cast_launch(&CastNest::new(&rgb, &padded)?, DataType::Uint8, DataType::Half, rgb.len(), 1.0 / 255.0);
+/// let launch = cast_launch(&CastNest::new(&rgb, &padded)?, DataType::Uint8, DataType::Half, rgb.len(), Scale(1.0 / 255.0));
 /// assert_eq!(launch.grid, (64 * 8 * 224 * 224 / 256) as u32); // one thread per destination element
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
@@ -54,17 +57,32 @@ pub struct CastLaunch {
     pub grid: u32,
 }
 
-/// How a cast reaches the device: the factor every value is multiplied by. Implemented by the
-/// two casts the kernels know, [`Unscaled`] and [`Scale`].
+/// How a cast reaches the device: the factor every value is multiplied by, or the scale it is
+/// quantized by. Implemented by the casts the kernels know: [`Unscaled`], [`Scale`] and
+/// [`Quantize`].
 ///
 /// ```
 /// use layout_gpu::kernels::DeviceCast;
-/// use typed_layout::cast::{Unscaled, Scale};
+/// use typed_layout::cast::{Quantize, Scale, Unscaled};
 /// assert_eq!((Unscaled.scale(), Scale(0.5).scale()), (1.0, 0.5));
+/// assert!(Quantize(0.25).quantize() && !Scale(0.25).quantize());
 /// ```
 pub trait DeviceCast: Copy {
-    /// The factor (1 for a plain conversion).
+    /// The factor (1 for a plain conversion), or the quantization scale.
     fn scale(&self) -> f64;
+    /// Does the kernel quantize (divide in `f32`, round half to even)?
+    fn quantize(&self) -> bool {
+        false
+    }
+}
+
+impl DeviceCast for Quantize {
+    fn scale(&self) -> f64 {
+        f64::from(self.0)
+    }
+    fn quantize(&self) -> bool {
+        true
+    }
 }
 
 impl DeviceCast for Unscaled {
@@ -80,17 +98,23 @@ impl DeviceCast for Scale {
 }
 
 /// The launch running `plan` from a source of `src_len` elements of `from` into a destination
-/// of `to`, multiplying by `scale`.
+/// of `to`, with `cast` (its factor or quantization scale).
 ///
 /// ```
 /// use layout_gpu::kernels::cast_launch;
-/// use typed_layout::{cast::CastNest, DataType, Nchw, Nhwc, Shape};
+/// use typed_layout::{cast::{CastNest, Unscaled}, DataType, Nchw, Nhwc, Shape};
 /// let plan = CastNest::new(&Shape::<Nchw>::new([8, 3, 224, 224])?, &Shape::<Nhwc>::new([8, 8, 224, 224])?)?;
-/// let launch = cast_launch(&plan, DataType::Float, DataType::Half, 8 * 3 * 224 * 224, 1.0);
+/// let launch = cast_launch(&plan, DataType::Float, DataType::Half, 8 * 3 * 224 * 224, Unscaled);
 /// assert_eq!((launch.spec.loops, launch.params.work), (3, 8 * 8 * 224 * 224));
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
-pub fn cast_launch(plan: &CastNest, from: DataType, to: DataType, src_len: usize, scale: f64) -> CastLaunch {
+pub fn cast_launch(
+    plan: &CastNest,
+    from: DataType,
+    to: DataType,
+    src_len: usize,
+    cast: impl DeviceCast,
+) -> CastLaunch {
     let loops = plan.loops();
     let mut params = CastParams {
         extent: [0; MAX_AXES],
@@ -101,7 +125,9 @@ pub fn cast_launch(plan: &CastNest, from: DataType, to: DataType, src_len: usize
         c_width: plan.channel_map().width as i64,
         c_outer: plan.channel_map().outer as i64,
         c_inner: plan.channel_map().inner as i64,
-        scale,
+        scale: cast.scale(),
+        src_base: 0,
+        dst_base: 0,
     };
     for (k, l) in loops.iter().enumerate() {
         params.extent[k] = l.extent as i64;
@@ -109,7 +135,7 @@ pub fn cast_launch(plan: &CastNest, from: DataType, to: DataType, src_len: usize
         params.channel[k] = l.channel as i64;
     }
     let wide = src_len.max(plan.len()) > i32::MAX as usize;
-    let spec = CastSpec { loops: loops.len() as u8, from, to, wide };
+    let spec = CastSpec { loops: loops.len() as u8, from, to, wide, quantize: cast.quantize() };
     let grid = params.work.div_ceil(u64::from(THREADS)).clamp(1, MAX_BLOCKS) as u32;
     CastLaunch { spec, params, grid }
 }
@@ -125,8 +151,10 @@ impl CastSpec {
     /// ```
     /// use layout_gpu::kernels::CastSpec;
     /// use typed_layout::DataType;
-    /// let spec = CastSpec { loops: 3, from: DataType::Float, to: DataType::Half, wide: false };
+    /// let spec = CastSpec { loops: 3, from: DataType::Float, to: DataType::Half, wide: false, quantize: false };
     /// assert_eq!(spec.name("NCHW", "NHWC"), "tl_cast3_NCHW_to_NHWC_FLOAT_to_HALF_i32");
+    /// let q = CastSpec { quantize: true, to: DataType::Int8, ..spec };
+    /// assert_eq!(q.name("KCRS", "KC/32RS32"), "tl_cast3_KCRS_to_KC_32RS32_FLOAT_to_INT8_i32_q");
     /// ```
     pub fn name(&self, src: &str, dst: &str) -> String {
         let clean =
@@ -134,12 +162,13 @@ impl CastSpec {
         let ty = |t: DataType| t.cudnn_name().trim_start_matches("CUDNN_DATA_");
         let width = if self.wide { 64 } else { 32 };
         format!(
-            "tl_cast{}_{}_to_{}_{}_to_{}_i{width}",
+            "tl_cast{}_{}_to_{}_{}_to_{}_i{width}{}",
             self.loops,
             clean(src),
             clean(dst),
             ty(self.from),
-            ty(self.to)
+            ty(self.to),
+            if self.quantize { "_q" } else { "" }
         )
     }
 
@@ -164,7 +193,7 @@ impl CastSpec {
         let _ = writeln!(
             s,
             "struct CastParams {{ long long extent[{MAX_AXES}]; long long src[{MAX_AXES}]; long long channel[{MAX_AXES}]; \
-             unsigned long long work; long long channels, c_width, c_outer, c_inner; double scale; }};"
+             unsigned long long work; long long channels, c_width, c_outer, c_inner; double scale; long long src_base, dst_base; }};"
         );
         for t in [self.from, self.to] {
             if let Some((tag, frac, exp_bits)) = float16(t) {
@@ -185,7 +214,7 @@ impl CastSpec {
     const idx_t step = (idx_t)gridDim.x * blockDim.x;
     for (idx_t w = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; w < (idx_t)p.work; w += step) {{
         idx_t rest = w, ch = 0;
-        off_t_ s = 0;"
+        off_t_ s = (off_t_)p.src_base;"
         );
         let loops = self.loops as usize;
         for k in (1..loops).rev() {
@@ -195,6 +224,12 @@ impl CastSpec {
                  s += (off_t_)i * (off_t_)p.src[{k}]; ch += i * (idx_t)p.channel[{k}]; rest = q; }}"
             );
         }
+        // Quantizing: x / scale in f32, rounded half to even (rintf), then the saturating store.
+        let value = if self.quantize {
+            "tl_store((double)rintf((float)tl_load(TL_LD(src_t, src + s)) / (float)p.scale))"
+        } else {
+            "tl_store(tl_load(TL_LD(src_t, src + s)) * p.scale)"
+        };
         let _ = writeln!(
             s,
             "        s += (off_t_)rest * (off_t_)p.src[0]; ch += rest * (idx_t)p.channel[0];
@@ -203,9 +238,9 @@ impl CastSpec {
             const idx_t cw = (idx_t)p.c_width;
             s += cw == 1 ? (off_t_)ch * (off_t_)p.c_outer
                          : (off_t_)(ch / cw) * (off_t_)p.c_outer + (off_t_)(ch % cw) * (off_t_)p.c_inner;
-            v = tl_store(tl_load(TL_LD(src_t, src + s)) * p.scale);
+            v = {value};
         }}
-        TL_ST(dst_t, dst + w, v);
+        TL_ST(dst_t, dst + (idx_t)p.dst_base + w, v);
     }}
 }}"
         );

@@ -102,10 +102,10 @@
 //!
 //! ```
 //! use layout_gpu::kernels::cast_launch;
-//! use typed_layout::{cast::CastNest, DataType, Nchw, NcxHwx, Shape};
+//! use typed_layout::{cast::{CastNest, Scale}, DataType, Nchw, NcxHwx, Shape};
 //! // f32 NCHW with 40 channels into INT8x32 (NC/32HW32, C padded to 64), scaled.
 //! let (src, dst) = (Shape::<Nchw>::new([1, 40, 7, 7])?, Shape::<NcxHwx<32>>::new([1, 64, 7, 7])?);
-//! let launch = cast_launch(&CastNest::new(&src, &dst)?, DataType::Float, DataType::Int8, src.len(), 127.0 / 6.0);
+//! let launch = cast_launch(&CastNest::new(&src, &dst)?, DataType::Float, DataType::Int8, src.len(), Scale(127.0 / 6.0));
 //! let cuda = launch.spec.source("NCHW", "NC/32HW32");
 //! assert!(cuda.contains("typedef float src_t;") && cuda.contains("typedef signed char dst_t;"));
 //! assert_eq!((launch.params.channels, launch.params.work), (40, 64 * 49));

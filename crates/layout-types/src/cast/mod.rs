@@ -29,8 +29,10 @@ use crate::layout::{DimsOf, InLayout, Layout, Shape};
 use crate::tensor::{Storage, StorageMut, SubView, Tensor, TensorBase};
 
 mod nest;
+mod quantize;
 
 pub use nest::{CastLoop, CastNest, ChannelMap};
+pub use quantize::{quantize, Quantize, Quantized, Scales};
 
 /// How a source element becomes a destination element.
 ///

@@ -216,6 +216,18 @@ pub enum LayoutError {
     Cudnn(CudnnError),
     /// The tensors of a convolution do not fit together: see [`ConvError`](crate::conv::ConvError).
     Conv(ConvError),
+    /// A quantization scale that is not a positive, finite number.
+    Scale {
+        /// Its position among the scales.
+        index: usize,
+    },
+    /// Per-output-channel quantization scales in a number other than the output channels.
+    ScaleCount {
+        /// Scales given.
+        given: usize,
+        /// Output channels K.
+        expected: usize,
+    },
     /// Per-channel parameters (a scale and a shift per channel) in a number other than the
     /// channel count.
     ChannelParameters {
@@ -312,6 +324,10 @@ impl fmt::Display for LayoutError {
             LayoutError::AllocationFailed { bytes } => {
                 write!(f, "could not allocate {bytes} bytes for the tensor's storage")
             }
+            LayoutError::Scale { index } => write!(f, "scale {index}: {}", self.rule()),
+            LayoutError::ScaleCount { given, expected } => {
+                write!(f, "{given} scales for {expected} output channels: {}", self.rule())
+            }
             LayoutError::ChannelParameters { scales, shifts, channels } => write!(
                 f,
                 "{scales} scales and {shifts} shifts for {channels} channels: {}",
@@ -359,6 +375,10 @@ impl LayoutError {
                 "an axis is one of the tensor's letters, or an index below its rank"
             }
             LayoutError::AllocationFailed { .. } => "a tensor's storage must be allocatable",
+            LayoutError::Scale { .. } => "a quantization scale is a positive, finite number",
+            LayoutError::ScaleCount { .. } => {
+                "per-output-channel quantization has one scale per output channel K"
+            }
             LayoutError::ChannelParameters { .. } => {
                 "a per-channel cast has one scale and one shift for each channel of the source"
             }

@@ -1,0 +1,187 @@
+//! Quantization in one pass: relayout, divide by a scale, round half to even, saturate, pad
+//! the channels, with one scale for the tensor or one per output channel of a filter; the
+//! scales travel with the result ([`Quantized`]).
+//!
+//! The rule is ONNX `QuantizeLinear`'s (and TensorRT's) with a zero point of 0: `q =
+//! saturate(round_half_to_even(x / scale))`, computed in `f32` (a source value is first rounded
+//! to `f32`; f16, bf16 and f32 sources are exact). NaN becomes 0. The plain [`Convert`] casts
+//! ([`Unscaled`](super::Unscaled), [`Scale`](super::Scale)) keep their own rounding (half away
+//! from zero).
+//!
+//! [`Convert`]: super::Cast
+
+use super::{padded_dims, relayout_cast_pad_into, Cast, ChannelPadded};
+use crate::dtype::Element;
+use crate::error::LayoutError;
+use crate::family::SameFamily;
+use crate::layout::Arrangement;
+use crate::layout::{InLayout, Layout};
+use crate::tensor::{Storage, TensorBase};
+
+/// `round_half_to_even(value / scale)` in `f32`, then saturated to the destination: ONNX
+/// `QuantizeLinear`'s rule (and TensorRT's) with a zero point of 0. A source value is first
+/// rounded to `f32` (f16, bf16 and f32 sources are exact); NaN becomes 0. The plain casts
+/// ([`Unscaled`](super::Unscaled), [`Scale`](super::Scale)) keep their own rounding (half away
+/// from zero).
+///
+/// ```
+/// use typed_layout::cast::{Cast, Quantize};
+/// let q = Quantize(0.5);
+/// assert_eq!(<Quantize as Cast<f32, i8>>::cast(&q, 1.25), 2); // 2.5 → 2 (half to even)
+/// assert_eq!(<Quantize as Cast<f32, i8>>::cast(&q, 1.75), 4); // 3.5 → 4
+/// assert_eq!(<Quantize as Cast<f32, i8>>::cast(&q, -100.0), -128); // saturated
+/// assert_eq!(<Quantize as Cast<f32, u8>>::cast(&q, f32::NAN), 0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quantize(pub f32);
+
+impl<T: Element, U: Element> Cast<T, U> for Quantize {
+    #[inline]
+    fn cast(&self, value: T) -> U {
+        let q = (value.to_f64() as f32) / self.0;
+        // An integer (or NaN, or infinite) from here: the destination's conversion saturates.
+        U::from_f64(q.round_ties_even() as f64)
+    }
+}
+
+/// The scales of a quantization.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scales<'a> {
+    /// One scale for every element.
+    PerTensor(f32),
+    /// One scale per output channel K of a filter (its first dim; K must be the destination's
+    /// outermost axis, as in every named filter layout).
+    PerOutputChannel(&'a [f32]),
+}
+
+/// A quantized tensor with the scales it was made with: value ≈ `q × scale` (of its output
+/// channel, for per-output-channel scales); C padded with zeros as in [`ChannelPadded`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quantized<U: Element, L: Layout> {
+    padded: ChannelPadded<U, L>,
+    scales: Vec<f32>,
+    per_output_channel: bool,
+}
+
+impl<U: Element, L: Layout> Quantized<U, L> {
+    /// The quantized values, C padded.
+    pub fn padded(&self) -> &ChannelPadded<U, L> {
+        &self.padded
+    }
+    /// The quantized tensor (its dims carry the padded C).
+    pub fn tensor(&self) -> &crate::tensor::Tensor<U, L> {
+        self.padded.tensor()
+    }
+    /// The scales: one, or one per output channel.
+    pub fn scales(&self) -> &[f32] {
+        &self.scales
+    }
+    /// One scale per output channel (else one for the tensor)?
+    pub fn per_output_channel(&self) -> bool {
+        self.per_output_channel
+    }
+    /// The scale of output channel `k` (the tensor's, for a per-tensor scale).
+    pub fn scale_of(&self, k: usize) -> Option<f32> {
+        match self.per_output_channel {
+            true => self.scales.get(k).copied(),
+            false => self.scales.first().copied(),
+        }
+    }
+    /// The parts: the padded tensor and the scales.
+    pub fn into_parts(self) -> (ChannelPadded<U, L>, Vec<f32>) {
+        (self.padded, self.scales)
+    }
+}
+
+/// `src` quantized into layout `D` as `U` in one pass per scale (the rule of [`Quantize`]): C
+/// padded with zeros up to a multiple of `multiple` and of `D`'s vector width, as
+/// [`relayout_cast_pad`](super::relayout_cast_pad) pads.
+///
+/// Fails on a scale that is not positive and finite ([`LayoutError::Scale`]), on
+/// per-output-channel scales whose count is not K ([`LayoutError::ScaleCount`]) or for a
+/// destination whose outermost axis is not K.
+///
+/// ```
+/// use typed_layout::cast::{quantize, Scales};
+/// use typed_layout::{Kcrs, KcxRsx, Tensor};
+/// // f32 KCRS weights into cuDNN's INT8x32 filter, one scale per output channel.
+/// let w = Tensor::<f32, Kcrs>::from_fn([2, 40, 3, 3], |[k, c, _, _]| (k + 1) as f32 * c as f32 / 40.0)?;
+/// let scales = [1.0 / 64.0, 1.0 / 32.0];
+/// let q = quantize::<_, _, i8, KcxRsx<32>>(&w, 1, Scales::PerOutputChannel(&scales))?;
+/// assert_eq!((q.padded().channels(), q.padded().padded_channels()), (40, 64));
+/// assert_eq!(q.tensor()[[1, 20, 0, 0]], 32); // 2 · 20/40 = 1.0, / (1/32)
+/// assert_eq!(q.tensor()[[0, 39, 2, 2]], 62); // 39/40 · 64 = 62.4
+/// assert_eq!(q.tensor()[[0, 50, 0, 0]], 0); // padding
+/// assert_eq!(q.scale_of(1), Some(1.0 / 32.0));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub fn quantize<R, A, U, D>(
+    src: &TensorBase<R, A>,
+    multiple: usize,
+    scales: Scales<'_>,
+) -> Result<Quantized<U, D>, LayoutError>
+where
+    R: Storage,
+    A: InLayout,
+    U: Element,
+    D: Layout,
+    D::Family: SameFamily<A::Family>,
+    <A as Arrangement>::Sub: InLayout<Layout = <A as InLayout>::Layout>,
+{
+    let dims = A::sub_shape(src.shape()).placement().dims().to_vec();
+    let shape = padded_dims::<D>(&dims, multiple)?;
+    let (list, per_k) = scales.checked::<D>(dims[0])?;
+    let mut tensor = crate::tensor::Tensor::<U, D>::filled_in(shape, U::default())?;
+    let channels = match per_k {
+        false => relayout_cast_pad_into(src, &mut tensor, Quantize(list[0]))?,
+        true => {
+            // One pass per output channel: K is the destination's outermost axis, so each is
+            // a packed part of it.
+            let mut channels = 0;
+            for (k, &scale) in list.iter().enumerate() {
+                let part = src.narrow(0, k..k + 1)?;
+                channels =
+                    relayout_cast_pad_into(&part, &mut tensor.narrow_mut(0, k..k + 1)?, Quantize(scale))?;
+            }
+            channels
+        }
+    };
+    let padded = ChannelPadded { tensor, channels };
+    Ok(Quantized { padded, scales: list, per_output_channel: per_k })
+}
+
+impl<'a> Scales<'a> {
+    /// The scales as a list, and whether they are per output channel, checked for a
+    /// destination layout `D` of `k` output channels: every scale positive and finite
+    /// ([`LayoutError::Scale`]); per output channel, one per K ([`LayoutError::ScaleCount`]) and
+    /// K outermost in `D` (a filter family's first letter).
+    ///
+    /// ```
+    /// use typed_layout::{cast::Scales, Krsc, LayoutError, Nchw};
+    /// assert_eq!(Scales::PerTensor(0.5).checked::<Nchw>(4)?, (vec![0.5], false));
+    /// assert_eq!(Scales::PerOutputChannel(&[1.0, 2.0]).checked::<Krsc>(3), Err(LayoutError::ScaleCount { given: 2, expected: 3 }));
+    /// assert!(Scales::PerOutputChannel(&[1.0]).checked::<Nchw>(1).is_err()); // not a filter
+    /// assert_eq!(Scales::PerTensor(-1.0).checked::<Nchw>(1), Err(LayoutError::Scale { index: 0 }));
+    /// # Ok::<(), LayoutError>(())
+    /// ```
+    pub fn checked<D: Layout>(self, k: usize) -> Result<(Vec<f32>, bool), LayoutError> {
+        let (list, per_k): (&[f32], bool) = match self {
+            Scales::PerTensor(ref s) => (core::slice::from_ref(s), false),
+            Scales::PerOutputChannel(list) => (list, true),
+        };
+        if let Some(index) = list.iter().position(|s| !(s.is_finite() && *s > 0.0)) {
+            return Err(LayoutError::Scale { index });
+        }
+        if per_k {
+            if !D::LETTERS.starts_with('K') || D::FORMAT.order()[0] != 0 {
+                return Err(LayoutError::NotApplicable {
+                    reason: "per-output-channel scales are for filters whose output channels K are the outermost axis (KCRS, KRSC, KC/xRSx, KCDRS, KDRSC)",
+                });
+            }
+            if list.len() != k {
+                return Err(LayoutError::ScaleCount { given: list.len(), expected: k });
+            }
+        }
+        Ok((list.to_vec(), per_k))
+    }
+}

@@ -179,6 +179,60 @@
 //! # Ok::<(), typed_layout::LayoutError>(())
 //! ```
 //!
+//! # Filters, Tensor Cores and int8
+//!
+//! A convolution's filter is a tensor of its own family ([`Filter`]: dims `[k, c, r, s]`), in
+//! the layout that goes with the input's ([`conv::FilterOf`]). [`conv::Conv`] holds one
+//! convolution's shapes, and its [`tensor_core`](conv::Conv::tensor_core) answer lists, for the
+//! input, the filter and the output, every rule of the guide's Tensor Core advice each breaks.
+//! Following the advice — NHWC and KRSC, channel counts padded to multiples of 8 — is a fused
+//! relayout + cast + pad per tensor; the batch rule is waived, visibly, for inference with a
+//! batch of 1.
+//!
+//! ```
+//! use typed_layout::cast::{relayout_cast_pad, relayout_cast_pad_into, ChannelPadded, Unscaled};
+//! use typed_layout::conv::Conv;
+//! use typed_layout::{half::f16, DataType, Kcrs, Krsc, Nchw, Nhwc, Tensor};
+//! // As a model arrives: f32 NCHW with 3 channels, a KCRS filter of 12 output channels.
+//! let x = Tensor::<f32, Nchw>::filled([1, 3, 64, 64], 0.5)?;
+//! let w = Tensor::<f32, Kcrs>::filled([12, 3, 3, 3], 0.25)?;
+//! let before = Conv::builder(x.shape(), w.shape()).padding(&[1, 1]).build()?.tensor_core(DataType::Float);
+//! assert!(!before.is_ready());
+//! println!("{before}"); // input: …NHWC…; filter: …KRSC…, K…; output: …
+//!
+//! // The advice: f16 NHWC with C padded to 8; f16 KRSC with C padded to 8 and K to 16 (the
+//! // filter's first 12 output channels written into a zeroed 16-channel one).
+//! let x: ChannelPadded<f16, Nhwc> = relayout_cast_pad(&x, 8, Unscaled)?;
+//! let mut w16 = Tensor::<f16, Krsc>::zeros([16, 8, 3, 3])?;
+//! relayout_cast_pad_into(&w, &mut w16.narrow_mut('K', 0..12)?, Unscaled)?;
+//! let conv = Conv::builder(x.tensor().shape(), w16.shape()).padding(&[1, 1]).build()?;
+//! let after = conv.tensor_core(DataType::Half).waive_batch(); // inference, batch 1
+//! assert!(after.is_ready(), "{after}");
+//! assert_eq!(conv.output_dims(), [1, 16, 64, 64]);
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
+//!
+//! For int8 inference, [`cast::quantize`] turns f32 weights into cuDNN's INT8x32 filter
+//! (KC/32RS32) with a scale per output channel in one pass (ONNX `QuantizeLinear`'s rounding),
+//! [`conv::reorder::reorder_int8x32`] reorders it as cuDNN's INT8x32 convolutions want (its own
+//! type, so it cannot be reordered twice), and `cudnn_filter()` / `cudnn_format()` give the
+//! `CUDNN_DATA_INT8x32` + `NCHW_VECT_C` descriptor arguments.
+//!
+//! ```
+//! use typed_layout::cast::{quantize, Scales};
+//! use typed_layout::conv::reorder::reorder_int8x32;
+//! use typed_layout::cudnn::{DescriptorType, TensorFormat};
+//! use typed_layout::{Kcrs, KcxRsx, Tensor};
+//! let w = Tensor::<f32, Kcrs>::from_fn([32, 64, 3, 3], |[k, c, r, s]| (k + c + r + s) as f32 / 50.0 - 1.0)?;
+//! let scales: Vec<f32> = (0..32).map(|k| 0.01 * (1 + k % 4) as f32).collect();
+//! let q = quantize::<_, _, i8, KcxRsx<32>>(&w, 1, Scales::PerOutputChannel(&scales))?;
+//! let reordered = reorder_int8x32(q.tensor())?;
+//! let args = reordered.cudnn_filter()?;
+//! assert_eq!((args.data_type(), args.format()), (DescriptorType::Int8x32, TensorFormat::NchwVectC));
+//! assert_eq!(args.dims(), &[32, 64, 3, 3]);
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
+//!
 //! # Errors, not panics
 //!
 //! Every constructor validates and returns [`LayoutError`], which names the broken rule and the

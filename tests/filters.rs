@@ -157,3 +157,22 @@ fn bad_scales_are_refused_before_anything_is_written() {
     let e = quantize::<_, _, i8, Nchw>(&x, 1, Scales::PerOutputChannel(&[1.0, 1.0])).unwrap_err();
     assert!(matches!(e, LayoutError::NotApplicable { .. }), "{e}");
 }
+
+/// `layout!` takes filter notation with the checks images get: a filter family inferred from
+/// the letters, vectorized C, and its compile errors (ui-tests/notation/filter_*).
+#[test]
+fn layout_declares_filter_layouts() {
+    use typed_layout::{layout, Filter, Layout, Shape};
+    layout! {
+        /// Spatial taps outermost, output channels innermost (TensorFlow's HWIO).
+        struct Rsck = "RSCK";
+        /// Input channels in groups of 4, stated family.
+        struct Kc4rs4: Filter = "KC/4RS4";
+    }
+    assert_eq!((Rsck::LETTERS, Rsck::NOTATION), ("KCRS", "RSCK"));
+    assert_eq!(Shape::<Rsck>::new([8, 3, 3, 3]).unwrap().strides(), [1, 8, 72, 24]);
+    let w = Tensor::<i8, Kcrs>::from_fn([4, 8, 1, 2], |[k, c, _, s]| (k * 16 + c * 2 + s) as i8).unwrap();
+    let v: Tensor<i8, Kc4rs4> = w.to_layout().unwrap();
+    let named: Tensor<i8, KcxRsx<4>> = w.to_layout().unwrap();
+    assert_eq!(v.as_slice(), named.as_slice());
+}

@@ -341,3 +341,25 @@ proptest! {
         );
     }
 }
+
+/// `into_reshape` on views: the result outlives the view it came from, writes go to the same
+/// memory, and a crop (not packed) is refused.
+#[test]
+fn views_reshape_into_views_of_the_same_memory() {
+    use typed_layout::TensorViewMut;
+    let mut data: Vec<i32> = (0..24).collect();
+    let matrix = {
+        let view = TensorViewMut::<i32, Nchw>::new([1, 2, 3, 4], &mut data).unwrap();
+        view.into_reshape::<Bmn<RowMajor>>([2, 3, 4]).unwrap()
+    };
+    let mut matrix = matrix;
+    matrix[[1, 2, 3]] = -1;
+    assert_eq!(data[23], -1);
+    let t = Tensor::<i32, Nchw>::from_fn([2, 3, 4, 4], |[n, c, h, w]| (n * 48 + c * 16 + h * 4 + w) as i32)
+        .unwrap();
+    let crop = t.crop([0, 0, 1, 1], [2, 3, 2, 2]).unwrap();
+    assert!(matches!(crop.into_reshape::<Bmn<RowMajor>>([2, 3, 4]), Err(LayoutError::NotApplicable { .. })));
+    let batch = t.batch(1).unwrap().into_reshape::<Bmn<RowMajor>>([1, 3, 16]).unwrap();
+    assert_eq!(batch[[0, 2, 15]], 95);
+    assert!(t.view().into_reshape::<Bmn<RowMajor>>([2, 3, 15]).is_err()); // counts differ
+}

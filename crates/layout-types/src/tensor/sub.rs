@@ -350,13 +350,7 @@ impl<S: Storage, A: InLayout> TensorBase<S, A> {
     /// # Ok::<(), typed_layout::LayoutError>(())
     /// ```
     pub fn reshape<D: Layout>(&self, dims: DimsOf<D>) -> Result<TensorView<'_, S::Elem, D>, LayoutError> {
-        if A::sub_shape(self.shape()).packed().is_none() {
-            return Err(LayoutError::NotApplicable {
-                reason: "a reshape reads the same memory as another layout: the tensor must be packed (a crop is not)",
-            });
-        }
-        let shape = Shape::<D>::new(dims)?;
-        shape.check_buffer(self.as_slice().len())?;
+        let shape = reshaped::<A, D>(self.shape(), dims, self.as_slice().len())?;
         Ok(TensorBase::from_parts(shape, View(self.as_slice())))
     }
 }
@@ -368,14 +362,55 @@ impl<S: StorageMut, A: InLayout> TensorBase<S, A> {
         &mut self,
         dims: DimsOf<D>,
     ) -> Result<TensorViewMut<'_, S::Elem, D>, LayoutError> {
-        if A::sub_shape(self.shape()).packed().is_none() {
-            return Err(LayoutError::NotApplicable {
-                reason: "a reshape reads the same memory as another layout: the tensor must be packed (a crop is not)",
-            });
-        }
-        let shape = Shape::<D>::new(dims)?;
-        let data = self.as_mut_slice();
-        shape.check_buffer(data.len())?;
-        Ok(TensorBase::from_parts(shape, ViewMut(data)))
+        let shape = reshaped::<A, D>(self.shape(), dims, self.as_slice().len())?;
+        Ok(TensorBase::from_parts(shape, ViewMut(self.as_mut_slice())))
     }
+}
+
+/// [`reshape`](TensorBase::reshape), consuming a view: the result borrows what the view
+/// borrows (to return it from a function).
+impl<'a, T: Element, A: InLayout> TensorBase<View<'a, T>, A> {
+    /// [`reshape`](TensorBase::reshape) for the lifetime of the borrowed data.
+    ///
+    /// ```
+    /// use typed_layout::{Bmn, Nchw, RowMajor, Tensor, TensorView};
+    /// fn as_matrix(x: TensorView<'_, f32, Nchw>) -> TensorView<'_, f32, Bmn<RowMajor>> {
+    ///     let [n, c, h, w] = x.dims();
+    ///     x.into_reshape([n, c, h * w]).unwrap()
+    /// }
+    /// let x = Tensor::<f32, Nchw>::from_fn([1, 2, 2, 2], |[_, c, h, w]| (c * 4 + h * 2 + w) as f32)?;
+    /// assert_eq!(as_matrix(x.view())[[0, 1, 3]], 7.0);
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn into_reshape<D: Layout>(self, dims: DimsOf<D>) -> Result<TensorView<'a, T, D>, LayoutError> {
+        let shape = reshaped::<A, D>(self.shape(), dims, self.storage.0.len())?;
+        Ok(TensorBase::from_parts(shape, View(self.storage.0)))
+    }
+}
+
+/// [`reshape_mut`](TensorBase::reshape_mut), consuming a mutable view.
+impl<'a, T: Element, A: InLayout> TensorBase<ViewMut<'a, T>, A> {
+    /// [`reshape_mut`](TensorBase::reshape_mut) for the lifetime of the borrowed data.
+    pub fn into_reshape<D: Layout>(self, dims: DimsOf<D>) -> Result<TensorViewMut<'a, T, D>, LayoutError> {
+        let shape = reshaped::<A, D>(self.shape(), dims, self.storage.0.len())?;
+        Ok(TensorBase::from_parts(shape, ViewMut(self.storage.0)))
+    }
+}
+
+/// The packed shape of layout `D` with `dims` that the `len` elements of a tensor of shape
+/// `shape` are read as: the tensor must be packed, and the counts equal.
+fn reshaped<A: InLayout, D: Layout>(
+    shape: &A::Shape,
+    dims: DimsOf<D>,
+    len: usize,
+) -> Result<Shape<D>, LayoutError> {
+    if A::sub_shape(shape).packed().is_none() {
+        return Err(LayoutError::NotApplicable {
+            reason:
+                "a reshape reads the same memory as another layout: the tensor must be packed (a crop is not)",
+        });
+    }
+    let out = Shape::<D>::new(dims)?;
+    out.check_buffer(len)?;
+    Ok(out)
 }

@@ -49,9 +49,10 @@ fn the_bias_reorder_is_the_permutation_by_hand() {
     for k in [32usize, 64, 160] {
         let bias: Vec<i32> = (0..k as i32).map(|v| v * 3 - 7).collect();
         let r = reorder_bias_int8x32(&bias).unwrap();
+        assert_eq!(r.len(), k);
         for (i, &v) in bias.iter().enumerate() {
             let (k32, p, q, t) = (i / 32, (i / 8) % 4, (i / 4) % 2, i % 4);
-            assert_eq!(r[((k32 * 2 + q) * 4 + p) * 4 + t], v, "bias {i} of {k}");
+            assert_eq!(r.as_slice()[((k32 * 2 + q) * 4 + p) * 4 + t], v, "bias {i} of {k}");
         }
     }
 }
@@ -175,4 +176,28 @@ fn layout_declares_filter_layouts() {
     let v: Tensor<i8, Kc4rs4> = w.to_layout().unwrap();
     let named: Tensor<i8, KcxRsx<4>> = w.to_layout().unwrap();
     assert_eq!(v.as_slice(), named.as_slice());
+}
+
+/// Parameters from users never panic and never give a convolution cuDNN would refuse: huge
+/// group counts, paddings and dilations, and an output its layout cannot hold.
+#[test]
+fn convolution_parameters_are_checked_not_trusted() {
+    use typed_layout::conv::Conv;
+    use typed_layout::{Nchw, NcxHwx, Shape};
+    let x = Shape::<Nchw>::new([1, 8, 5, 5]).unwrap();
+    let w = Shape::<Kcrs>::new([8, 4, 3, 3]).unwrap();
+    let build = |g: usize, p: usize, d: usize| {
+        Conv::builder(&x, &w).groups(g).padding(&[p, p]).dilation(&[d, d]).build()
+    };
+    assert!(matches!(build(usize::MAX / 2 + 2, 0, 1), Err(LayoutError::Conv(ConvError::Limit { .. }))));
+    assert!(matches!(build(2, usize::MAX / 2, usize::MAX), Err(LayoutError::Conv(ConvError::Limit { .. }))));
+    assert!(build(2, 1000, 1).is_ok()); // padded far past the filter: fine
+    assert!(build(2, i32::MAX as usize, 1).is_err()); // an output of 2^64 elements: refused, no panic
+    assert!(matches!(build(2, 0, i32::MAX as usize), Err(LayoutError::Conv(ConvError::Window { .. }))));
+    let e = build(3, 0, 1).unwrap_err();
+    assert_eq!(e, LayoutError::Conv(ConvError::Groups { input: 8, groups: 3, per_group: 4 }));
+    // NC/32HW32 with K = 40 output channels: no NC/32HW32 output exists.
+    let q = Shape::<NcxHwx<32>>::new([1, 32, 5, 5]).unwrap();
+    let k40 = Shape::<KcxRsx<32>>::new([40, 32, 1, 1]).unwrap();
+    assert!(matches!(Conv::new(&q, &k40), Err(LayoutError::NotMultipleOfVector { .. })));
 }

@@ -107,7 +107,8 @@ impl Cases {
         let (a, b) = (S::NOTATION, D::NOTATION);
         let sig = Signature { params: "CastParams", src: "src_t", dst: "dst_t" };
         let mut job = |plan: &CastNest, scale: f32, bases: (usize, usize), range: core::ops::Range<usize>| {
-            let mut launch = cast_launch(plan, T::DATA_TYPE, U::DATA_TYPE, shape.len(), Quantize(scale));
+            let span = shape.len().max(padded.len()); // as Gpu::quantize sizes its offsets
+            let mut launch = cast_launch(plan, T::DATA_TYPE, U::DATA_TYPE, span, Quantize(scale));
             (launch.params.src_base, launch.params.dst_base) = (bases.0 as i64, bases.1 as i64);
             let name = launch.spec.name(a, b);
             self.sources.entry(name.clone()).or_insert_with(|| launch.spec.source(a, b));

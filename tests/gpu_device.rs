@@ -313,18 +313,28 @@ fn the_int8x32_reorder_equals_cudnns() {
                 return;
             }
         };
-        let theirs = cudnn.reorder_int8x32(&gpu, &filter).unwrap();
+        let bias: Vec<f32> = (0..dims[0]).map(|k| k as f32 * 0.5 - 3.0).collect();
+        let split = typed_layout::conv::reorder::bias_split(dims[0]).unwrap();
+        let bias_host =
+            Tensor::<f32, typed_layout::conv::reorder::SplitBias>::from_vec(split, bias.clone()).unwrap();
+        let bias_on_device = gpu.upload(&bias_host).unwrap();
+        let (theirs, their_bias) = cudnn.reorder_int8x32(&gpu, &filter, Some(bias_on_device.data())).unwrap();
         let theirs = gpu.download(theirs.tensor()).unwrap();
         let differ = theirs.as_slice().iter().zip(cpu.as_slice()).filter(|(a, b)| a != b).count();
+        let bytes = cpu.as_slice().len();
+        assert_eq!(differ, 0, "{dims:?}: {differ} of {bytes} bytes differ from cudnnReorderFilterAndBias");
+        let want_bias = typed_layout::conv::reorder::reorder_bias_int8x32(&bias).unwrap();
+        let their_bias = gpu.download(their_bias.unwrap().tensor()).unwrap();
+        assert_eq!(their_bias.as_slice(), want_bias.as_slice(), "{dims:?}: the bias differs from cuDNN's");
+        let ours = gpu.download(gpu.reorder_bias_int8x32(bias_on_device.data()).unwrap().tensor()).unwrap();
         assert_eq!(
-            differ,
-            0,
-            "{dims:?}: {differ} of {} bytes differ from cudnnReorderFilterAndBias",
-            cpu.as_slice().len()
+            ours.as_slice(),
+            want_bias.as_slice(),
+            "{dims:?}: the device's bias differs from the CPU's"
         );
         compared += 1;
     }
-    println!("INT8x32 reorder: {compared} filters equal cudnnReorderFilterAndBias byte for byte");
+    println!("INT8x32 reorder: {compared} filters and biases equal cudnnReorderFilterAndBias byte for byte");
 }
 
 /// Quantization on the device equals the CPU's byte for byte: per output channel (one launch

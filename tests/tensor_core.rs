@@ -146,6 +146,16 @@ fn extensions_are_reported_beside_the_guide() {
     assert!(c24.is_ready());
     let i = x(24).tensor_core(DataType::Int32);
     assert!(i.is_ready() && ext(i).is_empty());
+    // int8 in a layout cuDNN's int8 Tensor Core convolutions do not take.
+    let layout = TensorCoreExtension::Int8Layout;
+    let nchw = Shape::<Nchw>::new([8, 32, 7, 7]).unwrap();
+    assert_eq!(ext(nchw.tensor_core(DataType::Int8)), [layout]);
+    let x4 = Shape::<NcxHwx<4>>::new([8, 32, 7, 7]).unwrap();
+    assert_eq!(ext(x4.tensor_core(DataType::Int8)), [layout]);
+    let u8x32 = Shape::<NcxHwx<32>>::new([8, 64, 7, 7]).unwrap();
+    assert_eq!(ext(u8x32.tensor_core(DataType::Uint8)), [layout]); // no UINT8x32
+    let wq = Shape::<KcxRsx<32>>::new([32, 64, 3, 3]).unwrap().tensor_core(DataType::Int8);
+    assert!(ext(wq).is_empty());
     let shown = Shape::<Nhwc>::new([8, 8, 7, 7]).unwrap().tensor_core(DataType::Int8).to_string();
     assert!(shown.contains("extension (NVIDIA Deep Learning Performance Guide)"), "{shown}");
 }
@@ -164,6 +174,10 @@ fn the_batch_waiver_is_visible() {
         [TensorCoreRule::ChannelsLast, TensorCoreRule::ChannelsMultipleOf8]
     );
     assert!(nchw.to_string().contains("(batch rule waived)"));
+    // A filter has no batch rule: nothing to waive, nothing said.
+    let w = Shape::<Krsc>::new([12, 8, 3, 3]).unwrap().tensor_core(DataType::Half);
+    assert_eq!(w.waive_batch(), w);
+    assert!(!w.waive_batch().to_string().contains("waived"));
 }
 
 /// A whole convolution: each tensor's answer is its shape's own check, for its role.

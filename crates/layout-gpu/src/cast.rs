@@ -113,7 +113,9 @@ impl Gpu {
             channels = plan.channels();
             let k_src = src.shape().placement().strides()[0];
             for (k, &scale) in list.iter().enumerate() {
-                let mut launch = cast_launch(&plan, T::DATA_TYPE, U::DATA_TYPE, src.len(), Quantize(scale));
+                // 64-bit offsets when either whole buffer needs them (the bases reach across it).
+                let span = src.len().max(shape.len());
+                let mut launch = cast_launch(&plan, T::DATA_TYPE, U::DATA_TYPE, span, Quantize(scale));
                 launch.params.src_base = (k * k_src) as i64;
                 launch.params.dst_base = (k * b.len()) as i64;
                 // The launch contract as below; the bases move the plan of one slab to slab k
@@ -158,6 +160,21 @@ impl<U: DeviceElement, L: Layout> DeviceQuantized<U, L> {
     /// The quantized values, C padded.
     pub fn padded(&self) -> &DeviceChannelPadded<U, L> {
         &self.padded
+    }
+    /// The quantized tensor (its dims carry the padded C).
+    pub fn tensor(&self) -> &DeviceTensor<U, L> {
+        self.padded.tensor()
+    }
+    /// The scale of output channel `k` (the tensor's, for a per-tensor scale).
+    pub fn scale_of(&self, k: usize) -> Option<f32> {
+        match self.per_output_channel {
+            true => self.scales.get(k).copied(),
+            false => self.scales.first().copied(),
+        }
+    }
+    /// The parts: the padded tensor and the scales.
+    pub fn into_parts(self) -> (DeviceChannelPadded<U, L>, Vec<f32>) {
+        (self.padded, self.scales)
     }
     /// The scales: one, or one per output channel.
     pub fn scales(&self) -> &[f32] {

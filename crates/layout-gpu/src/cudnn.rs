@@ -21,6 +21,8 @@
 //! ```
 
 use cudarc::cudnn::sys::{cudnnDataType_t, cudnnTensorFormat_t};
+use cudarc::driver::CudaSlice;
+use layout_types::conv::reorder::{bias_split, filter_split, SplitBiasReordered, SplitReordered};
 use layout_types::conv::{Conv, FilterOf};
 use layout_types::cudnn::{CudnnError, DescriptorKind, DescriptorType, FormatArgs, NdArgs, TensorFormat};
 use layout_types::{
@@ -30,7 +32,7 @@ use layout_types::{
 use crate::error::GpuError;
 use crate::ffi::cudnn::{ConvDesc, Descriptor, FilterDesc, Handle};
 use crate::handle::Gpu;
-use crate::reorder::DeviceReorderedFilter;
+use crate::reorder::{DeviceReorderedBias, DeviceReorderedFilter};
 use crate::tensor::{DeviceElement, DeviceTensor};
 
 /// Whether the cuDNN library can be loaded (looked up once per process).
@@ -107,28 +109,39 @@ impl Cudnn {
 }
 
 impl Cudnn {
-    /// cuDNN's own `cudnnReorderFilterAndBias` of an INT8x32 filter (no bias), on the stream
-    /// of the `Gpu` this handle was made for: the reference
-    /// [`Gpu::reorder_int8x32`](crate::Gpu::reorder_int8x32) is checked against on a device
-    /// (`tests/gpu_device.rs`).
+    /// cuDNN's own `cudnnReorderFilterAndBias` of an INT8x32 filter and, when given, its f32
+    /// bias of K values, on the stream of the `Gpu` this handle was made for: the reference
+    /// [`Gpu::reorder_int8x32`](crate::Gpu::reorder_int8x32) and
+    /// [`Gpu::reorder_bias_int8x32`](crate::Gpu::reorder_bias_int8x32) are checked against on
+    /// a device (`tests/gpu_device.rs`).
+    #[allow(clippy::type_complexity)]
     pub fn reorder_int8x32(
         &self,
         gpu: &Gpu,
         filter: &DeviceTensor<i8, KcxRsx<32>>,
-    ) -> Result<DeviceReorderedFilter<i8>, GpuError> {
+        bias: Option<&CudaSlice<f32>>,
+    ) -> Result<(DeviceReorderedFilter<i8>, Option<DeviceReorderedBias<f32>>), GpuError> {
         if gpu.ordinal() != self.ordinal {
             return Err(GpuError::WrongDevice { handle: self.ordinal, tensor: gpu.ordinal() });
         }
         gpu.check_device(filter.data())?;
+        if let Some(b) = bias {
+            gpu.check_device(b)?;
+        }
         gpu.bind()?;
         let dims = filter.dims();
-        let split = layout_types::conv::reorder::filter_split(dims)?;
+        let split = filter_split(dims)?;
         let desc = FilterDescriptor::new(&filter.shape().cudnn_filter(DataType::Int8)?)?;
-        let mut out = gpu.zeros(Shape::<layout_types::conv::reorder::SplitReordered>::new(split)?)?;
+        let mut out = gpu.zeros(Shape::<SplitReordered>::new(split)?)?;
+        let mut out_bias: Option<DeviceTensor<f32, SplitBiasReordered>> = match bias {
+            Some(b) => Some(gpu.zeros(Shape::new(bias_split(b.len())?)?)?),
+            None => None,
+        };
+        let pair = bias.zip(out_bias.as_mut().map(|t| t.data_mut()));
         // The wrapper's contract: the descriptor is the filter's own (its shape, INT8x32), the
-        // output has as many elements, both on the handle's device (checked), context bound.
-        self.handle.reorder_filter(&desc.0, filter.data(), out.data_mut())?;
-        Ok(DeviceReorderedFilter::new(out, dims))
+        // outputs have the inputs' lengths, all on the handle's device (checked), context bound.
+        self.handle.reorder_filter(&desc.0, filter.data(), out.data_mut(), pair)?;
+        Ok((DeviceReorderedFilter::new(out, dims), out_bias.map(DeviceReorderedBias::new)))
     }
 }
 

@@ -62,5 +62,5 @@ pub use cast::DeviceQuantized;
 pub use cudarc;
 pub use error::GpuError;
 pub use handle::{driver_available, Gpu};
-pub use reorder::DeviceReorderedFilter;
+pub use reorder::{DeviceReorderedBias, DeviceReorderedFilter};
 pub use tensor::{DeviceChannelPadded, DeviceElement, DeviceTensor};

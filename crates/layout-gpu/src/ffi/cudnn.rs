@@ -341,26 +341,54 @@ impl Drop for ConvDesc {
 
 impl Handle {
     /// `cudnnReorderFilterAndBias(CUDNN_DEFAULT_REORDER)` of the filter `src` described by
-    /// `desc` into `dst`, without a bias, on the handle's stream.
+    /// `desc` into `dst`, and of the f32 bias `bias.0` into `bias.1` when given, on the handle's
+    /// stream.
     ///
     /// # Contract
     ///
     /// Safe to call from this crate on these terms: `desc` describes `src` (an INT8x32 filter of
-    /// `src.len()` bytes), `dst` holds as many, both live in the context of the handle's stream,
-    /// which is current. `Cudnn::reorder_int8x32`, the one caller, builds the descriptor from the
-    /// filter tensor's own shape, allocates `dst` of its length and checks the devices.
+    /// `src.len()` bytes), `dst` holds as many, a bias pair holds K values each, all live in the
+    /// context of the handle's stream, which is current. `Cudnn::reorder_int8x32`, the one
+    /// caller, builds the descriptor from the filter tensor's own shape, allocates the outputs
+    /// of the inputs' lengths and checks the devices; the sizes are checked again here.
     pub(crate) fn reorder_filter(
         &self,
         desc: &FilterDesc,
         src: &CudaSlice<i8>,
         dst: &mut CudaSlice<i8>,
+        bias: Option<(&CudaSlice<f32>, &mut CudaSlice<f32>)>,
     ) -> Result<(), GpuError> {
+        // What the contract promises, checked here too, so the call below is sound on its own.
+        if src.len() != dst.len() || desc.size_in_bytes()? != src.len() {
+            return Err(GpuError::Cudnn {
+                call: "cudnnReorderFilterAndBias",
+                status: "the filter descriptor, the filter and the output disagree in size".into(),
+            });
+        }
+        let k = desc.get_nd()?.2.first().map_or(0, |&k| k.max(0) as usize);
+        if let Some((b, rb)) = &bias {
+            if b.len() != k || rb.len() != k {
+                return Err(GpuError::Cudnn {
+                    call: "cudnnReorderFilterAndBias",
+                    status: "a bias holds one value per output channel K".into(),
+                });
+            }
+        }
         let stream: &CudaStream = &self._stream;
         let (sp, _read) = src.device_ptr(stream);
         let (dp, _write) = dst.device_ptr_mut(stream);
-        // SAFETY: the handle and the descriptor are live (owned); by the contract the
-        // descriptor describes `src` and `dst` holds as many bytes; the bias pointers are null
-        // with `reorderBias` 0, which cuDNN then does not read or write.
+        let (reorder_bias, bp, rbp, _guards) = match bias {
+            Some((b, rb)) => {
+                let (bp, gb) = b.device_ptr(stream);
+                let (rbp, grb) = rb.device_ptr_mut(stream);
+                (1, bp as *const core::ffi::c_void, rbp as *mut core::ffi::c_void, Some((gb, grb)))
+            }
+            None => (0, core::ptr::null(), core::ptr::null_mut(), None),
+        };
+        // SAFETY: the handle and the descriptor are live (owned); by the contract (and the
+        // checks above) the descriptor describes `src`, `dst` holds as many bytes, and a bias
+        // pair holds K f32 values each (else the pointers are null with `reorderBias` 0, which
+        // cuDNN then does not read or write); the guards keep the buffers' stream bookkeeping.
         unsafe {
             sys::cudnnReorderFilterAndBias(
                 self.raw,
@@ -368,9 +396,9 @@ impl Handle {
                 sys::cudnnReorderType_t::CUDNN_DEFAULT_REORDER,
                 sp as *const core::ffi::c_void,
                 dp as *mut core::ffi::c_void,
-                0,
-                core::ptr::null(),
-                core::ptr::null_mut(),
+                reorder_bias,
+                bp,
+                rbp,
             )
         }
         .result()

@@ -44,7 +44,7 @@ use crate::layout::{
 ///
 /// ```
 /// use typed_layout::{conv::FilterOf, KcxRsx, NcxHwx};
-/// fn paired<I: typed_layout::Layout, F: FilterOf<I>>() {}
+/// fn paired<I: typed_layout::Layout, F: FilterOf<I>>() where I::Family: typed_layout::ConvInput {}
 /// paired::<NcxHwx<32>, KcxRsx<32>>();
 /// ```
 #[diagnostic::on_unimplemented(
@@ -52,7 +52,11 @@ use crate::layout::{
     label = "not the filter layout for `{I}`",
     note = "cuDNN pairs NCHW with KCRS, NHWC with KRSC, NC/xHWx with KC/xRSx (the same x), NCDHW with KCDRS and NDHWC with KDRSC: convert the filter with `to_layout`"
 )]
-pub trait FilterOf<I: Layout>: Layout {}
+pub trait FilterOf<I: Layout>: Layout<Family = <I::Family as ConvInput>::Filter>
+where
+    I::Family: ConvInput,
+{
+}
 
 impl FilterOf<Nchw> for Kcrs {}
 impl FilterOf<Nhwc> for Krsc {}
@@ -144,7 +148,8 @@ where
             d => {
                 let s = d - 2;
                 let (padded, extent) = self.window(s, x[d], w[d]);
-                1 + (padded - extent) / self.stride[s]
+                // `build` checked extent ≤ padded.
+                1 + (padded - extent as usize) / self.stride[s]
             }
         })
     }
@@ -154,11 +159,13 @@ where
         Shape::new(self.output_dims())
     }
 
-    /// Along spatial dim `s`: the padded input and the dilated filter (saturating: padding and
-    /// dilation come from users).
-    fn window(&self, s: usize, input: usize, filter: usize) -> (usize, usize) {
-        let padded = input.saturating_add(self.padding[s].saturating_mul(2));
-        (padded, self.dilation[s].saturating_mul(filter - 1).saturating_add(1))
+    /// Along spatial dim `s`: the padded input and the dilated filter. Exact: padding and
+    /// dilation are at most `i32::MAX` (checked), dims fit `isize`, so both fit `u128` and the
+    /// padded input `usize`.
+    fn window(&self, s: usize, input: usize, filter: usize) -> (usize, u128) {
+        let padded = input as u128 + 2 * self.padding[s] as u128;
+        let extent = self.dilation[s] as u128 * (filter as u128 - 1) + 1;
+        (usize::try_from(padded).unwrap_or(usize::MAX), extent)
     }
 
     fn spatial() -> usize {
@@ -172,13 +179,24 @@ where
         if g == 0 {
             return Err(ConvError::NoGroups.into());
         }
-        if x[1] != g * w[1] {
+        let letters = <I::Family as Family>::LETTERS.as_bytes();
+        // cuDNN's parameters are C ints.
+        let params = (0..Self::spatial()).flat_map(|s| {
+            let dim = DimName::new(s + 2, letters);
+            [("padding", self.padding[s]), ("stride", self.stride[s]), ("dilation", self.dilation[s])]
+                .map(|(what, value)| (Some(dim), what, value))
+        });
+        for (dim, what, value) in core::iter::once((None, "group count", g)).chain(params) {
+            if value > i32::MAX as usize {
+                return Err(ConvError::Limit { dim, what, value }.into());
+            }
+        }
+        if g.checked_mul(w[1]) != Some(x[1]) {
             return Err(ConvError::Groups { input: x[1], groups: g, per_group: w[1] }.into());
         }
         if !w[0].is_multiple_of(g) {
             return Err(ConvError::OutputChannels { k: w[0], groups: g }.into());
         }
-        let letters = <I::Family as Family>::LETTERS.as_bytes();
         for s in 0..Self::spatial() {
             let (d, dim) = (s + 2, DimName::new(s + 2, letters));
             for (what, v) in [("stride", self.stride[s]), ("dilation", self.dilation[s])] {
@@ -187,10 +205,17 @@ where
                 }
             }
             let (padded, extent) = self.window(s, x[d], w[d]);
-            if extent > padded {
-                return Err(ConvError::Window { dim, padded, extent }.into());
+            if extent > padded as u128 {
+                return Err(ConvError::Window {
+                    dim,
+                    padded,
+                    extent: usize::try_from(extent).unwrap_or(usize::MAX),
+                }
+                .into());
             }
         }
+        // The output exists in the input's layout (K a multiple of NC/xHWx's x, say).
+        Shape::<I>::new(self.output_dims())?;
         Ok(self)
     }
 }

@@ -142,6 +142,32 @@ where
     Ok(ReorderedFilter { tensor: source.to_layout()?, dims })
 }
 
+/// A bias reordered as cuDNN's INT8x32 convolutions want it (see the [module](self)): its own
+/// type, like [`ReorderedFilter`], made only by [`reorder_bias_int8x32`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReorderedBias<T: Element> {
+    values: Vec<T>,
+}
+
+impl<T: Element> ReorderedBias<T> {
+    /// The reordered values, as cuDNN reads them.
+    pub fn as_slice(&self) -> &[T] {
+        &self.values
+    }
+    /// The reordered values, owned.
+    pub fn into_vec(self) -> Vec<T> {
+        self.values
+    }
+    /// Output channels K.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+    /// Never: a bias has at least 32 values.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
 /// A bias of `K` values reordered as `cudnnReorderFilterAndBias` reorders it for INT8x32
 /// convolutions (K a multiple of 32).
 ///
@@ -150,17 +176,22 @@ where
 /// let bias: Vec<f32> = (0..32).map(|k| k as f32).collect();
 /// let r = reorder_bias_int8x32(&bias)?;
 /// // k₃₂ q p t: the 4 of t, then p steps by 8 channels, then q by 4.
-/// assert_eq!(&r[..8], &[0.0, 1.0, 2.0, 3.0, 8.0, 9.0, 10.0, 11.0]);
-/// assert_eq!(&r[16..20], &[4.0, 5.0, 6.0, 7.0]);
+/// assert_eq!(&r.as_slice()[..8], &[0.0, 1.0, 2.0, 3.0, 8.0, 9.0, 10.0, 11.0]);
+/// assert_eq!(&r.as_slice()[16..20], &[4.0, 5.0, 6.0, 7.0]);
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
-pub fn reorder_bias_int8x32<T: Element>(bias: &[T]) -> Result<Vec<T>, LayoutError> {
-    let k = bias.len();
+pub fn reorder_bias_int8x32<T: Element>(bias: &[T]) -> Result<ReorderedBias<T>, LayoutError> {
+    let split = bias_split(bias.len())?;
+    let plain = crate::tensor::TensorView::<T, SplitBias>::new(split, bias)?;
+    Ok(ReorderedBias { values: plain.to_layout::<SplitBiasReordered>()?.into_vec() })
+}
+
+/// The split dims of a bias of `k` values (K a multiple of 32).
+pub fn bias_split(k: usize) -> Result<[usize; 4], LayoutError> {
     if !k.is_multiple_of(32) || k == 0 {
         return Err(ConvError::ReorderChannels { what: "bias values (output channels K)", count: k }.into());
     }
-    let plain = crate::tensor::TensorView::<T, SplitBias>::new([k / 32, 4, 2, 4], bias)?;
-    Ok(plain.to_layout::<SplitBiasReordered>()?.into_vec())
+    Ok([k / 32, 4, 2, 4])
 }
 
 #[cfg(test)]

@@ -64,6 +64,15 @@ pub enum ConvError {
         /// The count given.
         count: usize,
     },
+    /// A parameter above what cuDNN's C `int` holds.
+    Limit {
+        /// The spatial dimension it is for (none for the group count).
+        dim: Option<DimName>,
+        /// `"padding"`, `"stride"`, `"dilation"` or `"group count"`.
+        what: &'static str,
+        /// The value given.
+        value: usize,
+    },
     /// A parameter given for a number of spatial dims the convolution does not have.
     SpatialCount {
         /// How many were given.
@@ -92,6 +101,10 @@ impl fmt::Display for ConvError {
                 "along {dim} the padded input is {padded} wide and the dilated filter {extent}: {}",
                 self.rule()
             ),
+            ConvError::Limit { dim: Some(dim), what, value } => {
+                write!(f, "{dim} has {what} {value}: {}", self.rule())
+            }
+            ConvError::Limit { dim: None, what, value } => write!(f, "{what} {value}: {}", self.rule()),
             ConvError::ReorderChannels { what, count } => {
                 write!(f, "{count} {what}: {}", self.rule())
             }
@@ -119,6 +132,7 @@ impl ConvError {
             ConvError::Window { .. } => {
                 "the dilated filter fits in the padded input (at least one output position)"
             }
+            ConvError::Limit { .. } => "cuDNN's convolution parameters are C ints: at most 2^31 − 1",
             ConvError::ReorderChannels { .. } => {
                 "cuDNN's INT8x32 filter and bias reorder takes K and C multiples of 32"
             }

@@ -230,6 +230,7 @@ impl ConvFilter for VolumeFilter {
 /// assert_eq!(BuiltinFamily::for_spec("KRSC").name(), "Filter");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum BuiltinFamily {
     /// [`Matmul`]: `BMN`.
     Matmul,

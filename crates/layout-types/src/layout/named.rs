@@ -182,6 +182,7 @@ impl<O: MatrixOrder> PerDimStrides for Bmn<O> {}
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum NamedLayout {
     /// [`Nchw`]
     Nchw,

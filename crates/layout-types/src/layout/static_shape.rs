@@ -101,16 +101,25 @@ macro_rules! static_dims {
             pub const STRIDES: [isize; $r] = Self::GROUP_STRIDES;
         }
 
-        impl<T: Element, F: Family<Dims = [usize; $r]>, L: Layout<Family = F>, $(const $d: usize),*>
-            crate::tensor_core::TensorCoreShape<T, L, $name<F, $($d),*>>
+        impl<
+                T: Element,
+                F: Family<Dims = [usize; $r]>,
+                L: Layout<Family = F>,
+                $(const $d: usize,)*
+                const WAIVE_BATCH: bool,
+            > crate::tensor_core::TensorCoreShape<T, L, $name<F, $($d),*>, WAIVE_BATCH>
         {
-            /// The shape, which qualifies for Tensor Cores; naming it when it does not is a
-            /// compile error that names the first rule broken.
-            pub const SHAPE: Shape<L> =
-                match StaticShape::<L, $name<F, $($d),*>>::tensor_core(T::DATA_TYPE).first() {
+            /// The shape, which qualifies for Tensor Cores (the batch rule set aside when
+            /// `WAIVE_BATCH`); naming it when it does not is a compile error that names the
+            /// first rule broken.
+            pub const SHAPE: Shape<L> = {
+                let check = StaticShape::<L, $name<F, $($d),*>>::tensor_core(T::DATA_TYPE);
+                let check = if WAIVE_BATCH { check.waive_batch() } else { check };
+                match check.first() {
                     None => StaticShape::<L, $name<F, $($d),*>>::SHAPE,
                     Some(rule) => panic!("{}", rule.message()),
-                };
+                }
+            };
         }
     )*};
 }

@@ -43,6 +43,10 @@ use core::marker::PhantomData;
 use crate::dtype::DataType;
 use crate::notation::{find_byte, Format};
 
+mod extension;
+
+pub use extension::TensorCoreExtension;
+
 mod sealed {
     pub trait Sealed {}
 }
@@ -104,6 +108,7 @@ impl MathMode for TensorOpMath {
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum TensorCoreRule {
     /// Inputs in NHWC (NDHWC for volumes) and filters in its filter order, KRSC (KDRSC): the
     /// batch or output channels outermost, C innermost, no vectorized C.
@@ -170,66 +175,6 @@ impl fmt::Display for TensorCoreRule {
     }
 }
 
-/// A refinement of the guide's rules from NVIDIA's later documentation, per data type: reported
-/// beside the guide's rules, marked as an extension, never replacing one (a tensor the guide's
-/// rules reject stays rejected by [`TensorCoreCheck::is_ready`]).
-///
-/// Source of both: NVIDIA, *Deep Learning Performance Guide*, "Matrix Multiplication Background",
-/// the table of Tensor Core requirements by data type (dims most efficient at multiples of 16
-/// bytes of elements: 16 for INT8, 8 for FP16, 4 for TF32).
-///
-/// ```
-/// use typed_layout::{tensor_core::TensorCoreExtension, DataType, Nhwc, Shape};
-/// let check = Shape::<Nhwc>::new([8, 24, 7, 7])?.tensor_core(DataType::Int8);
-/// assert_eq!(check.extensions_broken().collect::<Vec<_>>(), [TensorCoreExtension::Int8MultipleOf16]);
-/// # Ok::<(), typed_layout::LayoutError>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TensorCoreExtension {
-    /// INT8 data (i8, u8): the channel counts (a matrix's M and N) multiples of 16. The
-    /// vectorized NC/32HW32 (cuDNN's INT8x32) meets it by its layout.
-    Int8MultipleOf16,
-    /// FP32 data runs on Tensor Cores as TF32 (NVIDIA Ampere and later): channel counts (M and
-    /// N) multiples of 4.
-    Tf32MultipleOf4,
-}
-
-impl TensorCoreExtension {
-    /// Both extensions, in the order checks report them.
-    pub const ALL: [TensorCoreExtension; 2] =
-        [TensorCoreExtension::Int8MultipleOf16, TensorCoreExtension::Tf32MultipleOf4];
-
-    /// The refinement, marked as one.
-    pub const fn message(self) -> &'static str {
-        match self {
-            TensorCoreExtension::Int8MultipleOf16 => {
-                "extension (NVIDIA Deep Learning Performance Guide): INT8 Tensor Cores want channel counts padded to multiples of 16"
-            }
-            TensorCoreExtension::Tf32MultipleOf4 => {
-                "extension (NVIDIA Deep Learning Performance Guide): FP32 runs as TF32, which wants channel counts padded to multiples of 4"
-            }
-        }
-    }
-
-    /// The data type the extension is about, and the multiple it asks for.
-    pub const fn multiple(self) -> (DataType, usize) {
-        match self {
-            TensorCoreExtension::Int8MultipleOf16 => (DataType::Int8, 16),
-            TensorCoreExtension::Tf32MultipleOf4 => (DataType::Float, 4),
-        }
-    }
-
-    const fn bit(self) -> u8 {
-        1 << self as u8
-    }
-}
-
-impl fmt::Display for TensorCoreExtension {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
-    }
-}
-
 /// The Tensor Core rules a tensor breaks (empty: it qualifies), with the extensions it breaks
 /// and whether the batch rule was waived.
 ///
@@ -249,6 +194,8 @@ impl fmt::Display for TensorCoreExtension {
 pub struct TensorCoreCheck {
     broken: u8,
     extensions: u8,
+    /// The role has a batch rule (a convolution's input or output).
+    has_batch: bool,
     batch_waived: bool,
 }
 
@@ -272,7 +219,7 @@ impl TensorCoreCheck {
         dims: &[usize],
         data_type: DataType,
     ) -> TensorCoreCheck {
-        let mut check = TensorCoreCheck { broken: 0, extensions: 0, batch_waived: false };
+        let mut check = TensorCoreCheck { broken: 0, extensions: 0, has_batch: false, batch_waived: false };
         let bytes = letters.as_bytes();
         let role = if is(bytes, b"BMN") {
             Role::Matrix
@@ -302,6 +249,7 @@ impl TensorCoreCheck {
         }
         match role {
             Role::Data { n, c } => {
+                check.has_batch = n.is_some();
                 if !multiple(dims, c, 8) {
                     check = check.with(TensorCoreRule::ChannelsMultipleOf8);
                 }
@@ -332,6 +280,15 @@ impl TensorCoreCheck {
             DataType::Float => Some(TensorCoreExtension::Tf32MultipleOf4),
             _ => None,
         };
+        let int8 = matches!(data_type, DataType::Int8 | DataType::Uint8);
+        // INT8x32 is signed: cuDNN has no UINT8x32.
+        let int8x32 = match format.vector() {
+            Some(v) => v.width == 32 && format.is_fully_packed() && matches!(data_type, DataType::Int8),
+            None => false,
+        };
+        if int8 && !matches!(role, Role::Matrix) && !channels_last && !int8x32 {
+            check.extensions |= TensorCoreExtension::Int8Layout.bit();
+        }
         if let Some(ext) = ext {
             let m = ext.multiple().1;
             let ok = match role {
@@ -360,10 +317,13 @@ impl TensorCoreCheck {
     /// # Ok::<(), typed_layout::LayoutError>(())
     /// ```
     pub const fn waive_batch(self) -> TensorCoreCheck {
+        if !self.has_batch {
+            return self; // a filter or a matrix operand has no batch rule to waive
+        }
         TensorCoreCheck {
             broken: self.broken & !TensorCoreRule::BatchMultipleOf8.bit(),
-            extensions: self.extensions,
             batch_waived: true,
+            ..self
         }
     }
 
@@ -479,4 +439,14 @@ const fn is(a: &[u8], b: &[u8]) -> bool {
 /// // TensorCoreShape::<f32, Nhwc, ImageDims<8, 3, 224, 224>>::SHAPE does not compile:
 /// // "Tensor Cores want the channel count C padded to a multiple of 8" (ui-tests/types).
 /// ```
-pub struct TensorCoreShape<T, L, D>(PhantomData<(T, L, D)>);
+///
+/// `WAIVE_BATCH = true` sets the batch rule aside, in the type (inference with batch 1, the
+/// compile-time twin of [`TensorCoreCheck::waive_batch`]):
+///
+/// ```
+/// use typed_layout::{tensor_core::TensorCoreShape, ImageDims, Nhwc};
+/// let one = TensorCoreShape::<half::f16, Nhwc, ImageDims<1, 64, 56, 56>, true>::SHAPE;
+/// assert_eq!(one.dims()[0], 1);
+/// // Without the waiver the same shape does not compile (N = 1).
+/// ```
+pub struct TensorCoreShape<T, L, D, const WAIVE_BATCH: bool = false>(PhantomData<(T, L, D)>);

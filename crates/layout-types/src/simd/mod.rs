@@ -1,0 +1,140 @@
+//! What the CPU offers beyond portable Rust, chosen at run time: the SIMD [`Level`] (detected
+//! once per process, so one binary runs everywhere: no `target-cpu` flag), and copies whose
+//! stores stream past the cache ([`Stores::Streaming`]), the strongest way to move bytes that
+//! will not be read again soon.
+//!
+//! This is the one room of `layout-types` that holds `unsafe` (the crate denies it
+//! elsewhere). The safety argument, once: every intrinsic runs inside a function compiled for
+//! its feature (`#[target_feature]`), called only after [`Level::available`] has seen the
+//! feature on this CPU; every access goes through a slice whose bounds Rust checked (chunks of
+//! exactly one vector), the destination's vectors start at the alignment a streaming store
+//! needs (the head before it is copied with ordinary stores), and a store fence (`sfence`)
+//! ends every streaming copy, so the bytes are visible to every thread when the call returns.
+//!
+//! ```
+//! use typed_layout::simd::{copy, Level, Stores};
+//! let src: Vec<f32> = (0..1000).map(|v| v as f32).collect();
+//! let mut dst = vec![0.0f32; 1000];
+//! copy(&mut dst[3..], &src[3..], Stores::Streaming)?; // a misaligned start is fine
+//! assert_eq!(&dst[3..], &src[3..]);
+//! println!("this CPU: {:?}", Level::detected());
+//! # Ok::<(), typed_layout::LayoutError>(())
+//! ```
+
+use std::sync::OnceLock;
+
+use crate::dtype::Element;
+use crate::error::LayoutError;
+
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+/// A SIMD instruction set level, each including the ones before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Level {
+    /// Portable Rust only (the reference every level is tested against).
+    Portable,
+    /// x86-64's baseline: 128-bit vectors.
+    Sse2,
+    /// 256-bit vectors (AVX and AVX2).
+    Avx2,
+    /// 512-bit vectors (AVX-512 F).
+    Avx512,
+}
+
+impl Level {
+    /// Every level, lowest first.
+    pub const ALL: [Level; 4] = [Level::Portable, Level::Sse2, Level::Avx2, Level::Avx512];
+
+    /// The highest level this CPU has, detected once per process.
+    pub fn detected() -> Level {
+        static LEVEL: OnceLock<Level> = OnceLock::new();
+        *LEVEL.get_or_init(detect)
+    }
+
+    /// Does this CPU have the level (and so every level below it)?
+    pub fn available(self) -> bool {
+        self <= Level::detected()
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detect() -> Level {
+    if is_x86_feature_detected!("avx512f") {
+        Level::Avx512
+    } else if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("avx") {
+        Level::Avx2
+    } else {
+        Level::Sse2
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detect() -> Level {
+    Level::Portable
+}
+
+/// How a copy writes its destination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stores {
+    /// Ordinary stores: each destination line is read into the cache before it is written.
+    Ordinary,
+    /// Streaming (non-temporal) stores: whole lines go to memory without being read first,
+    /// then a fence; the fastest for outputs larger than the cache, on most machines.
+    Streaming,
+}
+
+/// Copies `src` into `dst` with `stores`, at the highest level this CPU has. Fails with
+/// [`LayoutError::BufferLength`] when the lengths differ.
+pub fn copy<T: Element>(dst: &mut [T], src: &[T], stores: Stores) -> Result<(), LayoutError> {
+    copy_at(Level::detected(), dst, src, stores)
+}
+
+/// [`copy`] at `level` (for tests and benchmarks: a lower level than the CPU's is allowed; one
+/// it lacks is refused with [`LayoutError::NotApplicable`]). Streaming stores need SSE2.
+pub fn copy_at<T: Element>(
+    level: Level,
+    dst: &mut [T],
+    src: &[T],
+    stores: Stores,
+) -> Result<(), LayoutError> {
+    if dst.len() != src.len() {
+        return Err(LayoutError::BufferLength { expected: src.len(), found: dst.len() });
+    }
+    if !level.available() {
+        return Err(LayoutError::NotApplicable { reason: "this CPU lacks the SIMD level asked for" });
+    }
+    let (d, s): (&mut [u8], &[u8]) = (bytemuck::cast_slice_mut(dst), bytemuck::cast_slice(src));
+    match (stores, level) {
+        (Stores::Ordinary, _) | (Stores::Streaming, Level::Portable) => d.copy_from_slice(s),
+        #[cfg(target_arch = "x86_64")]
+        (Stores::Streaming, level) => x86::stream(level, d, s),
+        #[cfg(not(target_arch = "x86_64"))]
+        (Stores::Streaming, _) => d.copy_from_slice(s),
+    }
+    Ok(())
+}
+
+/// [`copy`] on `threads` threads, one contiguous part each (rayon's pool; feature `parallel`,
+/// else one thread).
+pub fn copy_parallel<T: Element>(
+    dst: &mut [T],
+    src: &[T],
+    stores: Stores,
+    threads: usize,
+) -> Result<(), LayoutError> {
+    if dst.len() != src.len() {
+        return Err(LayoutError::BufferLength { expected: src.len(), found: dst.len() });
+    }
+    #[cfg(feature = "parallel")]
+    if threads > 1 && dst.len() > 1 {
+        use rayon::prelude::*;
+        // Parts of whole 4 KiB pages, so no two threads write one cache line.
+        let page = (4096 / T::SIZE).max(1);
+        let part = dst.len().div_ceil(threads).div_ceil(page) * page;
+        return dst.par_chunks_mut(part).zip(src.par_chunks(part)).try_for_each(|(d, s)| copy(d, s, stores));
+    }
+    let _ = threads;
+    copy(dst, src, stores)
+}

@@ -3,7 +3,7 @@
 # one table of GB/s and ratios (bench/peers.py).
 #
 #   bench/peers.sh                 # every row (about 15 minutes on 2 cores)
-#   bench/peers.sh 256MiB          # a criterion filter: only the 256 MiB rows
+#   bench/peers.sh 256MiB          # a row filter: only the 256 MiB rows
 #   PEERS_INSTALL=1 bench/peers.sh # first install NumPy and PyTorch into target/peers-venv
 #   PEERS_PYTHON=python3 bench/peers.sh   # use an interpreter that already has them
 set -euo pipefail

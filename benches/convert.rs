@@ -1,26 +1,27 @@
-//! CPU conversions beside the limit and a peer, measured in one run.
+//! CPU conversions against the strongest copy of the same bytes, measured in one run.
 //!
 //! For f32, f16 and u8 at 1, 16 and 256 MiB: NCHW→NHWC, NHWC→NCHW, NCHW→NC/32HW32,
-//! NCDHW→NDHWC, `Bmn<RowMajor>`→`Bmn<ColMajor>`, and C = 3 NCHW→NHWC. Each row times
+//! NCDHW→NDHWC, `Bmn<RowMajor>`→`Bmn<ColMajor>`, and C = 3 NCHW→NHWC. Each row races, interleaved
+//! round by round (best time of each; the machine drifts, so no contender gets a quieter window):
 //!
-//! * typed-layout on all of rayon's threads, and on a one-thread pool;
-//! * a memory copy of the same bytes on all threads (rayon chunks) and on one (`copy_from_slice`),
-//!   the limit: a conversion reads and writes every byte once, as a copy does;
-//! * ndarray's `permuted_axes(..).as_standard_layout()` (what a user would write; it allocates
-//!   its result, as it must), after checking once that it produces our bytes.
+//! * four copies of the same bytes: `copy_from_slice` (one thread), one contiguous part per
+//!   thread, and both with streaming stores (`typed_layout::simd::copy`): the **strongest**
+//!   of them is the baseline (and the strongest one-thread copy for the one-thread figures);
+//! * typed-layout into an existing buffer on all of rayon's threads and on a one-thread pool,
+//!   and `to_layout` (allocating);
+//! * ndarray's `permuted_axes(..).as_standard_layout()` (allocating, as it must), after checking
+//!   once that it produces our bytes.
 //!
-//! Criterion prints each timing; at the end one table gives GB/s (bytes read + written, best
-//! sample) and the ratios. `cargo bench --bench convert -- f32/256` runs a subset.
+//! One table gives GB/s (bytes read + written, best round) and the ratios.
+//! `cargo bench --bench convert -- 256MiB` runs the rows whose name contains `256MiB`.
 
-use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, Throughput};
 use half::f16;
 use ndarray::{ArrayViewD, IxDyn};
-use rayon::prelude::*;
+use typed_layout::simd::{copy, copy_parallel, Level, Stores};
 use typed_layout::DimsOf;
 use typed_layout::SameFamily;
 use typed_layout::{
@@ -51,14 +52,23 @@ impl Sample for u8 {
     }
 }
 
-const CONTENDERS: [&str; 5] =
-    ["typed-layout", "typed-layout 1 thread", "memcpy", "memcpy 1 thread", "ndarray"];
+/// The contenders, in the order each round runs them.
+const CONTENDERS: [&str; 8] = [
+    "copy_from_slice",
+    "copy per thread",
+    "streaming copy",
+    "streaming copy per thread",
+    "typed-layout",
+    "typed-layout 1 thread",
+    "to_layout",
+    "ndarray",
+];
+/// Which contenders are copies, and which of those run on one thread.
+const COPIES: [usize; 4] = [0, 1, 2, 3];
+const ONE_THREAD_COPIES: [usize; 2] = [0, 2];
 
-/// Best time per iteration of each contender.
-type Best = BTreeMap<&'static str, Duration>;
-
-/// Per row, in the order the rows ran: its name, bytes read + written, best times.
-static RESULTS: Mutex<Vec<(String, u64, Best)>> = Mutex::new(Vec::new());
+/// Per row, in the order the rows ran: its name, bytes read + written, best time per contender.
+static RESULTS: Mutex<Vec<(String, u64, [Duration; 8])>> = Mutex::new(Vec::new());
 
 /// What `bench/peers.py` needs to time the same row: the source's storage as `view` dims, and
 /// the `axes` permutation that gives the destination's storage order.
@@ -71,28 +81,15 @@ struct Peer {
 
 static PEERS: Mutex<Vec<Peer>> = Mutex::new(Vec::new());
 
-fn record(row: &str, bytes: u64, who: &'static str, t: Duration) {
-    let mut results = RESULTS.lock().unwrap();
-    let at = match results.iter().position(|(r, ..)| r == row) {
-        Some(at) => at,
-        None => {
-            results.push((row.to_string(), bytes, BTreeMap::new()));
-            results.len() - 1
-        }
-    };
-    let best = results[at].2.entry(who).or_insert(t);
-    *best = (*best).min(t);
-}
-
-struct Bench<'a> {
-    c: &'a mut Criterion,
+struct Bench {
     one_thread: rayon::ThreadPool,
+    filter: Option<String>,
 }
 
-impl Bench<'_> {
-    /// One row: `src` converted to `D`, beside copies and the peer, which sees the source's
-    /// storage as an array of `view` dims and permutes its `axes` into the destination's storage
-    /// order.
+impl Bench {
+    /// One row: `src` converted to `D`, raced against the copies and the peer, which sees the
+    /// source's storage as an array of `view` dims and permutes its `axes` into the
+    /// destination's storage order.
     fn row<T: Sample, S: Layout, D: Layout>(
         &mut self,
         what: &str,
@@ -103,6 +100,10 @@ impl Bench<'_> {
     ) where
         D::Family: SameFamily<S::Family>,
     {
+        let row = format!("{}/{size}/{what}", T::NAME);
+        if self.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
+            return;
+        }
         let src = Tensor::<T, S>::from_fn(dims, |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k)))
             .expect("the row's shape is valid");
         let mut dst = Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
@@ -111,42 +112,45 @@ impl Bench<'_> {
         let peer = |v: ArrayViewD<'_, T>| v.permuted_axes(IxDyn(axes)).as_standard_layout().into_owned();
         let expected = peer(input.clone());
         assert!(expected.as_slice() == Some(dst.as_slice()), "{what}: ndarray disagrees with typed-layout");
+        drop(expected);
 
-        let row = format!("{}/{size}/{what}", T::NAME);
-        let bytes = 2 * (src.as_slice().len() * T::SIZE) as u64;
-        let mut copy = vec![T::default(); src.as_slice().len()];
+        let len = src.as_slice().len();
+        let bytes = 2 * (len * T::SIZE) as u64;
+        let mut out = vec![T::default(); len];
         PEERS.lock().unwrap().push(Peer {
             row: row.clone(),
             dtype: T::NAME,
             view: view.to_vec(),
             axes: axes.to_vec(),
         });
-        let mut group = self.c.benchmark_group(&row);
-        group.throughput(Throughput::Bytes(bytes));
+        let threads = rayon::current_num_threads();
         let pool = &self.one_thread;
-        let mut time = |who: &'static str, f: &mut dyn FnMut()| {
-            group.bench_function(who, |b| {
-                b.iter_custom(|iters| {
-                    let start = Instant::now();
-                    for _ in 0..iters {
-                        f();
-                    }
-                    let t = start.elapsed();
-                    record(&row, bytes, who, t.div_f64(iters.max(1) as f64));
-                    t
-                })
-            });
+        let s = src.as_slice();
+        let rounds = match bytes {
+            b if b <= 4 << 20 => 41,
+            b if b <= 64 << 20 => 11,
+            _ => 5,
         };
-        time("typed-layout", &mut || convert(black_box(&src), &mut dst).unwrap());
-        time("typed-layout 1 thread", &mut || pool.install(|| convert(black_box(&src), &mut dst).unwrap()));
-        time("memcpy", &mut || {
-            copy.par_chunks_mut(1 << 16)
-                .zip(src.as_slice().par_chunks(1 << 16))
-                .for_each(|(d, s)| d.copy_from_slice(s))
-        });
-        time("memcpy 1 thread", &mut || copy.copy_from_slice(black_box(src.as_slice())));
-        time("ndarray", &mut || drop(black_box(peer(input.clone()))));
-        group.finish();
+        let mut best = [Duration::MAX; 8];
+        for _ in 0..rounds {
+            for (k, slot) in best.iter_mut().enumerate() {
+                let start = Instant::now();
+                match k {
+                    0 => out.copy_from_slice(black_box(s)),
+                    1 => copy_parallel(&mut out, black_box(s), Stores::Ordinary, threads).unwrap(),
+                    2 => copy(&mut out, black_box(s), Stores::Streaming).unwrap(),
+                    3 => copy_parallel(&mut out, black_box(s), Stores::Streaming, threads).unwrap(),
+                    4 => convert(black_box(&src), &mut dst).unwrap(),
+                    5 => pool.install(|| convert(black_box(&src), &mut dst).unwrap()),
+                    6 => drop(black_box(src.to_layout::<D>().unwrap())),
+                    _ => drop(black_box(peer(input.clone()))),
+                }
+                *slot = (*slot).min(start.elapsed());
+            }
+        }
+        black_box(&out);
+        eprintln!("{row}: done");
+        RESULTS.lock().unwrap().push((row, bytes, best));
     }
 }
 
@@ -156,7 +160,7 @@ fn plane(hw: usize) -> (usize, usize) {
     (h, hw / h)
 }
 
-fn rows<T: Sample>(b: &mut Bench<'_>) {
+fn rows<T: Sample>(b: &mut Bench) {
     for (size, mib, n) in [("1MiB", 1usize, 1usize), ("16MiB", 16, 4), ("256MiB", 256, 16)] {
         let elements = (mib << 20) / T::SIZE;
         let c = 64;
@@ -182,61 +186,64 @@ fn rows<T: Sample>(b: &mut Bench<'_>) {
 
 fn print_table() {
     let results = RESULTS.lock().unwrap();
-    let gbps = |bytes: u64, t: Option<&Duration>| t.map(|t| bytes as f64 / t.as_secs_f64() / 1e9);
-    let show = |x: Option<f64>, unit: &str| x.map_or("-".to_string(), |x| format!("{x:.2}{unit}"));
+    let gbps = |bytes: u64, t: Duration| bytes as f64 / t.as_secs_f64() / 1e9;
     println!();
     println!(
-        "## CPU conversions, {} rayon threads (GB/s = bytes read + written / best time)",
-        rayon::current_num_threads()
+        "## CPU conversions: {} rayon threads, SIMD level {:?} (GB/s = bytes read + written / best round)",
+        rayon::current_num_threads(),
+        Level::detected()
     );
     println!();
     println!(
-        "| row | typed-layout | / memcpy | 1 thread | / memcpy 1 thread | ndarray | typed-layout / ndarray |"
+        "| row | strongest copy | GB/s | typed-layout | ÷ strongest | 1 thread | ÷ strongest 1-thread copy | to_layout | ÷ strongest | ndarray |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (row, bytes, best) in results.iter() {
-        let [tl, tl1, mc, mc1, nd] = CONTENDERS.map(|who| gbps(*bytes, best.get(who)));
-        let ratio = |a: Option<f64>, b: Option<f64>, unit| show(a.zip(b).map(|(a, b)| a / b), unit);
+        let g = |k: usize| gbps(*bytes, best[k]);
+        let strongest = |ks: &[usize]| ks.iter().copied().max_by(|&a, &b| g(a).total_cmp(&g(b))).unwrap();
+        let (all, one) = (strongest(&COPIES), strongest(&ONE_THREAD_COPIES));
         println!(
-            "| {row} | {} | {} | {} | {} | {} | {} |",
-            show(tl, ""),
-            ratio(tl, mc, ""),
-            show(tl1, ""),
-            ratio(tl1, mc1, ""),
-            show(nd, ""),
-            ratio(tl, nd, "×"),
+            "| {row} | {} | {:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} |",
+            CONTENDERS[all],
+            g(all),
+            g(4),
+            g(4) / g(all),
+            g(5),
+            g(5) / g(one),
+            g(6),
+            g(6) / g(all),
+            g(7),
         );
     }
 }
 
-/// With `TL_BENCH_CSV=path`: one line per row for `bench/peers.py`.
+/// With `TL_BENCH_CSV=path`: one line per row for `bench/peers.py` (seconds per contender;
+/// `memcpy` is the strongest copy, `memcpy_1t` the strongest one-thread copy).
 fn write_csv() -> std::io::Result<()> {
     let Some(path) = std::env::var_os("TL_BENCH_CSV") else { return Ok(()) };
     let (results, peers) = (RESULTS.lock().unwrap(), PEERS.lock().unwrap());
-    let mut out =
-        String::from("row,dtype,view,axes,bytes,typed_layout,typed_layout_1t,memcpy,memcpy_1t,ndarray\n");
+    let mut out = String::from(
+        "row,dtype,view,axes,bytes,typed_layout,typed_layout_1t,memcpy,memcpy_1t,ndarray,to_layout\n",
+    );
     for (row, bytes, best) in results.iter() {
         let Some(p) = peers.iter().find(|p| &p.row == row) else { continue };
         let join = |v: &[usize]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
-        let secs =
-            CONTENDERS.map(|who| best.get(who).map_or(String::new(), |t| format!("{:e}", t.as_secs_f64())));
+        let min = |ks: &[usize]| ks.iter().map(|&k| best[k]).min().unwrap();
+        let secs = [best[4], best[5], min(&COPIES), min(&ONE_THREAD_COPIES), best[7], best[6]]
+            .map(|t| format!("{:e}", t.as_secs_f64()));
         out += &format!("{row},{},{},{},{bytes},{}\n", p.dtype, join(&p.view), join(&p.axes), secs.join(","));
     }
     std::fs::write(path, out)
 }
 
 fn main() {
-    let mut c = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
-        .configure_from_args();
+    // `cargo bench --bench convert -- FILTER`: cargo passes `--bench` too.
+    let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool");
-    let mut b = Bench { c: &mut c, one_thread };
+    let mut b = Bench { one_thread, filter };
     rows::<f32>(&mut b);
     rows::<f16>(&mut b);
     rows::<u8>(&mut b);
-    c.final_summary();
     print_table();
     write_csv().expect("TL_BENCH_CSV is writable");
 }

@@ -31,14 +31,32 @@ pub(super) fn allocate_empty<T: Element, L: Layout>(
     let total = shape.len().checked_add(slack).ok_or(LayoutError::AllocationFailed { bytes })?;
     let mut data = Vec::new();
     data.try_reserve_exact(total).map_err(|_| LayoutError::AllocationFailed { bytes })?;
-    let misalignment = data.as_ptr() as usize % STORAGE_ALIGN;
-    let offset = ((STORAGE_ALIGN - misalignment) % STORAGE_ALIGN) / T::SIZE;
+    let offset = aligned_start(&data);
     data.resize(offset, T::default()); // within the capacity: the allocation does not move
     Ok((data, offset))
 }
 
-/// The storage of `shape` filled with `value`: [`allocate_empty`], then the tensor.
+/// Elements from the start of `data`'s allocation to its first [`STORAGE_ALIGN`] boundary.
+fn aligned_start<T: Element>(data: &[T]) -> usize {
+    let misalignment = data.as_ptr() as usize % STORAGE_ALIGN;
+    ((STORAGE_ALIGN - misalignment) % STORAGE_ALIGN) / T::SIZE
+}
+
+/// The storage of `shape` filled with `value`: [`allocate_empty`], then the tensor. Zeros (every
+/// element type's default) come from a zeroed allocation instead: the allocator hands out fresh
+/// zero pages for large sizes, so no pass writes them (a conversion into a new tensor then writes
+/// each byte once).
 fn allocate<T: Element, L: Layout>(shape: &Shape<L>, value: T) -> Result<(Vec<T>, usize), LayoutError> {
+    if bytemuck::bytes_of(&value).iter().all(|&b| b == 0) {
+        let bytes = shape.bytes(T::SIZE)?;
+        let slack = STORAGE_ALIGN.div_ceil(T::SIZE);
+        let total = shape.len().checked_add(slack).ok_or(LayoutError::AllocationFailed { bytes })?;
+        let mut data: Vec<T> = bytemuck::allocation::try_zeroed_vec(total)
+            .map_err(|()| LayoutError::AllocationFailed { bytes })?;
+        let offset = aligned_start(&data);
+        data.truncate(offset + shape.len()); // no reallocation: the capacity stays
+        return Ok((data, offset));
+    }
     let (mut data, offset) = allocate_empty(shape)?;
     data.resize(offset + shape.len(), value);
     Ok((data, offset))

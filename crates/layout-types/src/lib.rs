@@ -27,7 +27,7 @@
 //! # Ok::<(), layout_types::LayoutError>(())
 //! ```
 
-// `unsafe` lives in one room, `simd`, with its safety argument; everywhere else it is an error.
+// `unsafe` lives in one room, `platform`, with its safety argument; everywhere else it is an error.
 #![deny(unsafe_code)]
 
 // The rooms; their layering (lowest first) is the `layers` block of ARCHITECTURE.md, which
@@ -44,9 +44,9 @@ pub mod loops;
 mod notation;
 mod overlap;
 pub mod placement;
-pub mod predicates;
 #[allow(unsafe_code)]
-pub mod simd;
+mod platform;
+pub mod predicates;
 mod tensor;
 pub mod tensor_core;
 
@@ -68,6 +68,7 @@ pub use notation::{
     check_family_letters, Format, NotationBuf, NotationError, NotationErrorKind, Vector, MAX_RANK, MIN_RANK,
 };
 pub use overlap::Overlap;
+pub use platform::simd;
 pub use tensor::{
     AxisChunksMut, IndexedIter, Iter, IterMut, Owned, Storage, StorageMut, StridedView, StridedViewMut,
     SubView, SubViewMut, Tensor, TensorBase, TensorView, TensorViewMut, View, ViewMut, STORAGE_ALIGN,

@@ -55,6 +55,8 @@ fn allocate<T: Element, L: Layout>(shape: &Shape<L>, value: T) -> Result<(Vec<T>
             .map_err(|()| LayoutError::AllocationFailed { bytes })?;
         let offset = aligned_start(&data);
         data.truncate(offset + shape.len()); // no reallocation: the capacity stays
+                                             // Fresh pages, untouched: a large tensor asks for huge ones before its first write.
+        crate::platform::pages::advise_huge(&mut data);
         return Ok((data, offset));
     }
     let (mut data, offset) = allocate_empty(shape)?;

@@ -3,14 +3,6 @@
 //! stores stream past the cache ([`Stores::Streaming`]), the strongest way to move bytes that
 //! will not be read again soon.
 //!
-//! This is the one room of `layout-types` that holds `unsafe` (the crate denies it
-//! elsewhere). The safety argument, once: every intrinsic runs inside a function compiled for
-//! its feature (`#[target_feature]`), called only after [`Level::available`] has seen the
-//! feature on this CPU; every access goes through a slice whose bounds Rust checked (chunks of
-//! exactly one vector), the destination's vectors start at the alignment a streaming store
-//! needs (the head before it is copied with ordinary stores), and a store fence (`sfence`)
-//! ends every streaming copy, so the bytes are visible to every thread when the call returns.
-//!
 //! ```
 //! use typed_layout::simd::{copy, Level, Stores};
 //! let src: Vec<f32> = (0..1000).map(|v| v as f32).collect();

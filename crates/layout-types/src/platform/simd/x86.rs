@@ -1,4 +1,4 @@
-//! x86-64 streaming copies (the safety argument is the room's, in `simd/mod.rs`).
+//! x86-64 streaming copies (the safety argument is the room's, in `platform/mod.rs`).
 
 use core::arch::x86_64::*;
 

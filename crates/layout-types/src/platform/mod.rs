@@ -1,0 +1,17 @@
+//! What safe Rust cannot say about the machine, in the one room of `layout-types` that holds
+//! `unsafe` (the crate denies it everywhere else): the CPU's SIMD level and its streaming stores
+//! ([`simd`], public as `typed_layout::simd`), and the operating system's huge pages for large
+//! fresh buffers (`pages`).
+//!
+//! The safety argument, once. SIMD: every intrinsic runs inside a function compiled for its
+//! feature (`#[target_feature]`), called only after [`simd::Level::available`] has seen the
+//! feature on this CPU; every access goes through a slice whose bounds Rust checked (chunks of
+//! exactly one vector); the destination's vectors start at the alignment a streaming store needs
+//! (the head before it is copied with ordinary stores), and a store fence (`sfence`) ends every
+//! streaming copy, so the bytes are visible to every thread when the call returns. Pages:
+//! `madvise` is given a range inside a live allocation the caller holds mutably (rounded inward
+//! to whole pages) and only advice that never changes its contents (`MADV_HUGEPAGE`); its result
+//! is ignored (advice the kernel refuses changes nothing).
+
+pub(crate) mod pages;
+pub mod simd;

@@ -1,11 +1,15 @@
-"""Times NumPy and PyTorch (CPU) on the rows `benches/convert.rs` ran, beside its figures.
+"""Times NumPy, PyTorch and ONNX Runtime (CPU) on the rows `benches/convert.rs` ran, beside its
+figures.
 
 Reads the CSV the bench writes with TL_BENCH_CSV=path: per row, the source's storage as an array
 of `view` dims and the `axes` permutation that gives the destination's storage order. Each peer
 does what its users write: NumPy `ascontiguousarray(x.transpose(axes))`; PyTorch
 `x.contiguous(memory_format=torch.channels_last)` (or `channels_last_3d`) for NCHW->NHWC and
-NCDHW->NDHWC, `x.permute(axes).contiguous()` otherwise. Both results are checked against each
-other. GB/s counts bytes read + written, best of the repetitions. Prints one Markdown table.
+NCDHW->NDHWC, `x.permute(axes).contiguous()` otherwise; ONNX Runtime a one-node `Transpose`
+model on all threads (the fastest peer found; it returns a fresh array, so it is compared with
+both typed-layout into a buffer and `to_layout`, which allocates). Every result is checked
+against NumPy's. GB/s counts bytes read + written, best of the repetitions. Prints one Markdown
+table; a peer that is not installed leaves its columns empty.
 """
 
 import csv
@@ -38,13 +42,27 @@ def main(path):
         torch = None
         print("PyTorch is not installed: its columns stay empty")
 
+    try:
+        import onnx
+        import onnxruntime as ort
+        from onnx import TensorProto, helper
+    except ImportError:
+        ort = None
+        print("ONNX Runtime is not installed (pip install onnx onnxruntime): its columns stay empty")
+
     rows = list(csv.DictReader(open(path)))
     print()
     threads = torch.get_num_threads() if torch else "-"
-    print(f"## Peers (NumPy {np.__version__}, one thread; PyTorch {torch.__version__ if torch else '-'}, {threads} threads)")
+    print(
+        f"## Peers (NumPy {np.__version__}, one thread; PyTorch {torch.__version__ if torch else '-'}, "
+        f"{threads} threads; ONNX Runtime {ort.__version__ if ort else '-'}, all threads)"
+    )
     print()
-    print("| row | typed-layout | 1 thread | NumPy | PyTorch | typed-layout 1 thread / NumPy | typed-layout / PyTorch |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| row | typed-layout | 1 thread | to_layout | NumPy | PyTorch | ONNX Runtime | "
+        "typed-layout 1 thread / NumPy | typed-layout / PyTorch | typed-layout / ORT | to_layout / ORT |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         view = [int(v) for v in r["view"].split()]
         axes = tuple(int(a) for a in r["axes"].split())
@@ -52,6 +70,7 @@ def main(path):
         x = (np.arange(np.prod(view), dtype=np.int64) % 251).astype(DTYPES[r["dtype"]]).reshape(view)
         gbps = lambda t: nbytes / t / 1e9 if t else None
         ours, ours1 = (gbps(float(r[k])) if r[k] else None for k in ("typed_layout", "typed_layout_1t"))
+        fresh = gbps(float(r["to_layout"])) if r.get("to_layout") else None
 
         def numpy_peer():
             return np.ascontiguousarray(x.transpose(axes))
@@ -74,11 +93,28 @@ def main(path):
             assert np.array_equal(stored.contiguous().numpy(), expected), r["row"]
             torch_gbps = gbps(best(peer))
 
+        ort_gbps = None
+        if ort:
+            types = {"f32": TensorProto.FLOAT, "f16": TensorProto.FLOAT16, "u8": TensorProto.UINT8}
+            node = helper.make_node("Transpose", ["x"], ["y"], perm=list(axes))
+            graph = helper.make_graph(
+                [node],
+                "transpose",
+                [helper.make_tensor_value_info("x", types[r["dtype"]], view)],
+                [helper.make_tensor_value_info("y", types[r["dtype"]], [view[a] for a in axes])],
+            )
+            model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+            session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+            run = lambda: session.run(None, {"x": x})[0]
+            assert np.array_equal(run(), expected), r["row"]
+            ort_gbps = gbps(best(run))
+
         show = lambda v, unit="": "-" if v is None else f"{v:.2f}{unit}"
         ratio = lambda a, b: None if a is None or b is None else a / b
         print(
-            f"| {r['row']} | {show(ours)} | {show(ours1)} | {show(numpy_gbps)} | {show(torch_gbps)} | "
-            f"{show(ratio(ours1, numpy_gbps), '×')} | {show(ratio(ours, torch_gbps), '×')} |"
+            f"| {r['row']} | {show(ours)} | {show(ours1)} | {show(fresh)} | {show(numpy_gbps)} | {show(torch_gbps)} | "
+            f"{show(ort_gbps)} | {show(ratio(ours1, numpy_gbps), '×')} | {show(ratio(ours, torch_gbps), '×')} | "
+            f"{show(ratio(ours, ort_gbps), '×')} | {show(ratio(fresh, ort_gbps), '×')} |"
         )
 
 

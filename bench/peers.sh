@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Runs the CPU conversion benchmark, then times NumPy and PyTorch on the same rows and prints
-# one table of GB/s and ratios (bench/peers.py).
+# Runs the CPU conversion benchmark, then times NumPy, PyTorch and ONNX Runtime on the same rows
+# and prints one table of GB/s and ratios (bench/peers.py).
 #
 #   bench/peers.sh                 # every row (about 15 minutes on 2 cores)
 #   bench/peers.sh 256MiB          # a row filter: only the 256 MiB rows
-#   PEERS_INSTALL=1 bench/peers.sh # first install NumPy and PyTorch into target/peers-venv
+#   PEERS_INSTALL=1 bench/peers.sh # first install NumPy, PyTorch and ONNX Runtime into target/peers-venv
 #   PEERS_PYTHON=python3 bench/peers.sh   # use an interpreter that already has them
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 venv=target/peers-venv
 if [ "${PEERS_INSTALL:-0}" = 1 ]; then
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet numpy torch
+  "$venv/bin/pip" install --quiet numpy torch onnx onnxruntime
 fi
 python=${PEERS_PYTHON:-}
 if [ -z "$python" ]; then

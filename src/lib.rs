@@ -214,22 +214,37 @@
 //!
 //! For int8 inference, [`cast::quantize`] turns f32 weights into cuDNN's INT8x32 filter
 //! (KC/32RS32) with a scale per output channel in one pass (ONNX `QuantizeLinear`'s rounding),
-//! [`conv::reorder::reorder_int8x32`] reorders it as cuDNN's INT8x32 convolutions want (its own
-//! type, so it cannot be reordered twice), and `cudnn_filter()` / `cudnn_format()` give the
-//! `CUDNN_DATA_INT8x32` + `NCHW_VECT_C` descriptor arguments.
+//! and the input into NC/32HW32 with one scale; [`conv::reorder::reorder_int8x32`] reorders the
+//! filter as cuDNN's INT8x32 convolutions want (its own type, so it cannot be reordered twice;
+//! the permutation follows XLA's reading of cuDNN's and is **not yet verified against libcudnn**,
+//! which needs a GPU); `cudnn_filter()` / `cudnn_format()` give the `CUDNN_DATA_INT8x32` +
+//! `NCHW_VECT_C` descriptor arguments. The guide's Tensor Core rules always reject int8 data
+//! (FP16, FP32 and INT32 only, NHWC): for int8, read the sourced extensions
+//! ([`tensor_core::TensorCoreCheck::extensions_broken`]), where NC/32HW32 and KC/32RS32 qualify.
 //!
 //! ```
-//! use typed_layout::cast::{quantize, Scales};
-//! use typed_layout::conv::reorder::reorder_int8x32;
+//! use typed_layout::cast::{quantize, Quantized, Scales};
+//! use typed_layout::conv::{reorder::reorder_int8x32, Conv};
 //! use typed_layout::cudnn::{DescriptorType, TensorFormat};
-//! use typed_layout::{Kcrs, KcxRsx, Tensor};
-//! let w = Tensor::<f32, Kcrs>::from_fn([32, 64, 3, 3], |[k, c, r, s]| (k + c + r + s) as f32 / 50.0 - 1.0)?;
-//! let scales: Vec<f32> = (0..32).map(|k| 0.01 * (1 + k % 4) as f32).collect();
-//! let q = quantize::<_, _, i8, KcxRsx<32>>(&w, 1, Scales::PerOutputChannel(&scales))?;
+//! use typed_layout::{DataType, Kcrs, KcxRsx, Nchw, NcxHwx, Tensor};
+//! let w = Tensor::<f32, Kcrs>::from_fn([32, 3, 3, 3], |[k, c, r, s]| (k + c + r + s) as f32 / 50.0 - 1.0)?;
+//! // One scale per output channel: max |w| / 127 (a channel of zeros keeps a scale of 1).
+//! let scales: Vec<f32> = (0..32)
+//!     .map(|k| w.narrow('K', k..k + 1).map(|f| f.iter().fold(0.0f32, |m, v| m.max(v.abs())) / 127.0))
+//!     .map(|s| s.map(|s| if s > 0.0 { s } else { 1.0 }))
+//!     .collect::<Result<_, _>>()?;
+//! // `1`: C is padded to a multiple of 1 and of the layout's 32 (3 channels → 32).
+//! let q: Quantized<i8, KcxRsx<32>> = quantize(&w, 1, Scales::PerOutputChannel(&scales))?;
+//! let x = Tensor::<f32, Nchw>::filled([1, 3, 56, 56], 0.5)?;
+//! let xq: Quantized<i8, NcxHwx<32>> = quantize(&x, 1, Scales::PerTensor(1.0 / 127.0))?;
+//! let conv = Conv::builder(xq.tensor().shape(), q.tensor().shape()).padding(&[1, 1]).build()?;
+//! let advice = conv.tensor_core(DataType::Int8).waive_batch();
+//! assert!(!advice.is_ready()); // the guide's rules: int8 is not FP16/FP32/INT32
+//! assert_eq!(advice.input.extensions_broken().count() + advice.filter.extensions_broken().count(), 0);
 //! let reordered = reorder_int8x32(q.tensor())?;
 //! let args = reordered.cudnn_filter()?;
 //! assert_eq!((args.data_type(), args.format()), (DescriptorType::Int8x32, TensorFormat::NchwVectC));
-//! assert_eq!(args.dims(), &[32, 64, 3, 3]);
+//! assert_eq!(args.dims(), &[32, 32, 3, 3]);
 //! # Ok::<(), typed_layout::LayoutError>(())
 //! ```
 //!

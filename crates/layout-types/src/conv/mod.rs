@@ -97,7 +97,8 @@ where
     }
 
     /// A convolution to set up: groups, padding, stride and dilation, then
-    /// [`build`](ConvBuilder::build), which checks them together.
+    /// [`build`](ConvBuilder::build), which checks them together. Takes shapes: pass a tensor's
+    /// with `x.shape()`.
     pub fn builder(input: &Shape<I>, filter: &Shape<F>) -> ConvBuilder<I, F> {
         let spatial = <I::Family as ConvInput>::SPATIAL.len();
         ConvBuilder {

@@ -88,8 +88,9 @@ pub fn filter_split(dims: [usize; 4]) -> Result<[usize; 8], LayoutError> {
 
 /// A filter reordered as cuDNN's INT8x32 convolutions want it (see the [module](self)): the
 /// same elements as the KC/32RS32 filter it was made from, in cuDNN's reordered order. Its
-/// descriptor is the KC/32RS32 filter's (cuDNN learns of the reorder from the convolution's
-/// settings, not from the descriptor).
+/// descriptor is the KC/32RS32 filter's: cuDNN learns of the reorder from the convolution
+/// descriptor's reorder type (`cudnnSetConvolutionReorderType`), not from the filter's; which
+/// value a pre-reordered filter takes is for the device check to confirm, like the permutation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReorderedFilter<T: Element> {
     tensor: Tensor<T, SplitReordered>,

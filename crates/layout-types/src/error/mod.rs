@@ -324,7 +324,7 @@ impl fmt::Display for LayoutError {
             LayoutError::AllocationFailed { bytes } => {
                 write!(f, "could not allocate {bytes} bytes for the tensor's storage")
             }
-            LayoutError::Scale { index } => write!(f, "scale {index}: {}", self.rule()),
+            LayoutError::Scale { index } => write!(f, "the scale at index {index}: {}", self.rule()),
             LayoutError::ScaleCount { given, expected } => {
                 write!(f, "{given} scales for {expected} output channels: {}", self.rule())
             }

@@ -145,7 +145,7 @@ impl TensorCoreRule {
     pub const fn message(self) -> &'static str {
         match self {
             TensorCoreRule::ChannelsLast => {
-                "Tensor Cores want inputs in NHWC and filters in KRSC (channels last)"
+                "Tensor Cores want inputs and outputs in NHWC and filters in KRSC (channels last)"
             }
             TensorCoreRule::ChannelsMultipleOf8 => {
                 "Tensor Cores want the channel count C padded to a multiple of 8"

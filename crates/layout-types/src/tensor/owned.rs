@@ -31,6 +31,8 @@ pub(super) fn allocate_empty<T: Element, L: Layout>(
     let total = shape.len().checked_add(slack).ok_or(LayoutError::AllocationFailed { bytes })?;
     let mut data = Vec::new();
     data.try_reserve_exact(total).map_err(|_| LayoutError::AllocationFailed { bytes })?;
+    // Not yet written: a large tensor asks for huge pages before its first write.
+    crate::platform::pages::advise_huge(data.spare_capacity_mut());
     let offset = aligned_start(&data);
     data.resize(offset, T::default()); // within the capacity: the allocation does not move
     Ok((data, offset))

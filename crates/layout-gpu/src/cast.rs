@@ -112,10 +112,12 @@ impl Gpu {
             let plan = CastNest::new(&a, &b)?;
             channels = plan.channels();
             let k_src = src.shape().placement().strides()[0];
+            // One launch for every slab (64-bit offsets when either whole buffer needs them: the
+            // bases reach across it); each slab sets its scale and bases.
+            let span = src.len().max(shape.len());
+            let mut launch = cast_launch(&plan, T::DATA_TYPE, U::DATA_TYPE, span, Quantize(list[0]));
             for (k, &scale) in list.iter().enumerate() {
-                // 64-bit offsets when either whole buffer needs them (the bases reach across it).
-                let span = src.len().max(shape.len());
-                let mut launch = cast_launch(&plan, T::DATA_TYPE, U::DATA_TYPE, span, Quantize(scale));
+                launch.params.scale = f64::from(scale);
                 launch.params.src_base = (k * k_src) as i64;
                 launch.params.dst_base = (k * b.len()) as i64;
                 // The launch contract as below; the bases move the plan of one slab to slab k

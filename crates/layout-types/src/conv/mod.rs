@@ -216,7 +216,7 @@ where
             }
         }
         // The output exists in the input's layout (K a multiple of NC/xHWx's x, say).
-        Shape::<I>::new(self.output_dims())?;
+        self.output()?;
         Ok(self)
     }
 }

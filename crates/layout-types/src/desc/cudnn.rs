@@ -24,7 +24,7 @@
 use super::{DynLayout, TensorDesc};
 use crate::dtype::{DataType, Element};
 use crate::error::{CudnnError, DimName, LayoutError};
-use crate::family::Family;
+use crate::family::{BuiltinFamily, Family};
 use crate::layout::{Layout, Shape, Strided, Sub};
 use crate::notation::MAX_RANK;
 use crate::tensor::{Storage, TensorBase};
@@ -117,7 +117,10 @@ impl TensorFormat {
     /// ```
     pub fn of(layout: &DynLayout) -> Option<TensorFormat> {
         let width = layout.format().vector().map(|v| v.width);
-        let filter = matches!(layout.letters(), "KCRS" | "KCDRS");
+        let filter = matches!(
+            BuiltinFamily::of_letters(layout.letters()),
+            Some(BuiltinFamily::Filter | BuiltinFamily::VolumeFilter)
+        );
         TensorFormat::ALL.into_iter().find(|f| {
             let named = match filter {
                 false => f.layout(layout.rank(), width),

@@ -206,7 +206,7 @@ impl DynLayout {
     /// ```
     pub fn cudnn_format(&self, data_type: DataType, dims: &[usize]) -> Result<FormatArgs, LayoutError> {
         let letters = self.letters();
-        let kind = match BuiltinFamily::ALL.into_iter().find(|f| f.letters() == letters) {
+        let kind = match BuiltinFamily::of_letters(letters) {
             Some(BuiltinFamily::Image | BuiltinFamily::Volume) => DescriptorKind::Tensor,
             Some(BuiltinFamily::Filter | BuiltinFamily::VolumeFilter) => DescriptorKind::Filter,
             _ => return Err(CudnnError::NoFormat { layout: self.notation() }.into()),

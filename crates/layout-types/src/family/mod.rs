@@ -265,6 +265,25 @@ impl BuiltinFamily {
         }
     }
 
+    /// The built-in family whose letters (in logical order) are exactly `letters`, if any:
+    /// what tells a filter from an image at run time.
+    ///
+    /// ```
+    /// use typed_layout::BuiltinFamily;
+    /// assert_eq!(BuiltinFamily::of_letters("KCRS"), Some(BuiltinFamily::Filter));
+    /// assert_eq!(BuiltinFamily::of_letters("NTCDHW"), None);
+    /// ```
+    pub const fn of_letters(letters: &str) -> Option<BuiltinFamily> {
+        let mut i = 0;
+        while i < Self::ALL.len() {
+            if same_bytes(Self::ALL[i].letters().as_bytes(), letters.as_bytes()) {
+                return Some(Self::ALL[i]);
+            }
+            i += 1;
+        }
+        None
+    }
+
     /// The family a descriptor of rank `rank` has by default: `BMN`, `NCHW`, `NCDHW`, or none
     /// above rank 5 (the guide names no letters there). A descriptor is a tensor's, so a filter
     /// family is never the default.
@@ -323,6 +342,21 @@ impl BuiltinFamily {
         }
         best
     }
+}
+
+/// Are `a` and `b` the same bytes? (`const`.)
+const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// A logical axis, named by its index or its letter (`2` or `'H'` in an image).

@@ -24,11 +24,7 @@ pub const STORAGE_ALIGN: usize = 128;
 pub(super) fn allocate_empty<T: Element, L: Layout>(
     shape: &Shape<L>,
 ) -> Result<(Vec<T>, usize), LayoutError> {
-    let bytes = shape.bytes(T::SIZE)?;
-    // Room to start the tensor on a STORAGE_ALIGN boundary inside the allocation (safe code:
-    // the allocation is over-sized and the tensor begins at an offset).
-    let slack = STORAGE_ALIGN.div_ceil(T::SIZE);
-    let total = shape.len().checked_add(slack).ok_or(LayoutError::AllocationFailed { bytes })?;
+    let (bytes, total) = reservation::<T, L>(shape)?;
     let mut data = Vec::new();
     data.try_reserve_exact(total).map_err(|_| LayoutError::AllocationFailed { bytes })?;
     // Not yet written: a large tensor asks for huge pages before its first write.
@@ -36,6 +32,16 @@ pub(super) fn allocate_empty<T: Element, L: Layout>(
     let offset = aligned_start(&data);
     data.resize(offset, T::default()); // within the capacity: the allocation does not move
     Ok((data, offset))
+}
+
+/// The tensor's bytes, and the elements to reserve for it: room to start it on a
+/// [`STORAGE_ALIGN`] boundary inside the allocation (safe code: the allocation is over-sized and
+/// the tensor begins at an offset).
+fn reservation<T: Element, L: Layout>(shape: &Shape<L>) -> Result<(usize, usize), LayoutError> {
+    let bytes = shape.bytes(T::SIZE)?;
+    let slack = STORAGE_ALIGN.div_ceil(T::SIZE);
+    let total = shape.len().checked_add(slack).ok_or(LayoutError::AllocationFailed { bytes })?;
+    Ok((bytes, total))
 }
 
 /// Elements from the start of `data`'s allocation to its first [`STORAGE_ALIGN`] boundary.
@@ -50,14 +56,13 @@ fn aligned_start<T: Element>(data: &[T]) -> usize {
 /// each byte once).
 fn allocate<T: Element, L: Layout>(shape: &Shape<L>, value: T) -> Result<(Vec<T>, usize), LayoutError> {
     if bytemuck::bytes_of(&value).iter().all(|&b| b == 0) {
-        let bytes = shape.bytes(T::SIZE)?;
-        let slack = STORAGE_ALIGN.div_ceil(T::SIZE);
-        let total = shape.len().checked_add(slack).ok_or(LayoutError::AllocationFailed { bytes })?;
+        let (bytes, total) = reservation::<T, L>(shape)?;
         let mut data: Vec<T> = bytemuck::allocation::try_zeroed_vec(total)
             .map_err(|()| LayoutError::AllocationFailed { bytes })?;
         let offset = aligned_start(&data);
-        data.truncate(offset + shape.len()); // no reallocation: the capacity stays
-                                             // Fresh pages, untouched: a large tensor asks for huge ones before its first write.
+        // No reallocation: the capacity stays.
+        data.truncate(offset + shape.len());
+        // Fresh pages, untouched: a large tensor asks for huge ones before its first write.
         crate::platform::pages::advise_huge(&mut data);
         return Ok((data, offset));
     }

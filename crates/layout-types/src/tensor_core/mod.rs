@@ -41,6 +41,7 @@ use core::fmt;
 use core::marker::PhantomData;
 
 use crate::dtype::DataType;
+use crate::family::BuiltinFamily;
 use crate::notation::{find_byte, Format};
 
 mod extension;
@@ -221,12 +222,10 @@ impl TensorCoreCheck {
     ) -> TensorCoreCheck {
         let mut check = TensorCoreCheck { broken: 0, extensions: 0, has_batch: false, batch_waived: false };
         let bytes = letters.as_bytes();
-        let role = if is(bytes, b"BMN") {
-            Role::Matrix
-        } else if is(bytes, b"KCRS") || is(bytes, b"KCDRS") {
-            Role::Filter
-        } else {
-            Role::Data { n: find_byte(bytes, 0, b'N'), c: find_byte(bytes, 0, b'C') }
+        let role = match BuiltinFamily::of_letters(letters) {
+            Some(BuiltinFamily::Matmul) => Role::Matrix,
+            Some(BuiltinFamily::Filter | BuiltinFamily::VolumeFilter) => Role::Filter,
+            _ => Role::Data { n: find_byte(bytes, 0, b'N'), c: find_byte(bytes, 0, b'C') },
         };
         // The dims each rule (and extension) is about: (outer, channels) for the layout rule.
         let (outer, channels) = match role {
@@ -410,21 +409,6 @@ const fn multiple(dims: &[usize], d: Option<usize>, m: usize) -> bool {
         Some(d) => d < dims.len() && dims[d].is_multiple_of(m),
         None => false,
     }
-}
-
-/// Is `a` the byte string `b`? (`const`.)
-const fn is(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// A static shape of `T` elements in layout `L` with dims `D` that qualifies for Tensor Cores:

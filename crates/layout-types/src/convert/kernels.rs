@@ -17,6 +17,7 @@
 
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
+use crate::platform::simd::strips::{Band, Strips};
 use core::ops::Range;
 
 mod line_walk;
@@ -95,6 +96,10 @@ macro_rules! narrow {
 /// into short destination rows ([`interleave`]: C < 8 in NCHW→NHWC), short source runs spread
 /// over destination streams ([`deinterleave`]: C < 8 in NHWC→NCHW), or tiles of
 /// [`BLOCK`]×[`BLOCK`] blocks. Strided or mirrored inner axes take the scalar loop, tiled.
+///
+/// With `strips` (a SIMD level above SSE2's blocks, chosen once per conversion), the part of the
+/// plane that starts on a destination cache line and holds whole strips goes through
+/// [`Strips`] instead ([`by_strips`]), and only its edges take the loops above.
 #[inline(never)] // once per plane; kept apart so the block loop gets the registers to itself
 pub(super) fn transpose<T: Element>(
     src: &[T],
@@ -103,7 +108,19 @@ pub(super) fn transpose<T: Element>(
     d: isize,
     rows: LoopAxis,
     cols: LoopAxis,
+    strips: Option<Strips>,
 ) {
+    let unit = cols.dst == 1 && rows.src == 1 && cols.src >= 0 && rows.dst >= 0;
+    if let Some(strips) = strips.filter(|_| unit) {
+        if by_strips(src, s as usize, dst, d as usize, rows, cols, strips) {
+            return;
+        }
+    }
+    plane(src, s, dst, d, rows, cols)
+}
+
+/// [`transpose`] without strips: the SSE2 or SWAR blocks, the narrow loops, or the scalar loop.
+fn plane<T: Element>(src: &[T], s: isize, dst: &mut [T], d: isize, rows: LoopAxis, cols: LoopAxis) {
     let unit = cols.dst == 1 && rows.src == 1 && cols.src >= 0 && rows.dst >= 0;
     if !unit {
         for (r, c) in tiles(rows.extent, cols.extent, square_tile::<T>()) {
@@ -145,25 +162,8 @@ fn tiled<T: Element, const E: usize>(
     tile: (usize, usize),
 ) {
     let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
-    // The near side's lines: the destination's rows when sweeping along rows, else the
-    // source's columns.
-    let near_lines = |r: &Range<usize>, c: &Range<usize>| {
-        if along_rows {
-            Lines {
-                first: d + r.start * dst_stride + c.start,
-                stride: dst_stride,
-                count: r.len(),
-                span: c.len(),
-            }
-        } else {
-            Lines {
-                first: s + c.start * src_stride + r.start,
-                stride: src_stride,
-                count: c.len(),
-                span: r.len(),
-            }
-        }
-    };
+    let near_lines =
+        |r: &Range<usize>, c: &Range<usize>| near_lines(along_rows, (s, src_stride), (d, dst_stride), r, c);
     let mut tiles = tiles(rows.extent, cols.extent, tile).peekable();
     while let Some((r_tile, c_tile)) = tiles.next() {
         // Whole blocks, then the ragged right and bottom edges.
@@ -191,6 +191,89 @@ fn tiled<T: Element, const E: usize>(
         scalar_tile(src, s, dst, d, rows, cols, r_tile.start..rb, cb..c_tile.end);
         scalar_tile(src, s, dst, d, rows, cols, rb..r_tile.end, c_tile);
     }
+}
+
+/// The near side's lines of the tile `r` × `c`: the destination's rows when sweeping along
+/// rows, else the source's columns (`(start, stride)` of each side).
+fn near_lines(
+    along_rows: bool,
+    (s, src_stride): (usize, usize),
+    (d, dst_stride): (usize, usize),
+    r: &Range<usize>,
+    c: &Range<usize>,
+) -> Lines {
+    if along_rows {
+        Lines { first: d + r.start * dst_stride + c.start, stride: dst_stride, count: r.len(), span: c.len() }
+    } else {
+        Lines { first: s + c.start * src_stride + r.start, stride: src_stride, count: c.len(), span: r.len() }
+    }
+}
+
+/// The plane (unit inner strides) by [`Strips`]: the columns from the first that starts a
+/// destination cache line, and the rows, that hold whole strips, tiled and swept as [`tiled`]
+/// does its blocks, one band of strips per call; the edges left over go through [`plane`].
+/// Returns `false`, having written nothing, when no whole strip fits.
+fn by_strips<T: Element>(
+    src: &[T],
+    s: usize,
+    dst: &mut [T],
+    d: usize,
+    rows: LoopAxis,
+    cols: LoopAxis,
+    strips: Strips,
+) -> bool {
+    let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
+    let head = dst[d..].as_ptr().align_offset(CACHE_LINE).min(cols.extent);
+    let n_cols = (cols.extent - head) / strips.cols() * strips.cols();
+    let n_rows = rows.extent / strips.rows() * strips.rows();
+    if n_cols == 0 || n_rows == 0 {
+        return false;
+    }
+    let (s0, d0) = (s + head * src_stride, d + head);
+    let (along_rows, (tr, tc)) = tiling::<T>(src_stride, dst_stride);
+    let tile = (tr.next_multiple_of(strips.rows()), tc.next_multiple_of(strips.cols()));
+    // Streamed destination lines never enter the cache: prefetching them would only evict.
+    let walk_near = !(along_rows && strips.streaming());
+    let mut tiles = tiles(n_rows, n_cols, tile).peekable();
+    while let Some((r_tile, c_tile)) = tiles.next() {
+        let bands = match along_rows {
+            true => c_tile.clone().step_by(strips.cols()),
+            false => r_tile.clone().step_by(strips.rows()),
+        };
+        let near: &[T] = if along_rows { dst } else { src };
+        let mut next = tiles
+            .peek()
+            .filter(|_| walk_near)
+            .map(|(r, c)| near_lines(along_rows, (s0, src_stride), (d0, dst_stride), r, c))
+            .map(|lines| LineWalk::new(lines, bands.len(), near));
+        for band in bands {
+            let (r, c) = if along_rows { (r_tile.start, band) } else { (band, c_tile.start) };
+            let (src_step, dst_step, count) = match along_rows {
+                true => (strips.rows(), strips.rows() * dst_stride, r_tile.len() / strips.rows()),
+                false => (strips.cols() * src_stride, strips.cols(), c_tile.len() / strips.cols()),
+            };
+            let (from, to) = (s0 + r + c * src_stride, d0 + r * dst_stride + c);
+            let band = Band { from, src_stride, src_step, to, dst_stride, dst_step, count };
+            strips.band(src, dst, band);
+            if let Some(walk) = &mut next {
+                walk.step(if along_rows { dst } else { src });
+            }
+        }
+    }
+    // The edges: columns before the first whole line and after the last whole strip, then the
+    // rows below the last whole strip.
+    let mut part = |r: Range<usize>, c: Range<usize>| {
+        let (sub_rows, sub_cols) =
+            (LoopAxis { extent: r.len(), ..rows }, LoopAxis { extent: c.len(), ..cols });
+        let (from, to) = (s + r.start + c.start * src_stride, d + r.start * dst_stride + c.start);
+        if !r.is_empty() && !c.is_empty() {
+            plane(src, from as isize, dst, to as isize, sub_rows, sub_cols);
+        }
+    };
+    part(0..rows.extent, 0..head);
+    part(0..rows.extent, head + n_cols..cols.extent);
+    part(n_rows..rows.extent, head..head + n_cols);
+    true
 }
 
 /// How to cut a plane whose columns are `src_stride` apart in the source and rows `dst_stride`

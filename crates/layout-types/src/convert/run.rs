@@ -4,16 +4,35 @@
 use super::kernels;
 use crate::dtype::Element;
 use crate::loops::{for_each_offset, LoopAxis, LoopNest, MAX_LOOPS};
+use crate::platform::simd::strips::Strips;
+use crate::platform::simd::{Level, Stores};
+
+/// Destinations of at least this many bytes are written with streaming stores: they do not fit
+/// in this machine class's L2 (2 MiB a core), so every line an ordinary store writes would first
+/// be read from memory and later evicted unread.
+pub(super) const STREAMING_THRESHOLD_BYTES: usize = 4 << 20;
+
+/// The strips a conversion of `bytes` destination bytes transposes with: this CPU's level,
+/// streaming from [`STREAMING_THRESHOLD_BYTES`] on.
+pub(super) fn strips_for<T: Element>(bytes: usize) -> Option<Strips> {
+    let stores = match bytes >= STREAMING_THRESHOLD_BYTES {
+        true => Stores::Streaming,
+        false => Stores::Ordinary,
+    };
+    Strips::new(Level::detected(), stores, T::SIZE)
+}
 
 /// Runs on rayon's pool when the `parallel` feature is on, the conversion moves at least
 /// [`PARALLEL_THRESHOLD_BYTES`](super::PARALLEL_THRESHOLD_BYTES), and the destination splits
 /// into disjoint contiguous ranges.
 pub(super) fn run_maybe_parallel<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
+    let bytes = nest.axes().iter().map(|a| a.extent).product::<usize>().saturating_mul(T::SIZE);
+    let strips = strips_for::<T>(bytes);
     #[cfg(feature = "parallel")]
     if let Some(rows) = parallel_rows::<T>(nest) {
-        return run_parallel(nest, src, dst, rows);
+        return run_parallel(nest, src, dst, rows, strips);
     }
-    run(nest, src, dst)
+    run(nest, src, dst, strips)
 }
 
 /// The threads a pass moving `bytes` runs on: rayon's, from
@@ -54,7 +73,7 @@ fn parallel_rows<T>(nest: &LoopNest) -> Option<usize> {
 
 /// Cuts the outermost axis into tasks of `rows` positions, each writing its own chunk.
 #[cfg(feature = "parallel")]
-fn run_parallel<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T], rows: usize) {
+fn run_parallel<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T], rows: usize, strips: Option<Strips>) {
     use rayon::prelude::*;
     let outer = nest.axes()[0];
     let region = &mut dst[nest.bases().1 as usize..];
@@ -63,11 +82,11 @@ fn run_parallel<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T], rows: usi
         if start >= outer.extent {
             return; // trailing storage past the last position (padding)
         }
-        run(&nest.outer_part(start, rows, 0), src, chunk);
+        run(&nest.outer_part(start, rows, 0), src, chunk, strips);
     });
 }
 
-fn run<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
+fn run<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T], strips: Option<Strips>) {
     let axes = nest.axes();
     let (src_base, dst_base) = nest.bases();
     let Some((&inner, outer)) = axes.split_last() else {
@@ -86,7 +105,7 @@ fn run<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
             }
         }
         for_each_offset(&rest[..m], src_base, dst_base, |s, d| {
-            kernels::transpose(src, s, dst, d, src_inner, inner)
+            kernels::transpose(src, s, dst, d, src_inner, inner, strips)
         });
     } else {
         for_each_offset(outer, src_base, dst_base, |s, d| kernels::copy_run(src, s, dst, d, inner));

@@ -18,6 +18,7 @@ use std::sync::OnceLock;
 use crate::dtype::Element;
 use crate::error::LayoutError;
 
+pub(crate) mod strips;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
@@ -31,7 +32,7 @@ pub enum Level {
     Sse2,
     /// 256-bit vectors (AVX and AVX2).
     Avx2,
-    /// 512-bit vectors (AVX-512 F).
+    /// 512-bit vectors (AVX-512 F and BW, the byte and word instructions).
     Avx512,
 }
 
@@ -53,7 +54,7 @@ impl Level {
 
 #[cfg(target_arch = "x86_64")]
 fn detect() -> Level {
-    if is_x86_feature_detected!("avx512f") {
+    if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") {
         Level::Avx512
     } else if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("avx") {
         Level::Avx2

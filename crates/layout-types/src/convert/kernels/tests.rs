@@ -82,3 +82,59 @@ fn line_walk_finishes_in_half_the_blocks() {
     let total = LineWalk::new(lines, 1024, &buf).count();
     assert!(walk.per_block * 512 >= total, "{} per block, {total} lines", walk.per_block);
 }
+
+/// Planes of every element size through [`transpose`] with the strips of every level this CPU
+/// has (a level it lacks prints SKIPPED), both store kinds and none, against the definition:
+/// odd shapes, padded and dense strides, misaligned and line-aligned starts; elements outside
+/// the plane stay untouched.
+#[test]
+fn strips_of_every_level_transpose_planes_like_the_definition() {
+    use crate::platform::simd::{Level, Stores};
+    let mut planes = 0;
+    for level in Level::ALL {
+        if !level.available() {
+            println!("SKIPPED: {level:?}: this CPU's highest level is {:?}", Level::detected());
+            continue;
+        }
+        for stores in [Stores::Ordinary, Stores::Streaming] {
+            planes += check_planes::<u8>(Strips::new(level, stores, 1));
+            planes += check_planes::<half::f16>(Strips::new(level, stores, 2));
+            planes += check_planes::<f32>(Strips::new(level, stores, 4));
+            planes += check_planes::<f64>(Strips::new(level, stores, 8));
+        }
+    }
+    assert!(planes > 0);
+}
+
+fn check_planes<T: Element>(strips: Option<Strips>) -> usize {
+    let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 9;
+    let fill = T::from_word(u64::MAX);
+    let mut planes = 0;
+    for (rows, cols) in [(1, 1), (7, 9), (16, 16), (17, 65), (64, 64), (65, 130), (130, 67), (200, 300)] {
+        for (src_pad, dst_pad) in [(0, 0), (3, 5)] {
+            let (src_stride, dst_stride) = (rows + src_pad, cols + dst_pad);
+            let src: Vec<T> = (0..cols * src_stride + 8).map(|i| T::from_word(bits(i))).collect();
+            let mut dst = vec![fill; rows * dst_stride + 128];
+            let aligned = dst.as_ptr().align_offset(64).min(64);
+            for (s, d) in [(0, 0), (1, 3), (5, 1), (2, aligned)] {
+                dst.iter_mut().for_each(|v| *v = fill);
+                let r = LoopAxis { extent: rows, src: 1, dst: dst_stride as isize };
+                let c = LoopAxis { extent: cols, src: src_stride as isize, dst: 1 };
+                transpose(&src, s as isize, &mut dst, d as isize, r, c, strips);
+                for (i, v) in dst.iter().enumerate() {
+                    let (row, col) = (i.wrapping_sub(d) / dst_stride, i.wrapping_sub(d) % dst_stride);
+                    let inside = i >= d && row < rows && col < cols;
+                    let expected = if inside { src[s + col * src_stride + row] } else { fill };
+                    assert_eq!(
+                        v.to_word(),
+                        expected.to_word(),
+                        "{strips:?} size {} plane {rows}×{cols} strides ({src_stride}, {dst_stride}) from {s} to {d}: at {i}",
+                        T::SIZE
+                    );
+                }
+                planes += 1;
+            }
+        }
+    }
+    planes
+}

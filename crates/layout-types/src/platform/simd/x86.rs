@@ -73,3 +73,63 @@ unsafe fn stream_avx512(dst: &mut [u8], src: &[u8]) {
     }
     _mm_sfence();
 }
+
+mod transpose;
+
+/// Runs `count` strips at `level` (`super::strips::Band`'s geometry in bytes:
+/// `[src_stride, src_step, dst_stride, dst_step]`) for elements of `size` bytes, from the start
+/// of `src` and `dst`. The caller (`Strips::band`) has checked that every strip lies inside both
+/// slices, that `level` is on this CPU and above `Portable`, and, with `stream`, that every
+/// destination row starts on a cache line.
+pub(super) fn band(
+    level: Level,
+    stream: bool,
+    size: usize,
+    src: &[u8],
+    dst: &mut [u8],
+    [ss, src_step, ds, dst_step]: [usize; 4],
+    count: usize,
+) {
+    use transpose::{avx2, avx512, sse2, LINE};
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    macro_rules! run {
+        ($isa:ident) => {
+            match (size, stream) {
+                (1, false) => $isa::band::<1, { $isa::V }, { LINE / $isa::V }, false>(
+                    s, ss, src_step, d, ds, dst_step, count,
+                ),
+                (1, true) => $isa::band::<1, { $isa::V }, { LINE / $isa::V }, true>(
+                    s, ss, src_step, d, ds, dst_step, count,
+                ),
+                (2, false) => $isa::band::<2, { $isa::V / 2 }, { LINE / $isa::V }, false>(
+                    s, ss, src_step, d, ds, dst_step, count,
+                ),
+                (2, true) => $isa::band::<2, { $isa::V / 2 }, { LINE / $isa::V }, true>(
+                    s, ss, src_step, d, ds, dst_step, count,
+                ),
+                (4, false) => $isa::band::<4, { $isa::V / 4 }, { LINE / $isa::V }, false>(
+                    s, ss, src_step, d, ds, dst_step, count,
+                ),
+                (4, true) => $isa::band::<4, { $isa::V / 4 }, { LINE / $isa::V }, true>(
+                    s, ss, src_step, d, ds, dst_step, count,
+                ),
+                (_, false) => $isa::band::<8, { $isa::V / 8 }, { LINE / $isa::V }, false>(
+                    s, ss, src_step, d, ds, dst_step, count,
+                ),
+                (_, true) => $isa::band::<8, { $isa::V / 8 }, { LINE / $isa::V }, true>(
+                    s, ss, src_step, d, ds, dst_step, count,
+                ),
+            }
+        };
+    }
+    // SAFETY: the caller's checks above are the contract of `band` at each level: the feature is
+    // present, every strip's bytes are inside `src` and `dst` (distinct slices, so disjoint),
+    // and streamed rows are aligned.
+    unsafe {
+        match level {
+            Level::Avx512 => run!(avx512),
+            Level::Avx2 => run!(avx2),
+            _ => run!(sse2),
+        }
+    }
+}

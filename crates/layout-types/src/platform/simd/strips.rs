@@ -1,0 +1,111 @@
+//! Transposing a plane strip by strip with a SIMD level chosen at run time: the safe face of the
+//! x86-64 strips (`x86/transpose.rs`) for the conversion kernels.
+//!
+//! A strip is [`Strips::rows`] destination rows by one cache line of destination columns
+//! ([`Strips::cols`]): each row it writes is a whole line, so streaming stores fill whole
+//! write-combining buffers and the destination is never read.
+
+use super::{Level, Stores};
+use crate::dtype::Element;
+
+/// Bytes of the destination line a strip writes.
+const LINE: usize = 64;
+
+/// How a conversion transposes its strips: a level this CPU has (checked by [`Strips::new`], the
+/// only way to make one), the store kind and the element size, fixed once per conversion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Strips {
+    level: Level,
+    streaming: bool,
+    size: usize,
+}
+
+/// `count` strips of a plane whose source runs down its rows and destination along its columns
+/// (unit inner strides), in elements: source run `c` of strip `i` starts at
+/// `from + i * src_step + c * src_stride`, destination row `r` at
+/// `to + i * dst_step + r * dst_stride`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Band {
+    pub(crate) from: usize,
+    pub(crate) src_stride: usize,
+    pub(crate) src_step: usize,
+    pub(crate) to: usize,
+    pub(crate) dst_stride: usize,
+    pub(crate) dst_step: usize,
+    pub(crate) count: usize,
+}
+
+impl Strips {
+    /// Strips at `level` for elements of `size` bytes, or `None` where the level is not on this
+    /// CPU or has no strips (the portable level, other architectures, other sizes).
+    pub(crate) fn new(level: Level, stores: Stores, size: usize) -> Option<Strips> {
+        let has = cfg!(target_arch = "x86_64") && level >= Level::Sse2 && level.available();
+        (has && matches!(size, 1 | 2 | 4 | 8)).then_some(Strips {
+            level,
+            streaming: stores == Stores::Streaming,
+            size,
+        })
+    }
+
+    /// Destination rows of a strip: the elements of one register.
+    pub(crate) fn rows(&self) -> usize {
+        let register = match self.level {
+            Level::Avx512 => 64,
+            Level::Avx2 => 32,
+            _ => 16,
+        };
+        register / self.size
+    }
+
+    /// Destination columns of a strip: one cache line.
+    pub(crate) fn cols(&self) -> usize {
+        LINE / self.size
+    }
+
+    /// Whether rows are written with streaming stores where their alignment allows.
+    pub(crate) fn streaming(&self) -> bool {
+        self.streaming
+    }
+
+    /// Transposes the strips of `band`; they must lie inside `src` and `dst` (a bug otherwise:
+    /// this panics before touching memory). Rows are streamed when [`Strips::streaming`] and every
+    /// row starts on a cache line; otherwise ordinary stores write them.
+    pub(crate) fn band<T: Element>(&self, src: &[T], dst: &mut [T], band: Band) {
+        assert_eq!(T::SIZE, self.size, "strips made for another element size");
+        if band.count == 0 {
+            return;
+        }
+        let (rows, cols) = (self.rows(), self.cols());
+        let end = |start: usize, step: usize, stride: usize, lines: usize, run: usize| {
+            start
+                .checked_add(step.checked_mul(band.count - 1)?)?
+                .checked_add(stride.checked_mul(lines - 1)?)?
+                .checked_add(run)
+        };
+        let src_end = end(band.from, band.src_step, band.src_stride, cols, rows);
+        let dst_end = end(band.to, band.dst_step, band.dst_stride, rows, cols);
+        assert!(
+            src_end.is_some_and(|e| e <= src.len()) && dst_end.is_some_and(|e| e <= dst.len()),
+            "a band of strips outside its buffers: {band:?}"
+        );
+        let size = self.size;
+        let aligned = (dst[band.to..].as_ptr() as usize).is_multiple_of(LINE)
+            && (band.dst_stride * size).is_multiple_of(LINE)
+            && (band.dst_step * size).is_multiple_of(LINE);
+        let stream = self.streaming && aligned;
+        let src: &[u8] = bytemuck::cast_slice(src);
+        let dst: &mut [u8] = bytemuck::cast_slice_mut(dst);
+        #[cfg(target_arch = "x86_64")]
+        super::x86::band(
+            self.level,
+            stream,
+            size,
+            &src[band.from * size..],
+            &mut dst[band.to * size..],
+            [band.src_stride * size, band.src_step * size, band.dst_stride * size, band.dst_step * size],
+            band.count,
+        );
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (src, dst, stream); // no strips are made here
+    }
+}

@@ -1,0 +1,201 @@
+//! x86-64 transpose strips: SSE2, AVX2 and AVX-512 (the safety argument is the room's, in
+//! `platform/mod.rs`; the bounds each call relies on are checked by `super::super::strips`).
+//!
+//! A strip is `E` destination rows by one cache line of columns (`LINE / W` elements of `W`
+//! bytes): `B = LINE / V` blocks of `E`×`E` elements side by side, `E = V / W` being the elements
+//! of one `V`-byte register. Each block loads its `E` source runs, one register each, and
+//! transposes them in two steps: within each 16-byte lane, groups of `M = 16 / W` registers
+//! interleave pairwise `log2 M` times (each round rotates the bits of (register, lane element)
+//! by one, so `log2 M` rounds swap them); then the 16-byte lanes move across registers (AVX2's
+//! `permute2x128`, AVX-512's `shuffle_i64x2` twice). A strip's rows are written one after the
+//! other, each a whole cache line, so streaming stores fill whole write-combining buffers.
+
+/// Bytes of the destination line a strip writes at once: one cache line.
+pub(crate) const LINE: usize = 64;
+
+/// One instruction set's strips; `$reg` is its register, `$v` its bytes.
+macro_rules! strips {
+    (
+        $module:ident, $feature:literal, $reg:ty, $v:expr,
+        zero: $zero:ident, load: $load:ident, store: $store:ident, stream: $stream:ident,
+        unpack: [$lo8:ident, $hi8:ident, $lo16:ident, $hi16:ident, $lo32:ident, $hi32:ident, $lo64:ident, $hi64:ident],
+        cross: $cross:item
+    ) => {
+        pub(crate) mod $module {
+            use core::arch::x86_64::*;
+
+            /// Bytes of a register.
+            pub(crate) const V: usize = $v;
+
+            /// The low (`HIGH` false) or high halves of each 16-byte lane of `a` and `b`,
+            /// interleaved in units of `W` bytes.
+            #[target_feature(enable = $feature)]
+            #[inline]
+            fn unpack<const W: usize, const HIGH: bool>(a: $reg, b: $reg) -> $reg {
+                match (W, HIGH) {
+                    (1, false) => $lo8(a, b),
+                    (1, true) => $hi8(a, b),
+                    (2, false) => $lo16(a, b),
+                    (2, true) => $hi16(a, b),
+                    (4, false) => $lo32(a, b),
+                    (4, true) => $hi32(a, b),
+                    (_, false) => $lo64(a, b),
+                    (_, true) => $hi64(a, b),
+                }
+            }
+
+            /// Transposes each 16-byte lane of every group of `16 / W` registers.
+            #[target_feature(enable = $feature)]
+            #[inline]
+            fn in_lanes<const W: usize, const E: usize>(v: &mut [$reg; E]) {
+                let m = 16 / W;
+                for g in (0..E).step_by(m) {
+                    for _ in 0..m.ilog2() {
+                        let mut next = [$zero(); E];
+                        for k in 0..m {
+                            let (a, b) = (v[g + k / 2], v[g + k / 2 + m / 2]);
+                            next[g + k] =
+                                if k % 2 == 0 { unpack::<W, false>(a, b) } else { unpack::<W, true>(a, b) };
+                        }
+                        v[g..g + m].copy_from_slice(&next[g..g + m]);
+                    }
+                }
+            }
+
+            $cross
+
+            /// One strip: block `b` reads the `E` source runs `(b * E + j) * ss` bytes from
+            /// `src` (`V` bytes each) and writes `V` bytes at `r * ds + b * V` from `dst` for
+            /// each row `r`.
+            ///
+            /// # Safety
+            ///
+            /// The CPU has the feature; those bytes are inside live, disjoint allocations;
+            /// with `STREAM`, every destination row starts `V`-byte aligned.
+            #[target_feature(enable = $feature)]
+            #[inline]
+            unsafe fn strip<const W: usize, const E: usize, const B: usize, const STREAM: bool>(
+                src: *const u8,
+                ss: usize,
+                dst: *mut u8,
+                ds: usize,
+            ) {
+                const { assert!(E * W == V && B * V == super::LINE) };
+                let mut rows = [[$zero(); E]; B];
+                for (b, block) in rows.iter_mut().enumerate() {
+                    for (j, v) in block.iter_mut().enumerate() {
+                        // SAFETY: source run `b * E + j` is inside `src` (the caller's contract).
+                        *v = unsafe { $load(src.add((b * E + j) * ss).cast()) };
+                    }
+                    in_lanes::<W, E>(block);
+                    *block = cross::<W, E>(*block);
+                }
+                for r in 0..E {
+                    for (b, block) in rows.iter().enumerate() {
+                        // SAFETY: row `r`'s bytes of block `b` are inside `dst`, aligned when
+                        // streaming (the caller's contract).
+                        unsafe {
+                            let to = dst.add(r * ds + b * V).cast();
+                            if STREAM {
+                                $stream(to, block[r])
+                            } else {
+                                $store(to, block[r])
+                            }
+                        }
+                    }
+                }
+            }
+
+            /// `count` strips, the `i`-th at `src + i * src_step` and `dst + i * dst_step`, then
+            /// a store fence when streaming.
+            ///
+            /// # Safety
+            ///
+            /// As [`strip`], for every strip.
+            #[target_feature(enable = $feature)]
+            #[allow(clippy::too_many_arguments)]
+            pub(crate) unsafe fn band<const W: usize, const E: usize, const B: usize, const STREAM: bool>(
+                src: *const u8,
+                ss: usize,
+                src_step: usize,
+                dst: *mut u8,
+                ds: usize,
+                dst_step: usize,
+                count: usize,
+            ) {
+                for i in 0..count {
+                    // SAFETY: strip `i` is inside both buffers (the caller's contract).
+                    unsafe { strip::<W, E, B, STREAM>(src.add(i * src_step), ss, dst.add(i * dst_step), ds) };
+                }
+                if STREAM {
+                    _mm_sfence();
+                }
+            }
+        }
+    };
+}
+
+strips!(
+    sse2, "sse2", __m128i, 16,
+    zero: _mm_setzero_si128, load: _mm_loadu_si128, store: _mm_storeu_si128, stream: _mm_stream_si128,
+    unpack: [_mm_unpacklo_epi8, _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpackhi_epi16,
+        _mm_unpacklo_epi32, _mm_unpackhi_epi32, _mm_unpacklo_epi64, _mm_unpackhi_epi64],
+    cross:
+    /// One lane per register: nothing moves across.
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    fn cross<const W: usize, const E: usize>(v: [__m128i; E]) -> [__m128i; E] {
+        v
+    }
+);
+
+strips!(
+    avx2, "avx2", __m256i, 32,
+    zero: _mm256_setzero_si256, load: _mm256_loadu_si256, store: _mm256_storeu_si256,
+    stream: _mm256_stream_si256,
+    unpack: [_mm256_unpacklo_epi8, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16,
+        _mm256_unpacklo_epi32, _mm256_unpackhi_epi32, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64],
+    cross:
+    /// Two lanes per register: row `k` takes lane 0 of registers `k` and `M + k`, row `M + k`
+    /// their lane 1.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn cross<const W: usize, const E: usize>(v: [__m256i; E]) -> [__m256i; E] {
+        let m = 16 / W;
+        let mut out = v;
+        for k in 0..m {
+            let (a, b) = (v[k], v[m + k]);
+            out[k] = _mm256_permute2x128_si256::<0x20>(a, b);
+            out[m + k] = _mm256_permute2x128_si256::<0x31>(a, b);
+        }
+        out
+    }
+);
+
+strips!(
+    avx512, "avx512f,avx512bw", __m512i, 64,
+    zero: _mm512_setzero_si512, load: _mm512_loadu_si512, store: _mm512_storeu_si512,
+    stream: _mm512_stream_si512,
+    unpack: [_mm512_unpacklo_epi8, _mm512_unpackhi_epi8, _mm512_unpacklo_epi16, _mm512_unpackhi_epi16,
+        _mm512_unpacklo_epi32, _mm512_unpackhi_epi32, _mm512_unpacklo_epi64, _mm512_unpackhi_epi64],
+    cross:
+    /// Four lanes per register: a 4×4 transpose of lanes among registers `k`, `M + k`,
+    /// `2M + k` and `3M + k` (even lanes then odd lanes, twice).
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    fn cross<const W: usize, const E: usize>(v: [__m512i; E]) -> [__m512i; E] {
+        let m = 16 / W;
+        let mut out = v;
+        for k in 0..m {
+            let (a, b, c, d) = (v[k], v[m + k], v[2 * m + k], v[3 * m + k]);
+            // 0x88: lanes 0 and 2 of each; 0xDD: lanes 1 and 3.
+            let (ab_even, ab_odd) = (_mm512_shuffle_i64x2::<0x88>(a, b), _mm512_shuffle_i64x2::<0xDD>(a, b));
+            let (cd_even, cd_odd) = (_mm512_shuffle_i64x2::<0x88>(c, d), _mm512_shuffle_i64x2::<0xDD>(c, d));
+            out[k] = _mm512_shuffle_i64x2::<0x88>(ab_even, cd_even);
+            out[2 * m + k] = _mm512_shuffle_i64x2::<0xDD>(ab_even, cd_even);
+            out[m + k] = _mm512_shuffle_i64x2::<0x88>(ab_odd, cd_odd);
+            out[3 * m + k] = _mm512_shuffle_i64x2::<0xDD>(ab_odd, cd_odd);
+        }
+        out
+    }
+);

@@ -14,10 +14,19 @@
 //! far apart (a large square matrix) small square-ish tiles are walked instead ([`tiling`]).
 //! The other side's lines, which the sweep would first touch a few bytes each and far apart, are
 //! prefetched in address order while the previous tile runs ([`LineWalk`]).
+//!
+//! Above SSE2, the level detected at run time adds two ways out (the intrinsics are in the
+//! `platform` room, behind [`Strips`]). Strips of 4- and 8-byte elements transpose one register
+//! per source run (AVX-512: 16×16 f32) and write whole destination cache lines, with streaming
+//! stores when the destination is larger than the cache ([`by_strips`]). A streamed plane whose
+//! destination rows are dense and narrow (C = 3 to 64 of NHWC, NC/32HW32's vectors), where a
+//! cache line holds parts of several rows, is staged instead: panels of whole rows are
+//! transposed into a cache-resident buffer and streamed out as one run ([`by_panels`]).
 
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
 use crate::platform::simd::strips::{Band, Strips};
+use crate::platform::simd::{self, Stores};
 use core::ops::Range;
 
 mod line_walk;
@@ -112,7 +121,8 @@ pub(super) fn transpose<T: Element>(
 ) {
     let unit = cols.dst == 1 && rows.src == 1 && cols.src >= 0 && rows.dst >= 0;
     if let Some(strips) = strips.filter(|_| unit) {
-        if by_strips(src, s as usize, dst, d as usize, rows, cols, strips) {
+        let (s, d) = (s as usize, d as usize);
+        if by_panels(src, s, dst, d, rows, cols, strips) || by_strips(src, s, dst, d, rows, cols, strips) {
             return;
         }
     }
@@ -209,6 +219,51 @@ fn near_lines(
     }
 }
 
+/// Bytes of destination a panel stages in the cache before streaming it out.
+const PANEL_BYTES: usize = 64 << 10;
+
+/// Destination rows of at most this many bytes are staged in panels (wider ones start enough
+/// whole lines of their own).
+const PANEL_ROW_BYTES: usize = 128;
+
+/// A panel's staging buffer, on cache-line boundaries.
+#[repr(C, align(64))]
+struct Staging([u8; PANEL_BYTES]);
+
+/// A streamed plane whose destination rows are dense and narrow (NHWC with C = 64 bytes: a
+/// cache line holds parts of two rows, and the buffer's start need not be on one): panels of
+/// whole rows, each transposed into a cache-line-aligned staging buffer with ordinary stores,
+/// then streamed out as one contiguous run (whose unaligned ends take ordinary stores); one fence
+/// at the end. Returns `false`, having written nothing, for any other plane.
+fn by_panels<T: Element>(
+    src: &[T],
+    s: usize,
+    dst: &mut [T],
+    d: usize,
+    rows: LoopAxis,
+    cols: LoopAxis,
+    strips: Strips,
+) -> bool {
+    let width = cols.extent;
+    let row_bytes = width * T::SIZE;
+    if !strips.streaming() || rows.dst as usize != width || row_bytes > PANEL_ROW_BYTES {
+        return false;
+    }
+    let mut staging = Staging([0; PANEL_BYTES]);
+    let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
+    let panel = PANEL_BYTES / row_bytes;
+    let ordinary = strips.with_stores(Stores::Ordinary);
+    for r in (0..rows.extent).step_by(panel) {
+        let n = panel.min(rows.extent - r);
+        let part = LoopAxis { extent: n, ..rows };
+        let staged = &mut buf[..n * width];
+        transpose(src, (s + r) as isize, staged, 0, part, cols, Some(ordinary));
+        simd::stream_unfenced(&mut dst[d + r * width..d + (r + n) * width], staged);
+    }
+    simd::fence();
+    true
+}
+
 /// The plane (unit inner strides) by [`Strips`]: the columns from the first that starts a
 /// destination cache line, and the rows, that hold whole strips, tiled and swept as [`tiled`]
 /// does its blocks, one band of strips per call; the edges left over go through [`plane`].
@@ -222,6 +277,9 @@ fn by_strips<T: Element>(
     cols: LoopAxis,
     strips: Strips,
 ) -> bool {
+    if !strips.has_blocks() {
+        return false;
+    }
     let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
     let head = dst[d..].as_ptr().align_offset(CACHE_LINE).min(cols.extent);
     let n_cols = (cols.extent - head) / strips.cols() * strips.cols();

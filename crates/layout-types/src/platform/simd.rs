@@ -109,6 +109,25 @@ pub fn copy_at<T: Element>(
     Ok(())
 }
 
+/// A streaming copy of `src` into `dst` (equal lengths) at this CPU's level, without the closing
+/// fence: for a pass that streams many staged pieces and calls [`fence`] once before it returns.
+pub(crate) fn stream_unfenced<T: Element>(dst: &mut [T], src: &[T]) {
+    let (d, s): (&mut [u8], &[u8]) = (bytemuck::cast_slice_mut(dst), bytemuck::cast_slice(src));
+    match Level::detected() {
+        #[cfg(target_arch = "x86_64")]
+        level if level > Level::Portable => x86::stream_unfenced(level, d, s),
+        _ => d.copy_from_slice(s),
+    }
+}
+
+/// Orders every streaming store made so far on this thread before its later stores.
+pub(crate) fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    if Level::detected() > Level::Portable {
+        x86::fence();
+    }
+}
+
 /// [`copy`] on `threads` threads, one contiguous part each (rayon's pool; feature `parallel`,
 /// else one thread).
 pub fn copy_parallel<T: Element>(

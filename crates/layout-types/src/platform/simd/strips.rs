@@ -47,6 +47,19 @@ impl Strips {
         })
     }
 
+    /// Whether this level has strips for the element size: 4- and 8-byte elements. A strip of
+    /// 1- or 2-byte elements is a whole cache line of 16 to 64 columns, more registers than the
+    /// CPU has (measured in cache: slower than SSE2's 16×16 blocks), so those keep the blocks of
+    /// `convert::kernels` and only stream through a staging buffer.
+    pub(crate) fn has_blocks(&self) -> bool {
+        self.size >= 4
+    }
+
+    /// The same strips with `stores`.
+    pub(crate) fn with_stores(self, stores: Stores) -> Strips {
+        Strips { streaming: stores == Stores::Streaming, ..self }
+    }
+
     /// Destination rows of a strip: the elements of one register.
     pub(crate) fn rows(&self) -> usize {
         let register = match self.level {
@@ -71,7 +84,7 @@ impl Strips {
     /// this panics before touching memory). Rows are streamed when [`Strips::streaming`] and every
     /// row starts on a cache line; otherwise ordinary stores write them.
     pub(crate) fn band<T: Element>(&self, src: &[T], dst: &mut [T], band: Band) {
-        assert_eq!(T::SIZE, self.size, "strips made for another element size");
+        assert!(T::SIZE == self.size && self.has_blocks(), "no strips for {} bytes", T::SIZE);
         if band.count == 0 {
             return;
         }

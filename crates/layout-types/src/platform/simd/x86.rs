@@ -7,6 +7,19 @@ use super::Level;
 /// Copies `src` into `dst` (equal lengths) with streaming stores of `level`'s width, then a
 /// store fence. `level` is one the CPU has (checked by the caller), and above `Portable`.
 pub(super) fn stream(level: Level, dst: &mut [u8], src: &[u8]) {
+    stream_unfenced(level, dst, src);
+    fence();
+}
+
+/// The store fence that orders streaming stores before every later store (so before the
+/// release that hands the buffer to another thread).
+pub(super) fn fence() {
+    // SAFETY: SSE is part of x86-64's baseline; `sfence` touches no memory.
+    unsafe { _mm_sfence() };
+}
+
+/// [`stream`] without the fence: the caller fences before its pass returns.
+pub(super) fn stream_unfenced(level: Level, dst: &mut [u8], src: &[u8]) {
     let width = match level {
         Level::Avx512 => 64,
         Level::Avx2 => 32,
@@ -45,7 +58,6 @@ unsafe fn stream_sse2(dst: &mut [u8], src: &[u8]) {
         // chunk of an aligned start is), as `_mm_stream_si128` requires; loads are unaligned.
         unsafe { _mm_stream_si128(d.as_mut_ptr().cast(), _mm_loadu_si128(s.as_ptr().cast())) };
     }
-    _mm_sfence();
 }
 
 /// # Safety
@@ -58,7 +70,6 @@ unsafe fn stream_avx(dst: &mut [u8], src: &[u8]) {
         // SAFETY: as in `stream_sse2`, with 32-byte vectors and alignment.
         unsafe { _mm256_stream_si256(d.as_mut_ptr().cast(), _mm256_loadu_si256(s.as_ptr().cast())) };
     }
-    _mm_sfence();
 }
 
 /// # Safety
@@ -71,7 +82,6 @@ unsafe fn stream_avx512(dst: &mut [u8], src: &[u8]) {
         // SAFETY: as in `stream_sse2`, with 64-byte vectors and alignment.
         unsafe { _mm512_stream_si512(d.as_mut_ptr().cast(), _mm512_loadu_si512(s.as_ptr().cast())) };
     }
-    _mm_sfence();
 }
 
 mod transpose;
@@ -95,18 +105,7 @@ pub(super) fn band(
     macro_rules! run {
         ($isa:ident) => {
             match (size, stream) {
-                (1, false) => $isa::band::<1, { $isa::V }, { LINE / $isa::V }, false>(
-                    s, ss, src_step, d, ds, dst_step, count,
-                ),
-                (1, true) => $isa::band::<1, { $isa::V }, { LINE / $isa::V }, true>(
-                    s, ss, src_step, d, ds, dst_step, count,
-                ),
-                (2, false) => $isa::band::<2, { $isa::V / 2 }, { LINE / $isa::V }, false>(
-                    s, ss, src_step, d, ds, dst_step, count,
-                ),
-                (2, true) => $isa::band::<2, { $isa::V / 2 }, { LINE / $isa::V }, true>(
-                    s, ss, src_step, d, ds, dst_step, count,
-                ),
+                // 1- and 2-byte elements have no strips (`Strips::has_blocks`).
                 (4, false) => $isa::band::<4, { $isa::V / 4 }, { LINE / $isa::V }, false>(
                     s, ss, src_step, d, ds, dst_step, count,
                 ),

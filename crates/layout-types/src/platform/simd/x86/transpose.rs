@@ -89,18 +89,23 @@ macro_rules! strips {
                     }
                     in_lanes::<W, E>(block);
                     *block = cross::<W, E>(*block);
+                    if !STREAM {
+                        // Ordinary stores need no whole lines: each block's rows go out at once,
+                        // so no more than one block is ever held in registers.
+                        for (r, row) in block.iter().enumerate() {
+                            // SAFETY: row `r`'s bytes of block `b` are inside `dst` (the
+                            // caller's contract).
+                            unsafe { $store(dst.add(r * ds + b * V).cast(), *row) };
+                        }
+                    }
                 }
-                for r in 0..E {
-                    for (b, block) in rows.iter().enumerate() {
-                        // SAFETY: row `r`'s bytes of block `b` are inside `dst`, aligned when
-                        // streaming (the caller's contract).
-                        unsafe {
-                            let to = dst.add(r * ds + b * V).cast();
-                            if STREAM {
-                                $stream(to, block[r])
-                            } else {
-                                $store(to, block[r])
-                            }
+                if STREAM {
+                    // Each row's blocks back to back: whole lines, one at a time.
+                    for r in 0..E {
+                        for (b, block) in rows.iter().enumerate() {
+                            // SAFETY: row `r`'s bytes of block `b` are inside `dst` and start
+                            // `V`-byte aligned (the caller's contract).
+                            unsafe { $stream(dst.add(r * ds + b * V).cast(), block[r]) };
                         }
                     }
                 }

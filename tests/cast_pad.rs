@@ -133,3 +133,45 @@ fn a_large_tensor_runs_in_parallel_and_matches() {
     let deep = Tensor::<f32, Nhwc>::from_fn([1, 300_000, 1, 1], |[_, c, _, _]| c as f32).unwrap();
     check::<f32, f64, Nhwc, Nchw, _>(&deep, 1, Unscaled, 300_000);
 }
+
+/// The blocked pass (C innermost in the destination, a plain C in the source): a destination
+/// past the streaming threshold (4 MiB), pixels that are not adjacent in the source (CHWN), and
+/// padded widths with and without a loop of their own.
+#[test]
+fn the_blocked_pass_streams_gathers_and_pads_like_the_definition() {
+    let value = |[n, c, h, w]: [usize; 4]| ((n * 7 + c * 5 + h * 3 + w) % 1000) as f32 / 3.0 - 100.0;
+    let big = Tensor::<f32, Nchw>::from_fn([4, 3, 256, 320], value).unwrap();
+    assert!(4 * 8 * 256 * 320 * 2 > 4 << 20, "the destination is streamed");
+    check::<f32, f16, Nchw, Nhwc, _>(&big, 8, Unscaled, 8);
+    check::<f32, half::bf16, Nchw, Nhwc, _>(&big, 4, Unscaled, 4);
+    let chwn = Tensor::<f32, typed_layout::Chwn>::from_fn([5, 3, 17, 33], value).unwrap();
+    check::<f32, f16, typed_layout::Chwn, Nhwc, _>(&chwn, 8, Unscaled, 8);
+    let odd = Tensor::<f32, Nchw>::from_fn([3, 5, 9, 41], value).unwrap();
+    check::<f32, i8, Nchw, Nhwc, _>(&odd, 6, Scale(2.0), 6);
+    check::<f32, f16, Nchw, Nhwc, _>(&odd, 16, Unscaled, 16);
+}
+
+/// A whole run cast at once gives the bits of the element-by-element cast: f32 to f16 and bf16
+/// over a spread of every f32 bit pattern (normals, subnormals, infinities, NaNs, ties).
+#[test]
+fn casting_a_run_gives_the_bits_of_casting_each_element() {
+    let mut values: Vec<f32> = (0..=u32::MAX).step_by(9973).map(f32::from_bits).collect();
+    values.extend([0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 65504.0, 65520.0, 1.0e-8]);
+    values.extend((0..4096u32).map(|k| f32::from_bits(0x3800_0000 + k * 0x1000))); // f16 ties
+    let mut run = vec![f16::ZERO; values.len()];
+    Cast::<f32, f16>::cast_run(&Unscaled, &values, &mut run, 0);
+    for (v, r) in values.iter().zip(&run) {
+        assert_eq!(
+            r.to_bits(),
+            Cast::<f32, f16>::cast(&Unscaled, *v).to_bits(),
+            "{v:e} ({:#x})",
+            v.to_bits()
+        );
+    }
+    let mut run = vec![half::bf16::ZERO; values.len()];
+    Cast::<f32, half::bf16>::cast_run(&Unscaled, &values, &mut run, 0);
+    for (v, r) in values.iter().zip(&run) {
+        let one = Cast::<f32, half::bf16>::cast(&Unscaled, *v);
+        assert_eq!(r.to_bits(), one.to_bits(), "{v:e} ({:#x})", v.to_bits());
+    }
+}

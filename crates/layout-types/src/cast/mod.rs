@@ -21,7 +21,7 @@
 //! # Ok::<(), typed_layout::LayoutError>(())
 //! ```
 
-use crate::dtype::Element;
+use crate::dtype::{DataType, Element};
 use crate::error::{DimName, LayoutError};
 use crate::family::DimArray;
 use crate::family::SameFamily;
@@ -29,6 +29,7 @@ use crate::layout::{DimsOf, InLayout, Layout, Shape};
 use crate::tensor::{Storage, StorageMut, SubView, Tensor, TensorBase};
 
 mod nest;
+mod pixels;
 mod quantize;
 
 pub use nest::{CastLoop, CastNest, ChannelMap};
@@ -59,6 +60,15 @@ pub trait Cast<T: Element, U: Element>: Copy + Send + Sync {
     fn cast_at(&self, value: T, channel: usize) -> U {
         let _ = channel;
         self.cast(value)
+    }
+    /// `values`, all in logical channel `channel`, cast into `out` (of equal length): what the
+    /// blocked pass calls on each channel's run of pixels. [`cast_at`](Cast::cast_at) per
+    /// element unless a cast converts whole runs faster (with the same bits).
+    #[inline]
+    fn cast_run(&self, values: &[T], out: &mut [U], channel: usize) {
+        for (o, &v) in out.iter_mut().zip(values) {
+            *o = self.cast_at(v, channel);
+        }
     }
     /// Checked once before a pass over a source of `channels` channels: a cast with
     /// per-channel parameters refuses a count it has no parameters for.
@@ -147,6 +157,29 @@ impl<T: Element, U: Element> Cast<T, U> for Unscaled {
     #[inline]
     fn cast(&self, value: T) -> U {
         U::from_f64(value.to_f64())
+    }
+    /// f32 to f16 or bf16 through `half`'s slice conversion (F16C's `vcvtps2ph`, detected at run
+    /// time, for f16): one rounding to nearest even from f32, the same bits as through f64 (f32
+    /// to f64 is exact).
+    #[inline]
+    fn cast_run(&self, values: &[T], out: &mut [U], _channel: usize) {
+        use half::slice::HalfFloatSliceExt;
+        use DataType::{BFloat16, Float, Half};
+        match (T::DATA_TYPE, U::DATA_TYPE) {
+            (Float, Half) => {
+                let out: &mut [half::f16] = bytemuck::cast_slice_mut(out);
+                out.convert_from_f32_slice(bytemuck::cast_slice(values));
+            }
+            (Float, BFloat16) => {
+                let out: &mut [half::bf16] = bytemuck::cast_slice_mut(out);
+                out.convert_from_f32_slice(bytemuck::cast_slice(values));
+            }
+            _ => {
+                for (o, &v) in out.iter_mut().zip(values) {
+                    *o = self.cast(v);
+                }
+            }
+        }
     }
 }
 

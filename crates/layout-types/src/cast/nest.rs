@@ -1,5 +1,6 @@
 //! The loop nest of a fused relayout + cast + pad, and its CPU run.
 
+use super::pixels::Pixels;
 use super::{channel_dim, Cast};
 use crate::dtype::Element;
 use crate::error::{DimName, LayoutError};
@@ -218,6 +219,10 @@ impl CastNest {
         dst: &mut [U],
         cast: C,
     ) {
+        let bytes = self.len.saturating_mul(U::SIZE);
+        if let Some(pixels) = Pixels::of(loops, self.map, self.channels, bytes) {
+            return pixels.run_part(loops, first, src, dst, cast);
+        }
         let Some((&inner, outer)) = loops.split_last() else { return };
         let (map, channels) = (self.map, self.channels);
         // The outer loops' counters, the first one starting at `first` (an odometer).

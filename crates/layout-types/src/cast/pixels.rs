@@ -1,0 +1,144 @@
+//! The blocked run of a fused pass whose destination stores C innermost (NHWC, NDHWC, KRSC) from
+//! a source with a plain C (NCHW's planes): an f32 RGB image into f16 NHWC with C padded to 8.
+//!
+//! Per block of pixels, each channel's run is cast at once ([`Cast::cast_run`]: F16C for
+//! f32 → f16), the channels are interleaved into whole pixels followed by the padding's zeros
+//! in a cache-resident buffer, and the block leaves as one contiguous run, with streaming stores
+//! when the destination is larger than the cache (one fence per pass). Every destination element
+//! is written once; no element is tested against the channel count.
+
+use super::nest::CastLoop;
+use super::{Cast, ChannelMap};
+use crate::dtype::Element;
+use crate::platform::simd;
+
+/// Elements of a block's staging buffers (the cast runs and the pixels): 16 KiB of f32.
+const STAGED: usize = 4096;
+
+/// Destinations of at least this many bytes leave with streaming stores (as the conversions').
+const STREAMING_BYTES: usize = 4 << 20;
+
+/// The pass's shape, when it is this one: the innermost loop is C (channel step 1, padding
+/// after `channels`), the one outside it walks pixels, and the source's C is plain.
+#[derive(Clone, Copy)]
+pub(super) struct Pixels {
+    /// Destination channels per pixel (data and padding).
+    padded: usize,
+    channels: usize,
+    /// Source elements between neighbouring channels, and between neighbouring pixels.
+    channel_stride: usize,
+    pixel_stride: usize,
+    /// Pixels per block.
+    block: usize,
+    streaming: bool,
+}
+
+impl Pixels {
+    /// The blocked shape of `loops` (outermost first), or `None`.
+    pub(super) fn of(loops: &[CastLoop], map: ChannelMap, channels: usize, bytes: usize) -> Option<Pixels> {
+        let [outer @ .., pixel, inner] = loops else { return None };
+        let fits = inner.channel == 1
+            && inner.src == 0
+            && pixel.channel == 0
+            && map.width == 1
+            && outer.iter().all(|l| l.channel == 0);
+        let padded = inner.extent;
+        // Small channel counts only: the staged runs hold `block` pixels of every channel.
+        (fits && channels <= 64 && padded <= 64).then(|| Pixels {
+            padded,
+            channels,
+            channel_stride: map.outer,
+            pixel_stride: pixel.src,
+            block: STAGED / padded,
+            streaming: bytes >= STREAMING_BYTES,
+        })
+    }
+
+    /// Writes `dst`, the part of the destination from position `first` of the outermost loop.
+    pub(super) fn run_part<T: Element, U: Element, C: Cast<T, U>>(
+        &self,
+        loops: &[CastLoop],
+        first: usize,
+        src: &[T],
+        dst: &mut [U],
+        cast: C,
+    ) {
+        let [outer @ .., pixel, _] = loops else { return };
+        if outer.is_empty() {
+            // The pixel loop itself was cut: `dst` holds pixels from `first` on.
+            self.run(src, first * pixel.src, dst, cast);
+        } else {
+            // Whole pixel rows, one per position of the loops outside them.
+            for (i, row) in dst.chunks_mut(pixel.extent * self.padded).enumerate() {
+                let (mut rest, mut s) = (first + i, 0);
+                for l in outer.iter().rev() {
+                    s += (rest % l.extent) * l.src;
+                    rest /= l.extent;
+                }
+                self.run(src, s, row, cast);
+            }
+        }
+        if self.streaming {
+            simd::fence();
+        }
+    }
+
+    /// Writes `dst`: whole runs of `dst.len() / padded` pixels, the first at source offset `s`.
+    fn run<T: Element, U: Element, C: Cast<T, U>>(&self, src: &[T], s: usize, dst: &mut [U], cast: C) {
+        let mut runs = [U::default(); STAGED];
+        let mut staged = [U::default(); STAGED];
+        let pixels = dst.len() / self.padded;
+        for first in (0..pixels).step_by(self.block) {
+            let n = self.block.min(pixels - first);
+            let at = s + first * self.pixel_stride;
+            for c in 0..self.channels {
+                let base = at + c * self.channel_stride;
+                let out = &mut runs[c * n..(c + 1) * n];
+                if self.pixel_stride == 1 {
+                    cast.cast_run(&src[base..base + n], out, c);
+                } else {
+                    for (j, o) in out.iter_mut().enumerate() {
+                        *o = cast.cast_at(src[base + j * self.pixel_stride], c);
+                    }
+                }
+            }
+            let block = &mut staged[..n * self.padded];
+            interleave(&runs[..self.channels * n], n, self.channels, self.padded, block);
+            let out = &mut dst[first * self.padded..(first + n) * self.padded];
+            match self.streaming {
+                true => simd::stream_unfenced(out, block),
+                false => out.copy_from_slice(block),
+            }
+        }
+    }
+}
+
+/// `channels` runs of `n` values (channel by channel) into `n` pixels of `padded` values, the
+/// last `padded - channels` of each zero. The common pixel widths get a loop of their own, so
+/// a pixel is built in registers and stored whole.
+fn interleave<U: Element>(runs: &[U], n: usize, channels: usize, padded: usize, out: &mut [U]) {
+    match padded {
+        4 => interleave_fixed::<U, 4>(runs, n, channels, out),
+        8 => interleave_fixed::<U, 8>(runs, n, channels, out),
+        16 => interleave_fixed::<U, 16>(runs, n, channels, out),
+        _ => {
+            for (j, px) in out.chunks_exact_mut(padded).enumerate() {
+                for (c, v) in px.iter_mut().enumerate() {
+                    *v = if c < channels { runs[c * n + j] } else { U::default() };
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn interleave_fixed<U: Element, const P: usize>(runs: &[U], n: usize, channels: usize, out: &mut [U]) {
+    let channels = channels.min(P);
+    for (j, px) in out.chunks_exact_mut(P).enumerate() {
+        let mut pixel = [U::default(); P];
+        for (c, v) in pixel.iter_mut().enumerate().take(channels) {
+            *v = runs[c * n + j];
+        }
+        px.copy_from_slice(&pixel);
+    }
+}

@@ -31,9 +31,11 @@ use crate::tensor::{Storage, StorageMut, SubView, Tensor, TensorBase};
 mod nest;
 mod pixels;
 mod quantize;
+mod steps;
 
-pub use nest::{CastLoop, CastNest, ChannelMap};
+pub use nest::CastNest;
 pub use quantize::{quantize, Quantize, Quantized, Scales};
+pub use steps::{CastLoop, ChannelMap};
 
 /// How a source element becomes a destination element.
 ///

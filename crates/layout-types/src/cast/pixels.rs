@@ -7,8 +7,8 @@
 //! when the destination is larger than the cache (one fence per pass). Every destination element
 //! is written once; no element is tested against the channel count.
 
-use super::nest::CastLoop;
-use super::{Cast, ChannelMap};
+use super::steps::{CastLoop, ChannelMap};
+use super::Cast;
 use crate::dtype::Element;
 use crate::platform::simd;
 

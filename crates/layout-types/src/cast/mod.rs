@@ -160,17 +160,16 @@ impl<T: Element, U: Element> Cast<T, U> for Unscaled {
     fn cast(&self, value: T) -> U {
         U::from_f64(value.to_f64())
     }
-    /// f32 to f16 or bf16 through `half`'s slice conversion (F16C's `vcvtps2ph`, detected at run
-    /// time, for f16): one rounding to nearest even from f32, the same bits as through f64 (f32
-    /// to f64 is exact).
+    /// f32 to f16 with F16C's `vcvtps2ph` (detected at run time), f32 to bf16 through `half`'s
+    /// slice conversion: one rounding to nearest even from f32, the same bits as through f64
+    /// (f32 to f64 is exact).
     #[inline]
     fn cast_run(&self, values: &[T], out: &mut [U], _channel: usize) {
         use half::slice::HalfFloatSliceExt;
         use DataType::{BFloat16, Float, Half};
         match (T::DATA_TYPE, U::DATA_TYPE) {
             (Float, Half) => {
-                let out: &mut [half::f16] = bytemuck::cast_slice_mut(out);
-                out.convert_from_f32_slice(bytemuck::cast_slice(values));
+                crate::platform::simd::f32_to_f16(bytemuck::cast_slice_mut(out), bytemuck::cast_slice(values))
             }
             (Float, BFloat16) => {
                 let out: &mut [half::bf16] = bytemuck::cast_slice_mut(out);

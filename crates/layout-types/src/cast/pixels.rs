@@ -12,8 +12,11 @@ use super::Cast;
 use crate::dtype::Element;
 use crate::platform::simd;
 
-/// Elements of a block's staging buffers (the cast runs and the pixels): 16 KiB of f32.
-const STAGED: usize = 4096;
+/// Elements of a block's staging buffers (the cast runs and the pixels).
+const STAGED: usize = 2048;
+
+/// Bytes of a staging buffer: [`STAGED`] elements of up to 8 bytes (16 KiB).
+const STAGED_BYTES: usize = STAGED * 8;
 
 /// Destinations of at least this many bytes leave with streaming stores (as the conversions').
 const STREAMING_BYTES: usize = 4 << 20;
@@ -85,9 +88,13 @@ impl Pixels {
 
     /// Writes `dst`: whole runs of `dst.len() / padded` pixels, the first at source offset `s`.
     fn run<T: Element, U: Element, C: Cast<T, U>>(&self, src: &[T], s: usize, dst: &mut [U], cast: C) {
-        let mut runs = [U::default(); STAGED];
-        let mut staged = [U::default(); STAGED];
+        let (mut runs, mut staged) = (Staging([0; STAGED_BYTES]), Staging([0; STAGED_BYTES]));
+        let runs: &mut [U] = bytemuck::cast_slice_mut(&mut runs.0[..STAGED * U::SIZE]);
+        let staged: &mut [U] = bytemuck::cast_slice_mut(&mut staged.0[..STAGED * U::SIZE]);
         let pixels = dst.len() / self.padded;
+        // 2-byte pixels of up to 4 channels are built as words: runs for 4 channels, the
+        // missing ones zero.
+        let words = U::SIZE == 2 && self.channels <= 4 && matches!(self.padded, 4 | 8 | 16);
         for first in (0..pixels).step_by(self.block) {
             let n = self.block.min(pixels - first);
             let at = s + first * self.pixel_stride;
@@ -103,13 +110,40 @@ impl Pixels {
                 }
             }
             let block = &mut staged[..n * self.padded];
-            interleave(&runs[..self.channels * n], n, self.channels, self.padded, block);
+            if words {
+                runs[self.channels * n..4 * n].fill(U::default());
+                let (runs, block) = (bytemuck::cast_slice(&runs[..4 * n]), bytemuck::cast_slice_mut(block));
+                match self.padded {
+                    4 => pixel_words::<1>(runs, n, block),
+                    8 => pixel_words::<2>(runs, n, block),
+                    _ => pixel_words::<4>(runs, n, block),
+                }
+            } else {
+                interleave(&runs[..self.channels * n], n, self.channels, self.padded, block);
+            }
             let out = &mut dst[first * self.padded..(first + n) * self.padded];
             match self.streaming {
                 true => simd::stream_unfenced(out, block),
                 false => out.copy_from_slice(block),
             }
         }
+    }
+}
+
+/// A block's staging buffer, on cache-line boundaries (so 2-byte pixels can be built as `u64`
+/// words).
+#[repr(C, align(64))]
+struct Staging([u8; STAGED_BYTES]);
+
+/// Four runs of `n` 2-byte values (channel by channel) into `n` pixels of `W` words: each
+/// pixel's first word holds its four values, the other words are the padding's zeros.
+fn pixel_words<const W: usize>(runs: &[u16], n: usize, out: &mut [u64]) {
+    let (a, rest) = runs.split_at(n);
+    let (b, rest) = rest.split_at(n);
+    let (c, d) = rest.split_at(n);
+    for ((((px, &a), &b), &c), &d) in out.chunks_exact_mut(W).zip(a).zip(b).zip(c).zip(d) {
+        px[0] = a as u64 | (b as u64) << 16 | (c as u64) << 32 | (d as u64) << 48;
+        px[1..].fill(0);
     }
 }
 

@@ -120,6 +120,21 @@ pub(crate) fn stream_unfenced<T: Element>(dst: &mut [T], src: &[T]) {
     }
 }
 
+/// `src` rounded to f16 (to nearest even) into `dst`, of equal lengths: F16C where this CPU has
+/// it (detected once), `half`'s software rounding for the rest; the same bits either way.
+pub(crate) fn f32_to_f16(dst: &mut [half::f16], src: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    let done = match x86::has_f16c() {
+        true => x86::f32_to_f16(bytemuck::cast_slice_mut(dst), src),
+        false => 0,
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = 0;
+    for (d, &s) in dst[done..].iter_mut().zip(&src[done..]) {
+        *d = half::f16::from_f32(s);
+    }
+}
+
 /// Orders every streaming store made so far on this thread before its later stores.
 pub(crate) fn fence() {
     #[cfg(target_arch = "x86_64")]

@@ -86,6 +86,36 @@ unsafe fn stream_avx512(dst: &mut [u8], src: &[u8]) {
 
 mod transpose;
 
+/// Whether this CPU converts f32 to f16 in hardware (F16C, with the AVX it is encoded in).
+pub(super) fn has_f16c() -> bool {
+    static F16C: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *F16C.get_or_init(|| is_x86_feature_detected!("f16c") && is_x86_feature_detected!("avx"))
+}
+
+/// Converts the whole groups of 8 of `src` into f16 bits in `dst` (equal lengths) with F16C,
+/// rounding to nearest even; returns how many it converted. The caller checked [`has_f16c`].
+pub(super) fn f32_to_f16(dst: &mut [u16], src: &[f32]) -> usize {
+    let whole = src.len().min(dst.len()) / 8 * 8;
+    // SAFETY: the caller checked `has_f16c`, so the features the function is compiled for are
+    // present; it touches only whole groups of 8 inside both slices.
+    unsafe { f32_to_f16_f16c(&mut dst[..whole], &src[..whole]) };
+    whole
+}
+
+/// # Safety
+///
+/// The CPU has AVX and F16C; both slices hold whole groups of 8 of equal count.
+#[target_feature(enable = "avx,f16c")]
+unsafe fn f32_to_f16_f16c(dst: &mut [u16], src: &[f32]) {
+    for (d, s) in dst.chunks_exact_mut(8).zip(src.chunks_exact(8)) {
+        // SAFETY: `s` is 8 f32 and `d` 8 u16 inside their slices; both accesses are unaligned.
+        unsafe {
+            let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(s.as_ptr()));
+            _mm_storeu_si128(d.as_mut_ptr().cast(), h);
+        }
+    }
+}
+
 /// Runs `count` strips at `level` (`super::strips::Band`'s geometry in bytes:
 /// `[src_stride, src_step, dst_stride, dst_step]`) for elements of `size` bytes, from the start
 /// of `src` and `dst`. The caller (`Strips::band`) has checked that every strip lies inside both

@@ -54,3 +54,15 @@ fn large_padded_destination_keeps_its_padding() {
     let untouched = rows.as_slice().iter().filter(|&&v| v == i32::MIN).count();
     assert_eq!(untouched, rows.as_slice().len() - written);
 }
+
+/// Fresh storage past the huge-page threshold (8 MiB) is faulted in ahead of its first write
+/// and must still read as zeros, and a large `to_layout` writes every element of it.
+#[test]
+fn large_fresh_tensors_are_zero_and_fully_written() {
+    let zeros = Tensor::<i32, Nhwc>::zeros([2, 64, 128, 136]).unwrap();
+    assert!(zeros.as_slice().len() * 4 > 8 << 20);
+    assert!(zeros.as_slice().iter().all(|&v| v == 0));
+    let x = Tensor::<i32, Nchw>::from_fn([2, 64, 128, 136], value).unwrap();
+    let y = x.to_layout::<Nhwc>().unwrap();
+    check(&x, &y);
+}

@@ -24,6 +24,42 @@ pub(crate) fn advise_huge<T>(data: &mut [T]) {
             unsafe {
                 libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE);
             }
+            populate(first, end);
         }
     }
+}
+
+/// Faults in the pages of `[first, end)` (page-aligned, inside a buffer the caller holds
+/// mutably) with `MADV_POPULATE_WRITE`, cut into one range per thread: the kernel zeroes fresh
+/// pages on every core at once, without a trap per page, before the pass that writes them.
+#[cfg(target_os = "linux")]
+fn populate(first: usize, end: usize) {
+    const HUGE: usize = 2 << 20;
+    let threads = {
+        #[cfg(feature = "parallel")]
+        {
+            rayon::current_num_threads()
+        }
+        #[cfg(not(feature = "parallel"))]
+        {
+            1
+        }
+    };
+    let part = (end - first).div_ceil(threads).next_multiple_of(HUGE);
+    let advise = |from: usize| {
+        let to = (from + part).min(end);
+        // SAFETY: [from, to) is a page-aligned part of [first, end), inside the caller's buffer;
+        // MADV_POPULATE_WRITE faults pages in as a write would, without changing a byte (fresh
+        // anonymous pages are zero, written ones keep their contents); the result is ignored.
+        unsafe {
+            libc::madvise(from as *mut libc::c_void, to - from, libc::MADV_POPULATE_WRITE);
+        }
+    };
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        (first..end).into_par_iter().step_by(part).for_each(advise);
+    }
+    #[cfg(not(feature = "parallel"))]
+    (first..end).step_by(part).for_each(advise);
 }

@@ -10,7 +10,12 @@
 //! * typed-layout into an existing buffer on all of rayon's threads and on a one-thread pool,
 //!   and `to_layout` (allocating);
 //! * ndarray's `permuted_axes(..).as_standard_layout()` (allocating, as it must), after checking
-//!   once that it produces our bytes.
+//!   once that it produces our bytes;
+//! * a **fresh copy**: the same bytes streamed into storage allocated as `to_layout` allocates
+//!   (the limit of an allocating conversion: the page zeroing of fresh memory is in it).
+//!
+//! The last row is the fused relayout + cast + pad (f32 NCHW C = 3 → f16 NHWC C = 8): into an
+//! existing buffer, and allocating in the `to_layout` column.
 //!
 //! One table gives GB/s (bytes read + written, best round) and the ratios.
 //! `cargo bench --bench convert -- 256MiB` runs the rows whose name contains `256MiB`.
@@ -53,7 +58,7 @@ impl Sample for u8 {
 }
 
 /// The contenders, in the order each round runs them.
-const CONTENDERS: [&str; 8] = [
+const CONTENDERS: [&str; 9] = [
     "copy_from_slice",
     "copy per thread",
     "streaming copy",
@@ -62,13 +67,14 @@ const CONTENDERS: [&str; 8] = [
     "typed-layout 1 thread",
     "to_layout",
     "ndarray",
+    "fresh copy",
 ];
 /// Which contenders are copies, and which of those run on one thread.
 const COPIES: [usize; 4] = [0, 1, 2, 3];
 const ONE_THREAD_COPIES: [usize; 2] = [0, 2];
 
 /// Per row, in the order the rows ran: its name, bytes read + written, best time per contender.
-static RESULTS: Mutex<Vec<(String, u64, [Duration; 8])>> = Mutex::new(Vec::new());
+static RESULTS: Mutex<Vec<(String, u64, [Duration; 9])>> = Mutex::new(Vec::new());
 
 /// What `bench/peers.py` needs to time the same row: the source's storage as `view` dims, and
 /// the `axes` permutation that gives the destination's storage order.
@@ -131,7 +137,7 @@ impl Bench {
             b if b <= 64 << 20 => 11,
             _ => 5,
         };
-        let mut best = [Duration::MAX; 8];
+        let mut best = [Duration::MAX; 9];
         for _ in 0..rounds {
             for (k, slot) in best.iter_mut().enumerate() {
                 let start = Instant::now();
@@ -143,7 +149,8 @@ impl Bench {
                     4 => convert(black_box(&src), &mut dst).unwrap(),
                     5 => pool.install(|| convert(black_box(&src), &mut dst).unwrap()),
                     6 => drop(black_box(src.to_layout::<D>().unwrap())),
-                    _ => drop(black_box(peer(input.clone()))),
+                    7 => drop(black_box(peer(input.clone()))),
+                    _ => drop(black_box(fresh_copy(s, threads))),
                 }
                 *slot = (*slot).min(start.elapsed());
             }
@@ -172,9 +179,9 @@ impl Bench {
         let bytes = (src.as_slice().len() * 4 + dst.as_slice().len() * 2) as u64;
         let (from, mut to) = (vec![1u8; bytes as usize / 2], vec![0u8; bytes as usize / 2]);
         let (threads, pool) = (rayon::current_num_threads(), &self.one_thread);
-        let mut best = [Duration::MAX; 8];
+        let mut best = [Duration::MAX; 9];
         for _ in 0..5 {
-            for (k, slot) in best.iter_mut().enumerate().take(7) {
+            for (k, slot) in best.iter_mut().enumerate().filter(|(k, _)| *k != 7) {
                 let start = Instant::now();
                 match k {
                     0 => to.copy_from_slice(black_box(&from)),
@@ -185,6 +192,7 @@ impl Bench {
                     5 => drop(
                         pool.install(|| relayout_cast_pad_into(black_box(&src), &mut dst, Unscaled).unwrap()),
                     ),
+                    8 => drop(black_box(fresh_copy(&from, threads))),
                     _ => {
                         let padded: ChannelPadded<f16, Nhwc> =
                             relayout_cast_pad(black_box(&src), 8, Unscaled).unwrap();
@@ -197,6 +205,15 @@ impl Bench {
         eprintln!("{row}: done");
         RESULTS.lock().unwrap().push((row, bytes, best));
     }
+}
+
+/// `src` streamed into fresh storage allocated as `to_layout` allocates its result (huge pages,
+/// faulted in on every thread): the strongest copy an allocating conversion can be, so the limit
+/// of the `to_layout` column.
+fn fresh_copy<T: Element>(src: &[T], threads: usize) -> Tensor<T, Bmn<RowMajor>> {
+    let mut out = Tensor::<T, Bmn<RowMajor>>::zeros([1, 1, src.len()]).unwrap();
+    copy_parallel(out.as_mut_slice(), src, Stores::Streaming, threads).unwrap();
+    out
 }
 
 /// The square-ish `h × w` with `h · w = hw`, both powers of two when `hw` is one.
@@ -240,15 +257,15 @@ fn print_table() {
     );
     println!();
     println!(
-        "| row | strongest copy | GB/s | typed-layout | ÷ strongest | 1 thread | ÷ strongest 1-thread copy | to_layout | ÷ strongest | ndarray |"
+        "| row | strongest copy | GB/s | typed-layout | ÷ strongest | 1 thread | ÷ strongest 1-thread copy | to_layout | ÷ strongest | fresh copy | to_layout ÷ fresh copy | ndarray |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (row, bytes, best) in results.iter() {
         let g = |k: usize| gbps(*bytes, best[k]);
         let strongest = |ks: &[usize]| ks.iter().copied().max_by(|&a, &b| g(a).total_cmp(&g(b))).unwrap();
         let (all, one) = (strongest(&COPIES), strongest(&ONE_THREAD_COPIES));
         println!(
-            "| {row} | {} | {:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} |",
+            "| {row} | {} | {:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} |",
             CONTENDERS[all],
             g(all),
             g(4),
@@ -257,6 +274,8 @@ fn print_table() {
             g(5) / g(one),
             g(6),
             g(6) / g(all),
+            g(8),
+            g(6) / g(8),
             g(7),
         );
     }

@@ -122,7 +122,10 @@ pub(super) fn transpose<T: Element>(
     let unit = cols.dst == 1 && rows.src == 1 && cols.src >= 0 && rows.dst >= 0;
     if let Some(strips) = strips.filter(|_| unit) {
         let (s, d) = (s as usize, d as usize);
-        if by_panels(src, s, dst, d, rows, cols, strips) || by_strips(src, s, dst, d, rows, cols, strips) {
+        if by_panels(src, s, dst, d, rows, cols, strips)
+            || by_staged_tiles(src, s, dst, d, rows, cols, strips)
+            || by_strips(src, s, dst, d, rows, cols, strips)
+        {
             return;
         }
     }
@@ -259,6 +262,50 @@ fn by_panels<T: Element>(
         let staged = &mut buf[..n * width];
         transpose(src, (s + r) as isize, staged, 0, part, cols, Some(ordinary));
         simd::stream_unfenced(&mut dst[d + r * width..d + (r + n) * width], staged);
+    }
+    simd::fence();
+    true
+}
+
+/// Destination rows of a staged tile.
+const STAGED_ROWS: usize = 64;
+
+/// A streamed plane of 1- or 2-byte elements whose destination rows are long (NHWC→NCHW's
+/// planes, a matrix's columns), which have no strips: tiles of [`STAGED_ROWS`] destination rows by as many whole
+/// destination lines as fill [`PANEL_BYTES`] are transposed into a staging buffer (ordinary
+/// stores), then each tile row is streamed out. Returns `false`, having written nothing,
+/// for any other plane.
+fn by_staged_tiles<T: Element>(
+    src: &[T],
+    s: usize,
+    dst: &mut [T],
+    d: usize,
+    rows: LoopAxis,
+    cols: LoopAxis,
+    strips: Strips,
+) -> bool {
+    let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
+    let line = CACHE_LINE / T::SIZE;
+    if !strips.streaming() || strips.has_blocks() || cols.extent < 4 * line {
+        return false;
+    }
+    let tile_rows = STAGED_ROWS.min(rows.extent);
+    let tile_cols = (PANEL_BYTES / T::SIZE / tile_rows / line * line).max(line);
+    let mut staging = Staging([0; PANEL_BYTES]);
+    let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
+    for r0 in (0..rows.extent).step_by(tile_rows) {
+        let n_rows = tile_rows.min(rows.extent - r0);
+        for c0 in (0..cols.extent).step_by(tile_cols) {
+            let n_cols = tile_cols.min(cols.extent - c0);
+            let staged = &mut buf[..n_rows * n_cols];
+            let part_rows = LoopAxis { extent: n_rows, src: 1, dst: n_cols as isize };
+            let part_cols = LoopAxis { extent: n_cols, ..cols };
+            plane(src, (s + r0 + c0 * src_stride) as isize, staged, 0, part_rows, part_cols);
+            for (r, row) in staged.chunks_exact(n_cols).enumerate() {
+                let to = d + (r0 + r) * dst_stride + c0;
+                simd::stream_unfenced(&mut dst[to..to + n_cols], row);
+            }
+        }
     }
     simd::fence();
     true

@@ -135,17 +135,23 @@ pub(super) fn band(
     macro_rules! run {
         ($isa:ident) => {
             match (size, stream) {
-                // 1- and 2-byte elements have no strips (`Strips::has_blocks`).
-                (4, false) => $isa::band::<4, { $isa::V / 4 }, { LINE / $isa::V }, false>(
+                // 1-byte elements have no strips (`Strips::has_blocks`).
+                (2, false) => $isa::band::<2, { $isa::V / 2 }, { LINE / $isa::V }, 8, false>(
                     s, ss, src_step, d, ds, dst_step, count,
                 ),
-                (4, true) => $isa::band::<4, { $isa::V / 4 }, { LINE / $isa::V }, true>(
+                (2, true) => $isa::band::<2, { $isa::V / 2 }, { LINE / $isa::V }, 8, true>(
                     s, ss, src_step, d, ds, dst_step, count,
                 ),
-                (_, false) => $isa::band::<8, { $isa::V / 8 }, { LINE / $isa::V }, false>(
+                (4, false) => $isa::band::<4, { $isa::V / 4 }, { LINE / $isa::V }, 4, false>(
                     s, ss, src_step, d, ds, dst_step, count,
                 ),
-                (_, true) => $isa::band::<8, { $isa::V / 8 }, { LINE / $isa::V }, true>(
+                (4, true) => $isa::band::<4, { $isa::V / 4 }, { LINE / $isa::V }, 4, true>(
+                    s, ss, src_step, d, ds, dst_step, count,
+                ),
+                (_, false) => $isa::band::<8, { $isa::V / 8 }, { LINE / $isa::V }, 2, false>(
+                    s, ss, src_step, d, ds, dst_step, count,
+                ),
+                (_, true) => $isa::band::<8, { $isa::V / 8 }, { LINE / $isa::V }, 2, true>(
                     s, ss, src_step, d, ds, dst_step, count,
                 ),
             }

@@ -44,20 +44,20 @@ macro_rules! strips {
                 }
             }
 
-            /// Transposes each 16-byte lane of every group of `16 / W` registers.
+            /// Transposes each 16-byte lane of every group of `M = 16 / W` registers.
             #[target_feature(enable = $feature)]
             #[inline]
-            fn in_lanes<const W: usize, const E: usize>(v: &mut [$reg; E]) {
-                let m = 16 / W;
-                for g in (0..E).step_by(m) {
-                    for _ in 0..m.ilog2() {
-                        let mut next = [$zero(); E];
-                        for k in 0..m {
-                            let (a, b) = (v[g + k / 2], v[g + k / 2 + m / 2]);
-                            next[g + k] =
-                                if k % 2 == 0 { unpack::<W, false>(a, b) } else { unpack::<W, true>(a, b) };
+            fn in_lanes<const W: usize, const E: usize, const M: usize>(v: &mut [$reg; E]) {
+                const { assert!(M * W == 16 && E % M == 0) };
+                for group in v.chunks_exact_mut(M) {
+                    let group: &mut [$reg; M] = group.try_into().expect("M registers");
+                    for _ in 0..M.ilog2() {
+                        let mut next = [$zero(); M];
+                        for (k, n) in next.iter_mut().enumerate() {
+                            let (a, b) = (group[k / 2], group[k / 2 + M / 2]);
+                            *n = if k % 2 == 0 { unpack::<W, false>(a, b) } else { unpack::<W, true>(a, b) };
                         }
-                        v[g..g + m].copy_from_slice(&next[g..g + m]);
+                        *group = next;
                     }
                 }
             }
@@ -74,7 +74,7 @@ macro_rules! strips {
             /// with `STREAM`, every destination row starts `V`-byte aligned.
             #[target_feature(enable = $feature)]
             #[inline]
-            unsafe fn strip<const W: usize, const E: usize, const B: usize, const STREAM: bool>(
+            unsafe fn strip<const W: usize, const E: usize, const B: usize, const M: usize, const STREAM: bool>(
                 src: *const u8,
                 ss: usize,
                 dst: *mut u8,
@@ -87,7 +87,7 @@ macro_rules! strips {
                         // SAFETY: source run `b * E + j` is inside `src` (the caller's contract).
                         *v = unsafe { $load(src.add((b * E + j) * ss).cast()) };
                     }
-                    in_lanes::<W, E>(block);
+                    in_lanes::<W, E, M>(block);
                     *block = cross::<W, E>(*block);
                     if !STREAM {
                         // Ordinary stores need no whole lines: each block's rows go out at once,
@@ -119,7 +119,13 @@ macro_rules! strips {
             /// As [`strip`], for every strip.
             #[target_feature(enable = $feature)]
             #[allow(clippy::too_many_arguments)]
-            pub(crate) unsafe fn band<const W: usize, const E: usize, const B: usize, const STREAM: bool>(
+            pub(crate) unsafe fn band<
+                const W: usize,
+                const E: usize,
+                const B: usize,
+                const M: usize,
+                const STREAM: bool,
+            >(
                 src: *const u8,
                 ss: usize,
                 src_step: usize,
@@ -130,7 +136,7 @@ macro_rules! strips {
             ) {
                 for i in 0..count {
                     // SAFETY: strip `i` is inside both buffers (the caller's contract).
-                    unsafe { strip::<W, E, B, STREAM>(src.add(i * src_step), ss, dst.add(i * dst_step), ds) };
+                    unsafe { strip::<W, E, B, M, STREAM>(src.add(i * src_step), ss, dst.add(i * dst_step), ds) };
                 }
                 if STREAM {
                     _mm_sfence();

@@ -15,14 +15,15 @@
 //! The other side's lines, which the sweep would first touch a few bytes each and far apart, are
 //! prefetched in address order while the previous tile runs ([`LineWalk`]).
 //!
-//! The level detected at run time adds two ways out (the intrinsics are in the `platform` room,
-//! behind [`Strips`]). Strips of 2-, 4- and 8-byte elements transpose one register per source
-//! run (AVX-512: 16×16 f32, 32×32 f16) and write whole destination cache lines, with streaming
-//! stores when the destination is larger than the cache ([`by_strips`]); 1-byte elements stream
-//! through staged tiles ([`by_staged_tiles`]). A streamed plane whose
+//! The level detected at run time adds more ways out (the intrinsics are in the `platform`
+//! room, behind [`Strips`]). Strips transpose one register per source run (AVX-512: 16×16 f32,
+//! 32×32 f16; AVX2's 32×32 for bytes) and write whole destination cache lines, with streaming
+//! stores when the destination is larger than the cache ([`by_strips`]). A streamed plane whose
 //! destination rows are dense and narrow (C = 3 to 64 of NHWC, NC/32HW32's vectors), where a
 //! cache line holds parts of several rows, is staged instead: panels of whole rows are
-//! transposed into a cache-resident buffer and streamed out as one run ([`by_panels`]).
+//! transposed into a cache-resident buffer and streamed out as one run ([`by_panels`]). Without
+//! strips (bytes below AVX2), long destination rows stream through staged tiles
+//! ([`by_staged_tiles`]).
 
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
@@ -271,8 +272,8 @@ fn by_panels<T: Element>(
 /// Destination rows of a staged tile.
 const STAGED_ROWS: usize = 64;
 
-/// A streamed plane of 1-byte elements whose destination rows are long (NHWC→NCHW's planes, a
-/// matrix's columns), which have no strips: tiles of [`STAGED_ROWS`] destination rows by as many whole
+/// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns)
+/// and which has no strips (1-byte elements below AVX2): tiles of [`STAGED_ROWS`] destination rows by as many whole
 /// destination lines as fill [`PANEL_BYTES`] are transposed into a staging buffer (ordinary
 /// stores), then each tile row is streamed out. Returns `false`, having written nothing,
 /// for any other plane.

@@ -40,6 +40,10 @@ impl Strips {
     /// CPU or has no strips (the portable level, other architectures, other sizes).
     pub(crate) fn new(level: Level, stores: Stores, size: usize) -> Option<Strips> {
         let has = cfg!(target_arch = "x86_64") && level >= Level::Sse2 && level.available();
+        // 1-byte elements at AVX2's width: a 64-byte register's block is 64 registers, which
+        // spill (measured: u8 NCHW→NHWC at 256 MiB 0.61 of the strongest copy with AVX2 strips,
+        // 0.29 with AVX-512 ones).
+        let level = if size == 1 { level.min(Level::Avx2) } else { level };
         (has && matches!(size, 1 | 2 | 4 | 8)).then_some(Strips {
             level,
             streaming: stores == Stores::Streaming,
@@ -47,13 +51,13 @@ impl Strips {
         })
     }
 
-    /// Whether this level has strips for the element size: 2-, 4- and 8-byte elements. A strip
-    /// of 1-byte elements is a whole cache line of 64 columns: at every level its blocks hold
-    /// more registers than the CPU has and spill (measured: slower than SSE2's 16×16 blocks,
-    /// u8 NCHW→NHWC at 256 MiB 0.62 → 0.30 of the strongest copy), so those keep the blocks of
-    /// `convert::kernels` and stream through a staging buffer.
+    /// Whether there are strips for the element size at this level: always, but for 1-byte
+    /// elements below AVX2. SSE2's 1-byte strip is four 16×16 blocks side by side, which lost
+    /// to the SSE2 blocks of `convert::kernels` (measured: u8 NHWC→NCHW at 256 MiB 0.29 of the
+    /// strongest copy against 0.65 through staged tiles), so those keep the blocks and stream
+    /// through a staging buffer.
     pub(crate) fn has_blocks(&self) -> bool {
-        self.size >= 2
+        self.size >= 2 || self.level >= Level::Avx2
     }
 
     /// The same strips with `stores`.

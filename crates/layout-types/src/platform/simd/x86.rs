@@ -135,7 +135,12 @@ pub(super) fn band(
     macro_rules! run {
         ($isa:ident) => {
             match (size, stream) {
-                // 1-byte elements have no strips (`Strips::has_blocks`).
+                (1, false) => $isa::band::<1, { $isa::V }, { LINE / $isa::V }, 16, false>(
+                    s, ss, src_step, d, ds, dst_step, count,
+                ),
+                (1, true) => $isa::band::<1, { $isa::V }, { LINE / $isa::V }, 16, true>(
+                    s, ss, src_step, d, ds, dst_step, count,
+                ),
                 (2, false) => $isa::band::<2, { $isa::V / 2 }, { LINE / $isa::V }, 8, false>(
                     s, ss, src_step, d, ds, dst_step, count,
                 ),

@@ -81,31 +81,35 @@ macro_rules! strips {
                 ds: usize,
             ) {
                 const { assert!(E * W == V && B * V == super::LINE) };
-                let mut rows = [[$zero(); E]; B];
-                for (b, block) in rows.iter_mut().enumerate() {
-                    for (j, v) in block.iter_mut().enumerate() {
+                // Block `b`: its `E` source runs, transposed.
+                let block = |b: usize| {
+                    let mut v = [$zero(); E];
+                    for (j, r) in v.iter_mut().enumerate() {
                         // SAFETY: source run `b * E + j` is inside `src` (the caller's contract).
-                        *v = unsafe { $load(src.add((b * E + j) * ss).cast()) };
+                        *r = unsafe { $load(src.add((b * E + j) * ss).cast()) };
                     }
-                    in_lanes::<W, E, M>(block);
-                    *block = cross::<W, E>(*block);
-                    if !STREAM {
-                        // Ordinary stores need no whole lines: each block's rows go out at once,
-                        // so no more than one block is ever held in registers.
-                        for (r, row) in block.iter().enumerate() {
-                            // SAFETY: row `r`'s bytes of block `b` are inside `dst` (the
-                            // caller's contract).
-                            unsafe { $store(dst.add(r * ds + b * V).cast(), *row) };
-                        }
-                    }
-                }
+                    in_lanes::<W, E, M>(&mut v);
+                    cross::<W, E>(v)
+                };
                 if STREAM {
-                    // Each row's blocks back to back: whole lines, one at a time.
+                    // Every block first, then each row's blocks back to back: whole lines, one
+                    // at a time.
+                    let rows: [[$reg; E]; B] = core::array::from_fn(block);
                     for r in 0..E {
                         for (b, block) in rows.iter().enumerate() {
                             // SAFETY: row `r`'s bytes of block `b` are inside `dst` and start
                             // `V`-byte aligned (the caller's contract).
                             unsafe { $stream(dst.add(r * ds + b * V).cast(), block[r]) };
+                        }
+                    }
+                } else {
+                    // Ordinary stores need no whole lines: each block's rows go out at once, so
+                    // no more than one block is ever held in registers.
+                    for b in 0..B {
+                        for (r, row) in block(b).iter().enumerate() {
+                            // SAFETY: row `r`'s bytes of block `b` are inside `dst` (the
+                            // caller's contract).
+                            unsafe { $store(dst.add(r * ds + b * V).cast(), *row) };
                         }
                     }
                 }

@@ -337,7 +337,13 @@ fn by_strips<T: Element>(
         return false;
     }
     let (s0, d0) = (s + head * src_stride, d + head);
-    let (along_rows, (tr, tc)) = tiling::<T>(src_stride, dst_stride);
+    let (mut along_rows, (mut tr, mut tc)) = tiling::<T>(src_stride, dst_stride);
+    if strips.streaming() && (along_rows, (tr, tc)) == (false, square_tile::<T>()) {
+        // Both sides' streams far apart (a large square matrix): streamed destination lines
+        // are whole and never wait in the cache, so the tile need not keep them; the source's
+        // runs are swept [`SWEEP_BYTES`] long instead, a band of strips at a time.
+        (along_rows, tr, tc) = (true, SWEEP_BYTES / T::SIZE, strips.cols());
+    }
     let tile = (tr.next_multiple_of(strips.rows()), tc.next_multiple_of(strips.cols()));
     // Streamed destination lines never enter the cache: prefetching them would only evict.
     let walk_near = !(along_rows && strips.streaming());

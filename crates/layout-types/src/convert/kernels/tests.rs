@@ -138,3 +138,35 @@ fn check_planes<T: Element>(strips: Option<Strips>) -> usize {
     }
     planes
 }
+
+/// A square plane whose both sides' streams are far apart (strides past 2 KiB), streamed: the
+/// strips sweep the source's runs instead of square tiles. Every level this CPU has, against
+/// the definition.
+#[test]
+fn streamed_square_planes_transpose_like_the_definition() {
+    use crate::platform::simd::{Level, Stores};
+    fn check<T: Element>(level: Level) {
+        let n = 4096 / T::SIZE + 37; // strides past 4 KiB, edges ragged
+        let src: Vec<T> = (0..n * n).map(|i| T::from_word(i as u64 * 7 + 3)).collect();
+        let mut dst = vec![T::from_word(u64::MAX); n * n];
+        let axis = |src, dst| LoopAxis { extent: n, src, dst };
+        let strips = Strips::new(level, Stores::Streaming, T::SIZE);
+        transpose(&src, 0, &mut dst, 0, axis(1, n as isize), axis(n as isize, 1), strips);
+        for r in 0..n {
+            for c in 0..n {
+                assert_eq!(
+                    dst[r * n + c].to_word(),
+                    src[c * n + r].to_word(),
+                    "{level:?} size {} at ({r}, {c})",
+                    T::SIZE
+                );
+            }
+        }
+    }
+    for level in Level::ALL.into_iter().filter(|l| l.available()) {
+        check::<u8>(level);
+        check::<half::f16>(level);
+        check::<f32>(level);
+        check::<f64>(level);
+    }
+}

@@ -300,6 +300,63 @@ fn write_csv() -> std::io::Result<()> {
     std::fs::write(path, out)
 }
 
+/// The limit probe of the NCHW→NHWC rows: the access pattern of the conversion without its
+/// transpose. Per image and block of 1024 pixels, every channel plane's run is copied into a
+/// staging buffer and the buffer is streamed out, on all threads (an image per task): the same
+/// source streams and destination lines, no shuffles. Raced against the strongest copies and
+/// typed-layout; printed as its own table.
+fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
+    use rayon::prelude::*;
+    let row = format!("{}/256MiB/NCHW->NHWC probe", T::NAME);
+    if b.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
+        return;
+    }
+    let (n, c) = (16, 64);
+    let elements = (256 << 20) / T::SIZE;
+    let (h, w) = plane(elements / (n * c));
+    let src = Tensor::<T, Nchw>::from_fn([n, c, h, w], |i| T::at(i[1] * 7 + i[3])).unwrap();
+    let mut dst = Tensor::<T, Nhwc>::zeros([n, c, h, w]).unwrap();
+    let s = src.as_slice();
+    let mut out_buf = vec![T::default(); s.len()];
+    let threads = rayon::current_num_threads();
+    let (hw, block) = (h * w, 1024);
+    let pattern = |dst: &mut [T]| {
+        dst.par_chunks_mut(c * hw).enumerate().for_each(|(image, d)| {
+            let mut staging = vec![T::default(); c * block];
+            for p0 in (0..hw).step_by(block) {
+                for ch in 0..c {
+                    let from = &s[image * c * hw + ch * hw + p0..][..block];
+                    staging[ch * block..(ch + 1) * block].copy_from_slice(from);
+                }
+                copy(&mut d[p0 * c..(p0 + block) * c], &staging, Stores::Streaming).unwrap();
+            }
+        })
+    };
+    let mut best = [Duration::MAX; 4];
+    for _ in 0..5 {
+        for (k, slot) in best.iter_mut().enumerate() {
+            let start = Instant::now();
+            match k {
+                0 => copy_parallel(&mut out_buf, black_box(s), Stores::Ordinary, threads).unwrap(),
+                1 => copy_parallel(&mut out_buf, black_box(s), Stores::Streaming, threads).unwrap(),
+                2 => convert(black_box(&src), &mut dst).unwrap(),
+                _ => pattern(&mut out_buf),
+            }
+            *slot = (*slot).min(start.elapsed());
+        }
+    }
+    let gbps = |t: Duration| (2 * s.len() * T::SIZE) as f64 / t.as_secs_f64() / 1e9;
+    let copy_best = gbps(best[0].min(best[1]));
+    out.push(format!(
+        "| {row} | {copy_best:.1} | {:.1} | {:.2} | {:.1} | {:.2} |",
+        gbps(best[2]),
+        gbps(best[2]) / copy_best,
+        gbps(best[3]),
+        gbps(best[3]) / copy_best
+    ));
+    eprintln!("{row}: done");
+}
+
 fn main() {
     // `cargo bench --bench convert -- FILTER`: cargo passes `--bench` too.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
@@ -309,6 +366,18 @@ fn main() {
     rows::<f16>(&mut b);
     rows::<u8>(&mut b);
     b.fused();
+    let mut probes = Vec::new();
+    probe::<f32>(&b, &mut probes);
+    probe::<f16>(&b, &mut probes);
+    probe::<u8>(&b, &mut probes);
     print_table();
+    if !probes.is_empty() {
+        println!();
+        println!("## Limit probe: the NCHW->NHWC access pattern without the transpose");
+        println!();
+        println!("| row | strongest copy per thread GB/s | typed-layout | ÷ copy | probe | ÷ copy |");
+        println!("|---|---:|---:|---:|---:|---:|");
+        probes.iter().for_each(|p| println!("{p}"));
+    }
     write_csv().expect("TL_BENCH_CSV is writable");
 }

@@ -273,7 +273,8 @@ fn by_panels<T: Element>(
 const STAGED_ROWS: usize = 64;
 
 /// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns)
-/// and which has no strips (1-byte elements below AVX2): tiles of [`STAGED_ROWS`] destination rows by as many whole
+/// and whose strips do not stream directly (bytes: a strip of whole lines is two blocks of 32
+/// registers; or no strips, bytes below AVX2): tiles of [`STAGED_ROWS`] destination rows by as many whole
 /// destination lines as fill [`PANEL_BYTES`] are transposed into a staging buffer (ordinary
 /// stores), then each tile row is streamed out. Returns `false`, having written nothing,
 /// for any other plane.
@@ -288,7 +289,11 @@ fn by_staged_tiles<T: Element>(
 ) -> bool {
     let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
     let line = CACHE_LINE / T::SIZE;
-    if !strips.streaming() || strips.has_blocks() || cols.extent < 4 * line {
+    // A large square matrix with strips sweeps the source instead (`by_strips`): measured
+    // better than these tiles, whose 1024 source runs are one line each.
+    let square = tiling::<T>(src_stride, dst_stride) == (false, square_tile::<T>());
+    let staged = !strips.streams_directly() && !(square && strips.has_blocks());
+    if !strips.streaming() || !staged || cols.extent < 4 * line {
         return false;
     }
     let tile_rows = STAGED_ROWS.min(rows.extent);
@@ -302,7 +307,9 @@ fn by_staged_tiles<T: Element>(
             let staged = &mut buf[..n_rows * n_cols];
             let part_rows = LoopAxis { extent: n_rows, src: 1, dst: n_cols as isize };
             let part_cols = LoopAxis { extent: n_cols, ..cols };
-            plane(src, (s + r0 + c0 * src_stride) as isize, staged, 0, part_rows, part_cols);
+            let from = (s + r0 + c0 * src_stride) as isize;
+            let ordinary = Some(strips.with_stores(Stores::Ordinary));
+            transpose(src, from, staged, 0, part_rows, part_cols, ordinary);
             for (r, row) in staged.chunks_exact(n_cols).enumerate() {
                 let to = d + (r0 + r) * dst_stride + c0;
                 simd::stream_unfenced(&mut dst[to..to + n_cols], row);

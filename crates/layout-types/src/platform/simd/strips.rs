@@ -40,10 +40,6 @@ impl Strips {
     /// CPU or has no strips (the portable level, other architectures, other sizes).
     pub(crate) fn new(level: Level, stores: Stores, size: usize) -> Option<Strips> {
         let has = cfg!(target_arch = "x86_64") && level >= Level::Sse2 && level.available();
-        // 1-byte elements at AVX2's width: a 64-byte register's block is 64 registers, which
-        // spill (measured: u8 NCHW→NHWC at 256 MiB 0.61 of the strongest copy with AVX2 strips,
-        // 0.29 with AVX-512 ones).
-        let level = if size == 1 { level.min(Level::Avx2) } else { level };
         (has && matches!(size, 1 | 2 | 4 | 8)).then_some(Strips {
             level,
             streaming: stores == Stores::Streaming,
@@ -60,6 +56,12 @@ impl Strips {
         self.size >= 2 || self.level >= Level::Avx2
     }
 
+    /// Whether streamed strips write their lines straight from registers: not for bytes, whose
+    /// strip of whole lines is two blocks of 32 registers (the staged tiles stream those).
+    pub(crate) fn streams_directly(&self) -> bool {
+        self.has_blocks() && self.size >= 2
+    }
+
     /// The same strips with `stores`.
     pub(crate) fn with_stores(self, stores: Stores) -> Strips {
         Strips { streaming: stores == Stores::Streaming, ..self }
@@ -68,6 +70,10 @@ impl Strips {
     /// Destination rows of a strip: the elements of one register.
     pub(crate) fn rows(&self) -> usize {
         let register = match self.level {
+            // Bytes at AVX-512 take 256-bit strips: a 64-byte register's block is 64 registers,
+            // which spill (measured: u8 NCHW→NHWC at 256 MiB 0.29 of the strongest copy, 0.61
+            // with 256-bit strips).
+            Level::Avx512 if self.size == 1 => 32,
             Level::Avx512 => 64,
             Level::Avx2 => 32,
             _ => 16,

@@ -130,7 +130,7 @@ pub(super) fn band(
     [ss, src_step, ds, dst_step]: [usize; 4],
     count: usize,
 ) {
-    use transpose::{avx2, avx512, sse2, LINE};
+    use transpose::{avx2, avx2_evex, avx512, sse2, LINE};
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
     macro_rules! run {
         ($isa:ident) => {
@@ -167,6 +167,7 @@ pub(super) fn band(
     // and streamed rows are aligned.
     unsafe {
         match level {
+            Level::Avx512 if size == 1 => run!(avx2_evex),
             Level::Avx512 => run!(avx512),
             Level::Avx2 => run!(avx2),
             _ => run!(sse2),

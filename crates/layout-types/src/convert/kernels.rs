@@ -292,8 +292,8 @@ fn by_staged_tiles<T: Element>(
     // A large square matrix with strips sweeps the source instead (`by_strips`): measured
     // better than these tiles, whose 1024 source runs are one line each.
     let square = tiling::<T>(src_stride, dst_stride) == (false, square_tile::<T>());
-    let staged = !strips.streams_directly() && !(square && strips.has_blocks());
-    if !strips.streaming() || !staged || cols.extent < 4 * line {
+    let direct = strips.streams_directly() || (square && strips.has_blocks());
+    if !strips.streaming() || direct || cols.extent < 4 * line {
         return false;
     }
     let tile_rows = STAGED_ROWS.min(rows.extent);

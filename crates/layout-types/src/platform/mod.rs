@@ -4,18 +4,19 @@
 //! fresh buffers (`pages`).
 //!
 //! The safety argument, once. SIMD: every intrinsic runs inside a function compiled for its
-//! feature (`#[target_feature]`), called only after [`simd::Level::available`] has seen the
-//! feature on this CPU; every access goes through a slice whose bounds Rust checked (chunks of
-//! exactly one vector); the destination's vectors start at the alignment a streaming store needs
-//! (the head before it is copied with ordinary stores), and a store fence (`sfence`) ends every
-//! streaming copy, so the bytes are visible to every thread when the call returns. Transpose
-//! strips (`simd::strips`) reach raw pointers only after `Strips::band` has checked, with
-//! overflow-checked arithmetic, that the last strip of the band lies inside both slices, and
-//! stream a row only when it starts on a cache line; a band, a staged panel pass and a fused
-//! pass each end with a fence. Pages:
-//! `madvise` is given a range inside a live allocation the caller holds mutably (rounded inward
-//! to whole pages) and only advice that never changes its contents (`MADV_HUGEPAGE`); its result
-//! is ignored (advice the kernel refuses changes nothing).
+//! feature (`#[target_feature]`), called only after [`simd::Level::available`] (or, for F16C's
+//! f32 → f16 conversion, its own detection) has seen the feature on this CPU; every access goes
+//! through a slice whose bounds Rust checked (chunks of exactly one vector); the destination's
+//! vectors start at the alignment a streaming store needs (the head before it is copied with
+//! ordinary stores), and a store fence (`sfence`) ends every streaming copy, so the bytes are
+//! visible to every thread when the call returns. Transpose strips (`simd::strips`) reach raw
+//! pointers only after `Strips::band` has checked, with overflow-checked arithmetic, that the
+//! last strip of the band lies inside both slices, and stream a row only when it starts on a
+//! cache line; a band, a staged panel or tile pass and a fused pass each end with a fence.
+//! Pages: `madvise` is given a range inside a live allocation the caller holds mutably (rounded
+//! inward to whole pages) and only advice that never changes its contents (`MADV_HUGEPAGE`, and
+//! `MADV_POPULATE_WRITE`, which faults pages in as a write would without changing a byte); its
+//! result is ignored (advice the kernel refuses changes nothing).
 
 pub(crate) mod pages;
 pub mod simd;

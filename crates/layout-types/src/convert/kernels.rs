@@ -27,18 +27,20 @@
 
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
-use crate::platform::simd::strips::{Band, Strips};
-use crate::platform::simd::{self, Stores};
+use crate::platform::simd;
+use crate::platform::simd::strips::Strips;
 use core::ops::Range;
 
 mod line_walk;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
+mod streamed;
 mod swar;
 #[cfg(test)]
 mod tests;
 
 use line_walk::{LineWalk, Lines};
+use streamed::{by_panels, by_staged_tiles, by_strips};
 use swar::swar_block;
 
 /// Edge of a transpose block, in elements.
@@ -224,178 +226,6 @@ fn near_lines(
     }
 }
 
-/// Bytes of destination a panel stages in the cache before streaming it out.
-const PANEL_BYTES: usize = 64 << 10;
-
-/// Destination rows of at most this many bytes are staged in panels (wider ones start enough
-/// whole lines of their own).
-const PANEL_ROW_BYTES: usize = 128;
-
-/// A panel's staging buffer, on cache-line boundaries.
-#[repr(C, align(64))]
-struct Staging([u8; PANEL_BYTES]);
-
-/// A streamed plane whose destination rows are dense and narrow (NHWC with C = 64 bytes: a
-/// cache line holds parts of two rows, and the buffer's start need not be on one): panels of
-/// whole rows, each transposed into a cache-line-aligned staging buffer with ordinary stores,
-/// then streamed out as one contiguous run (whose unaligned ends take ordinary stores); one fence
-/// at the end. Returns `false`, having written nothing, for any other plane.
-fn by_panels<T: Element>(
-    src: &[T],
-    s: usize,
-    dst: &mut [T],
-    d: usize,
-    rows: LoopAxis,
-    cols: LoopAxis,
-    strips: Strips,
-) -> bool {
-    let width = cols.extent;
-    let row_bytes = width * T::SIZE;
-    if !strips.streaming() || rows.dst as usize != width || row_bytes > PANEL_ROW_BYTES {
-        return false;
-    }
-    let mut staging = Staging([0; PANEL_BYTES]);
-    let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
-    let panel = PANEL_BYTES / row_bytes;
-    let ordinary = strips.with_stores(Stores::Ordinary);
-    for r in (0..rows.extent).step_by(panel) {
-        let n = panel.min(rows.extent - r);
-        let part = LoopAxis { extent: n, ..rows };
-        let staged = &mut buf[..n * width];
-        transpose(src, (s + r) as isize, staged, 0, part, cols, Some(ordinary));
-        simd::stream_unfenced(&mut dst[d + r * width..d + (r + n) * width], staged);
-    }
-    simd::fence();
-    true
-}
-
-/// Destination rows of a staged tile.
-const STAGED_ROWS: usize = 64;
-
-/// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns)
-/// and whose strips do not stream directly (bytes: a strip of whole lines is two blocks of 32
-/// registers; or no strips, bytes below AVX2): tiles of [`STAGED_ROWS`] destination rows by as many whole
-/// destination lines as fill [`PANEL_BYTES`] are transposed into a staging buffer (ordinary
-/// stores), then each tile row is streamed out. Returns `false`, having written nothing,
-/// for any other plane.
-fn by_staged_tiles<T: Element>(
-    src: &[T],
-    s: usize,
-    dst: &mut [T],
-    d: usize,
-    rows: LoopAxis,
-    cols: LoopAxis,
-    strips: Strips,
-) -> bool {
-    let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
-    let line = CACHE_LINE / T::SIZE;
-    // A large square matrix with strips sweeps the source instead (`by_strips`): measured
-    // better than these tiles, whose 1024 source runs are one line each.
-    let square = tiling::<T>(src_stride, dst_stride) == (false, square_tile::<T>());
-    let direct = strips.streams_directly() || (square && strips.has_blocks());
-    if !strips.streaming() || direct || cols.extent < 4 * line {
-        return false;
-    }
-    let tile_rows = STAGED_ROWS.min(rows.extent);
-    let tile_cols = (PANEL_BYTES / T::SIZE / tile_rows / line * line).max(line);
-    let mut staging = Staging([0; PANEL_BYTES]);
-    let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
-    for r0 in (0..rows.extent).step_by(tile_rows) {
-        let n_rows = tile_rows.min(rows.extent - r0);
-        for c0 in (0..cols.extent).step_by(tile_cols) {
-            let n_cols = tile_cols.min(cols.extent - c0);
-            let staged = &mut buf[..n_rows * n_cols];
-            let part_rows = LoopAxis { extent: n_rows, src: 1, dst: n_cols as isize };
-            let part_cols = LoopAxis { extent: n_cols, ..cols };
-            let from = (s + r0 + c0 * src_stride) as isize;
-            let ordinary = Some(strips.with_stores(Stores::Ordinary));
-            transpose(src, from, staged, 0, part_rows, part_cols, ordinary);
-            for (r, row) in staged.chunks_exact(n_cols).enumerate() {
-                let to = d + (r0 + r) * dst_stride + c0;
-                simd::stream_unfenced(&mut dst[to..to + n_cols], row);
-            }
-        }
-    }
-    simd::fence();
-    true
-}
-
-/// The plane (unit inner strides) by [`Strips`]: the columns from the first that starts a
-/// destination cache line, and the rows, that hold whole strips, tiled and swept as [`tiled`]
-/// does its blocks, one band of strips per call; the edges left over go through [`plane`].
-/// Returns `false`, having written nothing, when no whole strip fits.
-fn by_strips<T: Element>(
-    src: &[T],
-    s: usize,
-    dst: &mut [T],
-    d: usize,
-    rows: LoopAxis,
-    cols: LoopAxis,
-    strips: Strips,
-) -> bool {
-    if !strips.has_blocks() {
-        return false;
-    }
-    let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
-    let head = dst[d..].as_ptr().align_offset(CACHE_LINE).min(cols.extent);
-    let n_cols = (cols.extent - head) / strips.cols() * strips.cols();
-    let n_rows = rows.extent / strips.rows() * strips.rows();
-    if n_cols == 0 || n_rows == 0 {
-        return false;
-    }
-    let (s0, d0) = (s + head * src_stride, d + head);
-    let (mut along_rows, (mut tr, mut tc)) = tiling::<T>(src_stride, dst_stride);
-    if strips.streaming() && (along_rows, (tr, tc)) == (false, square_tile::<T>()) {
-        // Both sides' streams far apart (a large square matrix): streamed destination lines
-        // are whole and never wait in the cache, so the tile need not keep them; the source's
-        // runs are swept [`SWEEP_BYTES`] long instead, a band of strips at a time.
-        (along_rows, tr, tc) = (true, SWEEP_BYTES / T::SIZE, strips.cols());
-    }
-    let tile = (tr.next_multiple_of(strips.rows()), tc.next_multiple_of(strips.cols()));
-    // Streamed destination lines never enter the cache: prefetching them would only evict.
-    let walk_near = !(along_rows && strips.streaming());
-    let mut tiles = tiles(n_rows, n_cols, tile).peekable();
-    while let Some((r_tile, c_tile)) = tiles.next() {
-        let bands = match along_rows {
-            true => c_tile.clone().step_by(strips.cols()),
-            false => r_tile.clone().step_by(strips.rows()),
-        };
-        let near: &[T] = if along_rows { dst } else { src };
-        let mut next = tiles
-            .peek()
-            .filter(|_| walk_near)
-            .map(|(r, c)| near_lines(along_rows, (s0, src_stride), (d0, dst_stride), r, c))
-            .map(|lines| LineWalk::new(lines, bands.len(), near));
-        for band in bands {
-            let (r, c) = if along_rows { (r_tile.start, band) } else { (band, c_tile.start) };
-            let (src_step, dst_step, count) = match along_rows {
-                true => (strips.rows(), strips.rows() * dst_stride, r_tile.len() / strips.rows()),
-                false => (strips.cols() * src_stride, strips.cols(), c_tile.len() / strips.cols()),
-            };
-            let (from, to) = (s0 + r + c * src_stride, d0 + r * dst_stride + c);
-            let band = Band { from, src_stride, src_step, to, dst_stride, dst_step, count };
-            strips.band(src, dst, band);
-            if let Some(walk) = &mut next {
-                walk.step(if along_rows { dst } else { src });
-            }
-        }
-    }
-    // The edges: columns before the first whole line and after the last whole strip, then the
-    // rows below the last whole strip.
-    let mut part = |r: Range<usize>, c: Range<usize>| {
-        let (sub_rows, sub_cols) =
-            (LoopAxis { extent: r.len(), ..rows }, LoopAxis { extent: c.len(), ..cols });
-        let (from, to) = (s + r.start + c.start * src_stride, d + r.start * dst_stride + c.start);
-        if !r.is_empty() && !c.is_empty() {
-            plane(src, from as isize, dst, to as isize, sub_rows, sub_cols);
-        }
-    };
-    part(0..rows.extent, 0..head);
-    part(0..rows.extent, head + n_cols..cols.extent);
-    part(n_rows..rows.extent, head..head + n_cols);
-    true
-}
-
 /// How to cut a plane whose columns are `src_stride` apart in the source and rows `dst_stride`
 /// apart in the destination: whether to sweep along rows, and a tile's (rows, columns).
 ///
@@ -439,7 +269,7 @@ fn tiles(
 /// `K` source streams (at `s + c * stream`, each `n` long) interleaved into `n` destination rows
 /// of `K` elements (at `d + i * row`).
 #[inline(never)] // once per plane; its loop compiles apart from the block loops
-fn interleave<T: Copy, const K: usize>(
+fn interleave<T: Element, const K: usize>(
     src: &[T],
     s: usize,
     stream: usize,
@@ -449,6 +279,12 @@ fn interleave<T: Copy, const K: usize>(
     n: usize,
 ) {
     let streams: [&[T]; K] = core::array::from_fn(|c| &src[s + c * stream..s + c * stream + n]);
+    // Dense RGB bytes: the platform's byte shuffle.
+    if T::SIZE == 1 && K == 3 && row == 3 {
+        let to: &mut [u8] = bytemuck::cast_slice_mut(&mut dst[d..d + 3 * n]);
+        let from = core::array::from_fn(|c| bytemuck::cast_slice(streams[c]));
+        return simd::interleave3(to, from);
+    }
     // Dense rows get their own loop: `chunks_exact` drops the per-row bounds check, which one
     // `chunks(row)` loop for both cases does not (measured: C = 3 up to 20 % slower).
     if row == K {

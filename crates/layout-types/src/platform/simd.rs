@@ -135,6 +135,23 @@ pub(crate) fn f32_to_f16(dst: &mut [half::f16], src: &[f32]) {
     }
 }
 
+/// Three byte streams of equal length interleaved into `dst` (three bytes per position: an RGB
+/// image's planes into its pixels): SSSE3's byte shuffle where this CPU has it (detected once),
+/// plain Rust for the rest.
+pub(crate) fn interleave3(dst: &mut [u8], streams: [&[u8]; 3]) {
+    #[cfg(target_arch = "x86_64")]
+    let done = match x86::has_ssse3() {
+        true => x86::interleave3(dst, streams),
+        false => 0,
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let done = 0;
+    let [a, b, c] = streams;
+    for (i, px) in dst.chunks_exact_mut(3).enumerate().skip(done) {
+        px.copy_from_slice(&[a[i], b[i], c[i]]);
+    }
+}
+
 /// Orders every streaming store made so far on this thread before its later stores.
 pub(crate) fn fence() {
     #[cfg(target_arch = "x86_64")]

@@ -170,3 +170,23 @@ fn streamed_square_planes_transpose_like_the_definition() {
         check::<f64>(level);
     }
 }
+
+/// Three byte planes into dense three-byte pixels (the byte shuffle where the CPU has it, plain
+/// Rust for the tail): every length around the 16-position groups, misaligned starts.
+#[test]
+fn rgb_bytes_interleave_like_the_definition() {
+    for n in (0..70).chain([1000, 1007]) {
+        for (s, d) in [(0, 0), (3, 1)] {
+            let stream = n + 5;
+            let src: Vec<u8> = (0..s + 3 * stream).map(|i| (i * 37 + 11) as u8).collect();
+            let mut dst = vec![0xA5u8; d + 3 * n + 4];
+            interleave::<u8, 3>(&src, s, stream, &mut dst, d, 3, n);
+            for i in 0..n {
+                for c in 0..3 {
+                    assert_eq!(dst[d + 3 * i + c], src[s + c * stream + i], "n {n} at ({i}, {c})");
+                }
+            }
+            assert!(dst[..d].iter().chain(&dst[d + 3 * n..]).all(|&v| v == 0xA5), "n {n}: outside written");
+        }
+    }
+}

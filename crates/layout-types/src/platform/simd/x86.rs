@@ -86,6 +86,62 @@ unsafe fn stream_avx512(dst: &mut [u8], src: &[u8]) {
 
 mod transpose;
 
+/// Whether this CPU has SSSE3's byte shuffle (`pshufb`), detected once.
+pub(super) fn has_ssse3() -> bool {
+    static SSSE3: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SSSE3.get_or_init(|| is_x86_feature_detected!("ssse3"))
+}
+
+/// Interleaves the whole groups of 16 of three byte streams into `dst` (three bytes per
+/// position) with SSSE3's byte shuffle; returns how many positions it wrote. The caller checked
+/// [`has_ssse3`] and that `dst` holds three bytes per position of the streams.
+pub(super) fn interleave3(dst: &mut [u8], [a, b, c]: [&[u8]; 3]) -> usize {
+    let n = a.len().min(b.len()).min(c.len()).min(dst.len() / 3) / 16 * 16;
+    // SAFETY: the caller checked `has_ssse3`; the function touches whole groups of 16 positions
+    // inside every slice (`n` is bounded by each length).
+    unsafe { interleave3_ssse3(&mut dst[..3 * n], [&a[..n], &b[..n], &c[..n]]) };
+    n
+}
+
+/// The `pshufb` masks of `interleave3`: output register `k`, stream `s`. Byte `j` of output
+/// register `k` is position `(16k + j) / 3` of stream `(16k + j) % 3`; other streams' masks hold
+/// 0x80 there (a zero).
+const INTERLEAVE3_MASKS: [[[u8; 16]; 3]; 3] = {
+    let mut masks = [[[0x80u8; 16]; 3]; 3];
+    let mut p = 0;
+    while p < 48 {
+        masks[p / 16][p % 3][p % 16] = (p / 3) as u8;
+        p += 1;
+    }
+    masks
+};
+
+/// # Safety
+///
+/// The CPU has SSSE3; the streams hold whole groups of 16 of equal count and `dst` three bytes
+/// for each of their positions.
+#[target_feature(enable = "ssse3")]
+unsafe fn interleave3_ssse3(dst: &mut [u8], [a, b, c]: [&[u8]; 3]) {
+    let m: [[__m128i; 3]; 3] = core::array::from_fn(|k| {
+        core::array::from_fn(|s| {
+            // SAFETY: every mask is 16 bytes of a constant; unaligned loads.
+            unsafe { _mm_loadu_si128(INTERLEAVE3_MASKS[k][s].as_ptr().cast()) }
+        })
+    });
+    let groups = a.chunks_exact(16).zip(b.chunks_exact(16)).zip(c.chunks_exact(16));
+    for (out, ((a, b), c)) in dst.chunks_exact_mut(48).zip(groups) {
+        // SAFETY: `a`, `b`, `c` are 16 bytes and `out` 48 inside their slices; unaligned.
+        unsafe {
+            let v = [a, b, c].map(|x| _mm_loadu_si128(x.as_ptr().cast()));
+            for (k, m) in m.iter().enumerate() {
+                let lo = _mm_or_si128(_mm_shuffle_epi8(v[0], m[0]), _mm_shuffle_epi8(v[1], m[1]));
+                let w = _mm_or_si128(lo, _mm_shuffle_epi8(v[2], m[2]));
+                _mm_storeu_si128(out[16 * k..].as_mut_ptr().cast(), w);
+            }
+        }
+    }
+}
+
 /// Whether this CPU converts f32 to f16 in hardware (F16C, with the AVX it is encoded in).
 pub(super) fn has_f16c() -> bool {
     static F16C: std::sync::OnceLock<bool> = std::sync::OnceLock::new();

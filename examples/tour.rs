@@ -6,6 +6,7 @@
 //! Run with `cargo run --release --example tour`.
 
 use typed_layout::cast::{relayout_cast_pad, ChannelPadded, Unscaled};
+#[cfg(feature = "gpu")]
 use typed_layout::gpu::{DeviceChannelPadded, DeviceTensor, Gpu};
 use typed_layout::{
     layout, DataType, DynLayout, ImageDims, Layout, LayoutError, Nchw, NcxHwx, Nhwc, Shape, StaticShape,
@@ -131,6 +132,14 @@ fn main() -> Result<(), LayoutError> {
 
     // The same conversion and the fused path on the GPU when there is one; the CPU results are
     // the reference.
+    on_the_gpu(&rgb, &padded)?;
+    Ok(())
+}
+
+/// The GPU backend's NCHW→NHWC and fused path against the CPU's results (feature `gpu`, on by
+/// default; a machine without a GPU says so).
+#[cfg(feature = "gpu")]
+fn on_the_gpu(rgb: &Tensor<f32, Nchw>, padded: &ChannelPadded<half::f16, Nhwc>) -> Result<(), LayoutError> {
     match Gpu::new(0) {
         Ok(gpu) => {
             let host =
@@ -140,7 +149,7 @@ fn main() -> Result<(), LayoutError> {
                 .and_then(|x| gpu.to_layout(&x))
                 .and_then(|y: DeviceTensor<f32, Nhwc>| gpu.download(&y));
             let fused = gpu
-                .upload(&rgb)
+                .upload(rgb)
                 .and_then(|x| gpu.relayout_cast_pad(&x, 8, Unscaled))
                 .and_then(|y: DeviceChannelPadded<half::f16, Nhwc>| gpu.download(y.tensor()));
             let verdict = |same: bool| if same { "equals" } else { "DIFFERS FROM" };
@@ -157,5 +166,12 @@ fn main() -> Result<(), LayoutError> {
         }
         Err(e) => println!("\nbackend: CPU (no GPU: {e})"),
     }
+    Ok(())
+}
+
+/// Built without the `gpu` feature: the CPU backend only.
+#[cfg(not(feature = "gpu"))]
+fn on_the_gpu(_: &Tensor<f32, Nchw>, _: &ChannelPadded<half::f16, Nhwc>) -> Result<(), LayoutError> {
+    println!("\nbackend: CPU (built without the `gpu` feature)");
     Ok(())
 }

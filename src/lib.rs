@@ -311,8 +311,9 @@
 #[doc(no_inline)]
 pub use layout_types::*;
 
-/// The README's examples, compiled and run as doctests so they stay true.
-#[cfg(doctest)]
+/// The README's examples, compiled and run as doctests so they stay true (with the default
+/// features: one of them is the GPU backend's).
+#[cfg(all(doctest, feature = "gpu"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeExamples;
 
@@ -321,6 +322,7 @@ pub use layout_macros::layout;
 
 /// The GPU backend: device tensors and conversion kernels compiled with NVRTC.
 #[doc(no_inline)]
+#[cfg(feature = "gpu")]
 pub use layout_gpu as gpu;
 
 /// The `half` crate, whose `f16` and `bf16` are element types here: `typed_layout::half::f16`

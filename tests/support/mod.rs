@@ -5,6 +5,7 @@
 #![allow(dead_code)] // each test file uses part of it
 
 pub(crate) mod emulator;
+#[cfg(feature = "gpu")]
 pub(crate) mod images;
 pub(crate) mod model;
 pub(crate) mod tracer;
@@ -168,6 +169,7 @@ pub(crate) fn bytes_of<T: Bits>(v: &[T]) -> Vec<u8> {
     out
 }
 
+#[cfg(feature = "gpu")]
 /// `Err(why)` when NVRTC cannot be loaded (the caller prints SKIPPED); a failure instead when
 /// `TL_REQUIRE_NVRTC` is set (as `.ci/run` does, after installing NVRTC).
 pub(crate) fn nvrtc_present() -> Result<(), String> {

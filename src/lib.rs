@@ -304,6 +304,18 @@
 //! The items are documented once, in the crate that defines them (`layout_types`,
 //! `layout_gpu`), where signatures keep their aliases ([`DimsOf<L>`](DimsOf)); this page links
 //! to them.
+//!
+//! # Features
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `parallel` | ✓ | conversions of large tensors and the `par_*` iterators on rayon's threads |
+//! | `gpu` | ✓ | the GPU backend, [`gpu`]: device tensors and kernels compiled with NVRTC through cudarc, whose CUDA libraries load at run time |
+//! | `cudnn` | ✓ | `gpu::cudnn`: real cuDNN descriptors, `cudnnTransformTensor`, the INT8x32 reorder (loaded at run time); implies `gpu` |
+//!
+//! `default-features = false, features = ["parallel"]` is the CPU-only build: neither the GPU
+//! backend nor cudarc is compiled. The CPU's SIMD level is detected at run time whatever the
+//! features ([`simd::Level::detected`]).
 
 #![doc = include_str!("../docs/layouts.md")]
 #![forbid(unsafe_code)]

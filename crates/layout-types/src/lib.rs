@@ -39,6 +39,7 @@ mod desc;
 mod dtype;
 mod error;
 mod family;
+pub mod interop;
 mod layout;
 pub mod loops;
 mod notation;

@@ -1,0 +1,185 @@
+//! Serde for the vocabulary an engine stores in its configs and model files (feature `serde`):
+//!
+//! * a [`DataType`] is its cuDNN name, `"CUDNN_DATA_HALF"`;
+//! * a [`DynLayout`] is its cuDNN notation, `"NC/32HW32"`, or, for a family the notation does not
+//!   name by itself (`layout!`'s user families), `{"notation": "NTDHWC", "letters": "NTCDHW"}`;
+//! * a [`TensorDesc`] is `{"version": 1, "data_type", "dims", "strides"}`, and `"letters"` where
+//!   it names its dimensions ([`TensorDesc::with_letters`]);
+//! * a [`Shape<L>`](Shape) is `{"version": 1, "layout", "dims"}`, its layout's notation beside the
+//!   logical dims.
+//!
+//! Stored forms carry [`FORMAT_VERSION`]; reading checks everything a constructor checks (a
+//! bad notation, dims that break the layout's rules, another layout than the one asked for, an
+//! unknown version), and each refusal is an error naming the rule, never a panic.
+//!
+//! ```
+//! use typed_layout::{DataType, DynLayout, Nhwc, Shape, TensorDesc};
+//! let layout = DynLayout::parse("NC/32HW32")?;
+//! assert_eq!(serde_json::to_string(&layout)?, r#""NC/32HW32""#);
+//! let shape = Shape::<Nhwc>::new([1, 64, 5, 4])?;
+//! let json = serde_json::to_string(&shape)?;
+//! assert_eq!(json, r#"{"version":1,"layout":"NHWC","dims":[1,64,5,4]}"#);
+//! assert_eq!(serde_json::from_str::<Shape<Nhwc>>(&json)?, shape);
+//! // Another layout's shape is refused, naming both.
+//! let err = serde_json::from_str::<Shape<typed_layout::Nchw>>(&json).unwrap_err();
+//! assert!(err.to_string().contains("NHWC"), "{err}");
+//! let desc = TensorDesc::new(DataType::Half, &[1, 64, 5, 4], &[1280, 1, 256, 64])?;
+//! assert_eq!(serde_json::from_str::<TensorDesc>(&serde_json::to_string(&desc)?)?, desc);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use core::fmt;
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::ser::{SerializeStruct, Serializer};
+use serde::{Deserialize, Serialize};
+
+use crate::desc::{DynLayout, TensorDesc};
+use crate::dtype::DataType;
+use crate::layout::{Layout, Shape};
+
+/// The version of the stored forms ([`TensorDesc`], [`Shape`]) this crate writes and reads.
+pub const FORMAT_VERSION: u32 = 1;
+
+impl Serialize for DataType {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.cudnn_name())
+    }
+}
+
+impl<'de> Deserialize<'de> for DataType {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        DataType::ALL.into_iter().find(|t| t.cudnn_name() == name).ok_or_else(|| {
+            let known: Vec<&str> = DataType::ALL.iter().map(|t| t.cudnn_name()).collect();
+            de::Error::custom(format_args!("unknown data type {name:?}: one of {}", known.join(", ")))
+        })
+    }
+}
+
+impl Serialize for DynLayout {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let notation = self.notation();
+        // The notation alone where it names its family; the family's letters beside it otherwise.
+        if DynLayout::parse(notation.as_str()).ok().as_ref() == Some(self) {
+            return s.serialize_str(notation.as_str());
+        }
+        let mut st = s.serialize_struct("DynLayout", 2)?;
+        st.serialize_field("notation", notation.as_str())?;
+        st.serialize_field("letters", self.letters())?;
+        st.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for DynLayout {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct LayoutVisitor;
+        impl<'de> Visitor<'de> for LayoutVisitor {
+            type Value = DynLayout;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a cuDNN layout notation (\"NC/32HW32\"), or {notation, letters}")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<DynLayout, E> {
+                DynLayout::parse(v).map_err(|e| E::custom(format_args!("layout {v:?}: {e}")))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<DynLayout, A::Error> {
+                let (mut notation, mut letters): (Option<String>, Option<String>) = (None, None);
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match key.as_ref() {
+                        "notation" => notation = Some(map.next_value()?),
+                        "letters" => letters = Some(map.next_value()?),
+                        other => return Err(de::Error::unknown_field(other, &["notation", "letters"])),
+                    }
+                }
+                let notation = notation.ok_or_else(|| de::Error::missing_field("notation"))?;
+                let letters = letters.ok_or_else(|| de::Error::missing_field("letters"))?;
+                DynLayout::parse_in(&notation, &letters)
+                    .map_err(|e| de::Error::custom(format_args!("layout {notation:?} of {letters:?}: {e}")))
+            }
+        }
+        d.deserialize_any(LayoutVisitor)
+    }
+}
+
+/// Refuses a stored form of another version.
+fn check_version<E: de::Error>(version: u32) -> Result<(), E> {
+    match version == FORMAT_VERSION {
+        true => Ok(()),
+        false => Err(E::custom(format_args!(
+            "format version {version}: this typed-layout reads version {FORMAT_VERSION}"
+        ))),
+    }
+}
+
+/// A descriptor's stored form.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoredDesc {
+    version: u32,
+    data_type: DataType,
+    dims: Vec<usize>,
+    strides: Vec<isize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    letters: Option<String>,
+}
+
+impl Serialize for TensorDesc {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        StoredDesc {
+            version: FORMAT_VERSION,
+            data_type: self.data_type(),
+            dims: self.dims().to_vec(),
+            strides: self.strides().to_vec(),
+            letters: self.letters().map(str::to_owned),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for TensorDesc {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let stored = StoredDesc::deserialize(d)?;
+        check_version(stored.version)?;
+        let desc = TensorDesc::new(stored.data_type, &stored.dims, &stored.strides);
+        match stored.letters {
+            Some(letters) => desc.and_then(|d| d.with_letters(&letters)),
+            None => desc,
+        }
+        .map_err(de::Error::custom)
+    }
+}
+
+/// A shape's stored form.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoredShape {
+    version: u32,
+    layout: DynLayout,
+    dims: Vec<usize>,
+}
+
+impl<L: Layout> Serialize for Shape<L> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let stored = StoredShape {
+            version: FORMAT_VERSION,
+            layout: DynLayout::of::<L>(),
+            dims: self.placement().dims().to_vec(),
+        };
+        stored.serialize(s)
+    }
+}
+
+impl<'de, L: Layout> Deserialize<'de> for Shape<L> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let stored = StoredShape::deserialize(d)?;
+        check_version(stored.version)?;
+        if stored.layout != DynLayout::of::<L>() {
+            return Err(de::Error::custom(format_args!(
+                "a shape of layout {} where one of {} was asked for",
+                stored.layout,
+                L::NOTATION
+            )));
+        }
+        Shape::<L>::from_slice(&stored.dims).map_err(de::Error::custom)
+    }
+}

@@ -1,0 +1,122 @@
+//! Serde (feature `serde`): layouts as their cuDNN notation, shapes, descriptors and data types
+//! round-trip through JSON on every named layout and data type, and every stored form that
+//! breaks a rule is refused with an error naming it.
+
+use proptest::prelude::*;
+use typed_layout::interop::serde::FORMAT_VERSION;
+use typed_layout::{
+    DataType, DynLayout, Kcrs, Layout, NamedLayout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, Shape, TensorDesc,
+};
+
+fn round_trip<T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug>(
+    v: &T,
+) -> String {
+    let json = serde_json::to_string(v).unwrap();
+    let back: T = serde_json::from_str(&json).unwrap();
+    assert_eq!(&back, v, "{json}");
+    json
+}
+
+#[test]
+fn every_data_type_is_its_cudnn_name() {
+    for t in DataType::ALL {
+        assert_eq!(round_trip(&t), format!("\"{}\"", t.cudnn_name()));
+    }
+    let err = serde_json::from_str::<DataType>("\"CUDNN_DATA_FP8\"").unwrap_err().to_string();
+    assert!(err.contains("unknown data type") && err.contains("CUDNN_DATA_HALF"), "{err}");
+}
+
+#[test]
+fn every_named_layout_is_its_notation() {
+    for named in NamedLayout::ALL {
+        let layout = DynLayout::parse(named.notation()).unwrap();
+        assert_eq!(round_trip(&layout), format!("\"{}\"", named.notation()));
+    }
+    for spec in ["NC/4HW4", "NC/32HW32", "KC/32RS32", "NC/8DHW8", "NHWC, WC-packed"] {
+        let layout = DynLayout::parse(spec).unwrap();
+        let back: DynLayout = serde_json::from_str(&serde_json::to_string(&layout).unwrap()).unwrap();
+        assert_eq!(back, layout, "{spec}");
+    }
+    // A family the notation does not name by itself keeps its letters.
+    let clips = DynLayout::parse_in("NTDHWC", "NTCDHW").unwrap();
+    let json = round_trip(&clips);
+    assert_eq!(json, r#"{"notation":"NTDHWC","letters":"NTCDHW"}"#);
+    // A broken notation names the rule.
+    let err = serde_json::from_str::<DynLayout>(r#""NC/32HW4""#).unwrap_err().to_string();
+    assert!(err.contains("NC/32HW4") && err.contains("vector"), "{err}");
+}
+
+#[test]
+fn shapes_carry_their_layout_and_version() {
+    fn check<L: Layout>(dims: &[usize]) {
+        let shape = Shape::<L>::from_slice(dims).unwrap();
+        let json = round_trip(&shape);
+        assert!(json.starts_with(&format!("{{\"version\":{FORMAT_VERSION},\"layout\":")), "{json}");
+    }
+    check::<Nchw>(&[2, 3, 5, 7]);
+    check::<Nhwc>(&[1, 64, 5, 4]);
+    check::<NcxHwx<32>>(&[1, 64, 5, 4]);
+    check::<Ncdhw>(&[1, 3, 2, 5, 7]);
+    check::<Ndhwc>(&[1, 3, 2, 5, 7]);
+    check::<Kcrs>(&[8, 3, 3, 3]);
+    let nhwc = serde_json::to_string(&Shape::<Nhwc>::new([1, 64, 5, 4]).unwrap()).unwrap();
+    let err = serde_json::from_str::<Shape<Nchw>>(&nhwc).unwrap_err().to_string();
+    assert!(err.contains("NHWC") && err.contains("NCHW"), "{err}");
+    // The layout's rules hold on reading: C = 48 is not whole vectors of 32.
+    let bad = r#"{"version":1,"layout":"NC/32HW32","dims":[1,48,5,4]}"#;
+    let err = serde_json::from_str::<Shape<NcxHwx<32>>>(bad).unwrap_err().to_string();
+    assert!(err.contains("48"), "{err}");
+    let future = r#"{"version":2,"layout":"NHWC","dims":[1,64,5,4]}"#;
+    let err = serde_json::from_str::<Shape<Nhwc>>(future).unwrap_err().to_string();
+    assert!(err.contains("format version 2"), "{err}");
+    let extra = r#"{"version":1,"layout":"NHWC","dims":[1,64,5,4],"align":128}"#;
+    assert!(serde_json::from_str::<Shape<Nhwc>>(extra).is_err());
+}
+
+#[test]
+fn descriptors_are_checked_on_reading() {
+    let desc = TensorDesc::new(DataType::Int8, &[1, 64, 5, 4], &[1280, 1, 256, 64]).unwrap();
+    let json = round_trip(&desc);
+    assert_eq!(
+        json,
+        r#"{"version":1,"data_type":"CUDNN_DATA_INT8","dims":[1,64,5,4],"strides":[1280,1,256,64],"letters":"NCHW"}"#
+    );
+    let filter = desc.with_letters("KCRS").unwrap();
+    assert!(round_trip(&filter).contains(r#""letters":"KCRS""#));
+    // What TensorDesc::new refuses, reading refuses: a negative dim's stride, a rank of 2.
+    let two = r#"{"version":1,"data_type":"CUDNN_DATA_FLOAT","dims":[4,4],"strides":[4,1]}"#;
+    let err = serde_json::from_str::<TensorDesc>(two).unwrap_err().to_string();
+    assert!(err.contains("rank 2"), "{err}");
+    let short = r#"{"version":1,"data_type":"CUDNN_DATA_FLOAT","dims":[1,2,3],"strides":[6,3]}"#;
+    assert!(serde_json::from_str::<TensorDesc>(short).is_err());
+}
+
+proptest! {
+    /// Any valid descriptor of any data type, rank 3 to 6, round-trips exactly.
+    #[test]
+    fn any_descriptor_round_trips(
+        t in 0usize..8,
+        dims in prop::collection::vec(1usize..9, 3..=6),
+        pad in prop::collection::vec(0isize..3, 6),
+    ) {
+        // Packed strides, innermost last, each padded a little.
+        let mut strides = vec![0isize; dims.len()];
+        let mut stride = 1isize;
+        for k in (0..dims.len()).rev() {
+            strides[k] = stride;
+            stride = stride * dims[k] as isize + pad[k];
+        }
+        let desc = TensorDesc::new(DataType::ALL[t], &dims, &strides).unwrap();
+        let back: TensorDesc = serde_json::from_str(&serde_json::to_string(&desc).unwrap()).unwrap();
+        prop_assert_eq!(back, desc);
+    }
+
+    /// Any NHWC shape round-trips, and reading it as NCHW fails.
+    #[test]
+    fn any_shape_round_trips(n in 1usize..5, c in 1usize..70, h in 1usize..9, w in 1usize..9) {
+        let shape = Shape::<Nhwc>::new([n, c, h, w]).unwrap();
+        let json = serde_json::to_string(&shape).unwrap();
+        prop_assert_eq!(serde_json::from_str::<Shape<Nhwc>>(&json).unwrap(), shape);
+        prop_assert!(serde_json::from_str::<Shape<Nchw>>(&json).is_err());
+    }
+}

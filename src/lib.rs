@@ -313,6 +313,7 @@
 //! | `gpu` | ✓ | the GPU backend, [`gpu`]: device tensors and kernels compiled with NVRTC through cudarc, whose CUDA libraries load at run time |
 //! | `cudnn` | ✓ | `gpu::cudnn`: real cuDNN descriptors, `cudnnTransformTensor`, the INT8x32 reorder (loaded at run time); implies `gpu` |
 //! | `serde` | | serde for layouts (as their cuDNN notation), shapes, descriptors and data types, stored forms versioned: `interop::serde` |
+//! | `ndarray` | | `interop::ndarray`: zero-copy views both ways (axes in logical order, strides checked) and owned conversions |
 //!
 //! `default-features = false, features = ["parallel"]` is the CPU-only build: neither the GPU
 //! backend nor cudarc is compiled. The CPU's SIMD level is detected at run time whatever the

@@ -196,6 +196,15 @@ pub enum LayoutError {
         /// Its size in the destination.
         destination: usize,
     },
+    /// A zero-copy view from another crate's array whose strides are not its layout's.
+    StrideMismatch {
+        /// The first dimension whose strides differ.
+        dim: DimName,
+        /// The layout's stride there, in elements.
+        expected: isize,
+        /// The array's.
+        found: isize,
+    },
     /// A logical index outside the tensor.
     IndexOutOfBounds {
         /// The offending dimension.
@@ -295,6 +304,10 @@ impl fmt::Display for LayoutError {
                     "the output's dimensions overlap (an address is reached twice): dimensions of an output tensor cannot overlap"
                 ),
             },
+            LayoutError::StrideMismatch { dim, expected, found } => write!(
+                f,
+                "{dim} has stride {found} in the array but {expected} in the layout: a zero-copy view keeps its layout's strides (copy it instead)"
+            ),
             LayoutError::ShapeMismatch { dim, source, destination } => write!(
                 f,
                 "{dim} is {source} in the source but {destination} in the destination: a conversion keeps the logical shape"
@@ -365,6 +378,7 @@ impl LayoutError {
             LayoutError::OutOfBounds { .. } => "a view addresses only elements inside its buffer",
             LayoutError::OverlappingOutput { .. } => "dimensions of an output tensor cannot overlap",
             LayoutError::ShapeMismatch { .. } => "a conversion keeps the logical shape",
+            LayoutError::StrideMismatch { .. } => "a zero-copy view keeps its layout's strides",
             LayoutError::IndexOutOfBounds { .. } => "a logical index is below its dimension's size",
             LayoutError::RangeOutOfBounds { .. } => "a sub-tensor lies inside its tensor",
             LayoutError::NotWholeVectors { .. } => "a vectorized dimension narrows only at whole vectors",

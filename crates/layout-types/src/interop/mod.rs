@@ -1,5 +1,8 @@
 //! The ways in and out through the crates engines already use, each behind its own feature:
-//! `serde` (feature `serde`) for layouts, shapes, descriptors and data types.
+//! `serde` (feature `serde`) for layouts, shapes, descriptors and data types; `ndarray` (feature
+//! `ndarray`): zero-copy views both ways and owned conversions.
 
+#[cfg(feature = "ndarray")]
+pub mod ndarray;
 #[cfg(feature = "serde")]
 pub mod serde;

@@ -12,6 +12,9 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("ui-tests/notation/*.rs");
     t.compile_fail("ui-tests/types/*.rs");
+    // The opt-in features' invariants, where the run enables them (CI: `--features ndarray`).
+    #[cfg(feature = "ndarray")]
+    t.compile_fail("ui-tests/features/*.rs");
     t.pass("ui-tests/pass/*.rs");
 }
 
@@ -20,7 +23,7 @@ fn ui() {
 fn every_case_has_its_snapshot_and_rule() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("ui-tests");
     let mut cases = 0;
-    for category in ["notation", "types", "pass"] {
+    for category in ["notation", "types", "features", "pass"] {
         for entry in std::fs::read_dir(root.join(category)).unwrap() {
             let path = entry.unwrap().path();
             match path.extension().and_then(|e| e.to_str()) {

@@ -4,7 +4,9 @@
 //! conversions both ways keep every element.
 
 use ndarray::{ArrayD, Dimension, IxDyn};
-use typed_layout::interop::ndarray::{array_view, tensor, tensor_view, to_array};
+use typed_layout::interop::ndarray::{
+    array_view, array_view_mut, tensor, tensor_view, tensor_view_mut, to_array,
+};
 use typed_layout::{
     Bmn, Cdhwn, Chwn, ColMajor, DimArray, DimsOf, Kcdrs, Kcrs, Kdrsc, Krsc, Layout, LayoutError, Ncdhw, Nchw,
     Ndhwc, Nhwc, PerDimStrides, RowMajor, Tensor,
@@ -28,6 +30,13 @@ fn check<L: Layout + PerDimStrides>(dims: &[usize]) -> usize {
     let back = tensor_view::<i32, L>(a.view()).unwrap();
     assert_eq!(back.as_slice().as_ptr(), t.as_slice().as_ptr());
     assert_eq!(back.to_layout::<L>().unwrap(), t);
+    // Mutable both ways: writes through the array land in the tensor, and back.
+    let mut u = t.clone();
+    array_view_mut(&mut u).unwrap().iter_mut().for_each(|v| *v = -*v);
+    assert!(u.as_slice().iter().zip(t.as_slice()).all(|(a, b)| *a == -*b), "{}", L::NOTATION);
+    let mut typed = tensor_view_mut::<i32, L>(array_view_mut(&mut u).unwrap()).unwrap();
+    typed.as_mut_slice()[0] = 12345;
+    assert_eq!(u.as_slice()[0], 12345);
     // Owned both ways: a standard-order array, and from it a tensor equal to the first.
     let owned: ArrayD<i32> = to_array(&t).unwrap();
     assert!(owned.is_standard_layout());

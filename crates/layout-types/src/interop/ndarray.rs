@@ -19,13 +19,13 @@
 //! # Ok::<(), typed_layout::LayoutError>(())
 //! ```
 
-use ndarray::{ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
+use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn, ShapeBuilder};
 
 use crate::dtype::Element;
 use crate::error::{DimName, LayoutError};
 use crate::family::{DimArray, Family};
 use crate::layout::{DimsOf, Layout, PerDimStrides, Shape};
-use crate::tensor::{Storage, Tensor, TensorBase, TensorView};
+use crate::tensor::{Storage, StorageMut, Tensor, TensorBase, TensorView, TensorViewMut};
 
 /// An ndarray view of `t` in logical axis order, sharing its memory: for layouts with one stride
 /// per dimension (not NC/xHWx's vectors), which is every tensor or view in a layout.
@@ -34,25 +34,50 @@ where
     S: Storage,
     L: Layout + PerDimStrides,
 {
-    let shape = t.shape();
-    let dims: Vec<usize> = shape.placement().dims().to_vec();
-    let strides: Vec<usize> = t.strides().as_ref().iter().map(|&s| s as usize).collect();
     // Packed layouts have positive strides; the storage holds exactly the shape's elements.
+    let (dims, strides) = view_shape(t);
     ArrayViewD::from_shape(IxDyn(&dims).strides(IxDyn(&strides)), t.as_slice())
         .map_err(|_| LayoutError::NotApplicable { reason: "ndarray refuses this tensor's strides as a view" })
 }
 
-/// A typed view of `a`, sharing its memory: its strides must be layout `L`'s for its dims
-/// ([`LayoutError::StrideMismatch`] names the first that is not; [`tensor`] copies instead).
-pub fn tensor_view<'a, T: Element, L: Layout + PerDimStrides>(
-    a: ArrayViewD<'a, T>,
-) -> Result<TensorView<'a, T, L>, LayoutError> {
-    let shape = Shape::<L>::from_slice(a.shape())?;
-    let expected = shape.strides();
+/// [`array_view`], mutable: writes through the array land in the tensor.
+///
+/// ```
+/// use typed_layout::interop::ndarray::array_view_mut;
+/// use typed_layout::{Nhwc, Tensor};
+/// let mut t = Tensor::<u8, Nhwc>::zeros([1, 3, 2, 2])?;
+/// array_view_mut(&mut t)?[[0, 2, 1, 0]] = 7; // logical [n, c, h, w]
+/// assert_eq!(t[[0, 2, 1, 0]], 7);
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub fn array_view_mut<S, L>(t: &mut TensorBase<S, L>) -> Result<ArrayViewMutD<'_, S::Elem>, LayoutError>
+where
+    S: StorageMut,
+    L: Layout + PerDimStrides,
+{
+    let (dims, strides) = view_shape(t);
+    ArrayViewMutD::from_shape(IxDyn(&dims).strides(IxDyn(&strides)), t.as_mut_slice())
+        .map_err(|_| LayoutError::NotApplicable { reason: "ndarray refuses this tensor's strides as a view" })
+}
+
+/// Logical dims and (non-negative: the tensor is in a layout) strides of `t`.
+fn view_shape<S: Storage, L: Layout + PerDimStrides>(t: &TensorBase<S, L>) -> (Vec<usize>, Vec<usize>) {
+    let dims = t.shape().placement().dims().to_vec();
+    let strides = t.strides().as_ref().iter().map(|&s| s as usize).collect();
+    (dims, strides)
+}
+
+/// The shape of layout `L` that `shape` and `strides` (an array's) describe, or the error naming
+/// the first dimension whose stride is not `L`'s.
+fn layout_shape<L: Layout + PerDimStrides>(
+    shape: &[usize],
+    strides: &[isize],
+) -> Result<Shape<L>, LayoutError> {
+    let layout = Shape::<L>::from_slice(shape)?;
     let letters = L::Family::LETTERS.as_bytes();
-    for (d, (&want, &got)) in expected.as_ref().iter().zip(a.strides()).enumerate() {
+    for (d, (&want, &got)) in layout.strides().as_ref().iter().zip(strides).enumerate() {
         // A dim of size 1 has no stride to keep: any value addresses the same elements.
-        if want != got && a.shape()[d] > 1 {
+        if want != got && shape[d] > 1 {
             return Err(LayoutError::StrideMismatch {
                 dim: DimName::new(d, letters),
                 expected: want,
@@ -60,10 +85,30 @@ pub fn tensor_view<'a, T: Element, L: Layout + PerDimStrides>(
             });
         }
     }
-    let data = a.to_slice_memory_order().ok_or(LayoutError::NotApplicable {
-        reason: "the array's elements are not one contiguous run of memory",
-    })?;
+    Ok(layout)
+}
+
+/// The error of an array whose elements are not one run of memory.
+const NOT_CONTIGUOUS: LayoutError =
+    LayoutError::NotApplicable { reason: "the array's elements are not one contiguous run of memory" };
+
+/// A typed view of `a`, sharing its memory: its strides must be layout `L`'s for its dims
+/// ([`LayoutError::StrideMismatch`] names the first that is not; [`tensor`] copies instead).
+pub fn tensor_view<'a, T: Element, L: Layout + PerDimStrides>(
+    a: ArrayViewD<'a, T>,
+) -> Result<TensorView<'a, T, L>, LayoutError> {
+    let shape = layout_shape::<L>(a.shape(), a.strides())?;
+    let data = a.to_slice_memory_order().ok_or(NOT_CONTIGUOUS)?;
     TensorView::<'a, T, L>::new_in(shape, data)
+}
+
+/// [`tensor_view`], mutable: writes through the typed view land in the array.
+pub fn tensor_view_mut<'a, T: Element, L: Layout + PerDimStrides>(
+    a: ArrayViewMutD<'a, T>,
+) -> Result<TensorViewMut<'a, T, L>, LayoutError> {
+    let shape = layout_shape::<L>(a.shape(), a.strides())?;
+    let data = a.into_slice_memory_order().ok_or(NOT_CONTIGUOUS)?;
+    TensorViewMut::<'a, T, L>::new_in(shape, data)
 }
 
 /// `t` copied into an owned array in logical axis order, standard (row-major) memory order.

@@ -175,3 +175,28 @@ fn casting_a_run_gives_the_bits_of_casting_each_element() {
         assert_eq!(r.to_bits(), one.to_bits(), "{v:e} ({:#x})", v.to_bits());
     }
 }
+
+/// A cropped source whose H and W do not fuse, large enough to run in parallel tasks: the
+/// blocked pass must find each task's rows (two loops outside the pixels: N and H).
+#[test]
+fn a_large_cropped_source_runs_in_parallel_and_matches() {
+    use typed_layout::cast::ChannelPadded;
+    let src = Tensor::<f32, Nchw>::from_fn([4, 3, 256, 320], |[n, c, h, w]| {
+        ((n * 7 + c * 5 + h * 3 + w) % 1000) as f32 / 3.0
+    })
+    .unwrap();
+    let crop = src.narrow('W', 0..319).unwrap();
+    let out: ChannelPadded<f16, Nhwc> = relayout_cast_pad(&crop, 8, Unscaled).unwrap();
+    let t = out.tensor();
+    assert!(t.as_slice().len() * 2 > typed_layout::PARALLEL_THRESHOLD_BYTES);
+    for n in 0..4 {
+        for h in 0..256 {
+            for w in 0..319 {
+                for c in 0..8 {
+                    let want = if c < 3 { f16::from_f32(src[[n, c, h, w]]) } else { f16::ZERO };
+                    assert_eq!(t[[n, c, h, w]], want, "at [{n}, {c}, {h}, {w}]");
+                }
+            }
+        }
+    }
+}

@@ -71,9 +71,11 @@ impl Pixels {
             // The pixel loop itself was cut: `dst` holds pixels from `first` on.
             self.run(src, first * pixel.src, dst, cast);
         } else {
-            // Whole pixel rows, one per position of the loops outside them.
+            // Whole pixel rows, one per position of the loops outside them; `first` counts
+            // positions of the outermost loop, each of which holds the inner outer loops' rows.
+            let rows_per_first: usize = outer[1..].iter().map(|l| l.extent).product();
             for (i, row) in dst.chunks_mut(pixel.extent * self.padded).enumerate() {
-                let (mut rest, mut s) = (first + i, 0);
+                let (mut rest, mut s) = (first * rows_per_first + i, 0);
                 for l in outer.iter().rev() {
                     s += (rest % l.extent) * l.src;
                     rest /= l.extent;
@@ -94,7 +96,11 @@ impl Pixels {
         let pixels = dst.len() / self.padded;
         // 2-byte pixels of up to 4 channels are built as words: runs for 4 channels, the
         // missing ones zero.
-        let words = U::SIZE == 2 && self.channels <= 4 && matches!(self.padded, 4 | 8 | 16);
+        // (Little-endian: the first channel is the word's low bits, so first in memory.)
+        let words = cfg!(target_endian = "little")
+            && U::SIZE == 2
+            && self.channels <= 4
+            && matches!(self.padded, 4 | 8 | 16);
         for first in (0..pixels).step_by(self.block) {
             let n = self.block.min(pixels - first);
             let at = s + first * self.pixel_stride;

@@ -2,11 +2,12 @@
 //!
 //! * a [`DataType`] is its cuDNN name, `"CUDNN_DATA_HALF"`;
 //! * a [`DynLayout`] is its cuDNN notation, `"NC/32HW32"`, or, for a family the notation does not
-//!   name by itself (`layout!`'s user families), `{"notation": "NTDHWC", "letters": "NTCDHW"}`;
-//! * a [`TensorDesc`] is `{"version": 1, "data_type", "dims", "strides"}`, and `"letters"` where
-//!   it names its dimensions ([`TensorDesc::with_letters`]);
+//!   name by itself (`layout!`'s user families), `{"notation": "NTDHWC", "letters": "NTCDHW"}`
+//!   (reading one back takes a self-describing format: JSON, TOML, YAML, CBOR);
+//! * a [`TensorDesc`] is `{"version": 1, "data_type", "dims", "strides", "letters"}`, the last
+//!   `null` unless it names its dimensions ([`TensorDesc::with_letters`]);
 //! * a [`Shape<L>`](Shape) is `{"version": 1, "layout", "dims"}`, its layout's notation beside the
-//!   logical dims.
+//!   logical dims (these two read back in binary formats too).
 //!
 //! Stored forms carry [`FORMAT_VERSION`]; reading checks everything a constructor checks (a
 //! bad notation, dims that break the layout's rules, another layout than the one asked for, an
@@ -119,7 +120,8 @@ struct StoredDesc {
     data_type: DataType,
     dims: Vec<usize>,
     strides: Vec<isize>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    // Always written (`null` when absent), so formats that count fields read it back too.
+    #[serde(default)]
     letters: Option<String>,
 }
 
@@ -154,7 +156,9 @@ impl<'de> Deserialize<'de> for TensorDesc {
 #[serde(deny_unknown_fields)]
 struct StoredShape {
     version: u32,
-    layout: DynLayout,
+    // The notation alone: the type says which family it is, and a plain string reads back in
+    // every format (a standalone `DynLayout` needs a self-describing one, as JSON is).
+    layout: String,
     dims: Vec<usize>,
 }
 
@@ -162,7 +166,7 @@ impl<L: Layout> Serialize for Shape<L> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let stored = StoredShape {
             version: FORMAT_VERSION,
-            layout: DynLayout::of::<L>(),
+            layout: L::NOTATION.to_owned(),
             dims: self.placement().dims().to_vec(),
         };
         stored.serialize(s)
@@ -173,7 +177,8 @@ impl<'de, L: Layout> Deserialize<'de> for Shape<L> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let stored = StoredShape::deserialize(d)?;
         check_version(stored.version)?;
-        if stored.layout != DynLayout::of::<L>() {
+        let ours = DynLayout::of::<L>();
+        if DynLayout::parse_in(&stored.layout, ours.letters()).ok() != Some(ours) {
             return Err(de::Error::custom(format_args!(
                 "a shape of layout {} where one of {} was asked for",
                 stored.layout,

@@ -32,7 +32,8 @@ pub enum Level {
     Sse2,
     /// 256-bit vectors (AVX and AVX2).
     Avx2,
-    /// 512-bit vectors (AVX-512 F and BW, the byte and word instructions).
+    /// 512-bit vectors (AVX-512 F, BW and VL: the byte and word instructions, and the 256-bit
+    /// ones in their EVEX forms), with AVX2.
     Avx512,
 }
 
@@ -54,9 +55,15 @@ impl Level {
 
 #[cfg(target_arch = "x86_64")]
 fn detect() -> Level {
-    if is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512bw") {
+    let avx2 = is_x86_feature_detected!("avx2") && is_x86_feature_detected!("avx");
+    // AVX-512 also means AVX2 and VL: bytes run AVX2's strips in their EVEX forms there.
+    if avx2
+        && is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("avx512vl")
+    {
         Level::Avx512
-    } else if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("avx") {
+    } else if avx2 {
         Level::Avx2
     } else {
         Level::Sse2

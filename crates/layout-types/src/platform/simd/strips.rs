@@ -108,11 +108,17 @@ impl Strips {
         };
         let src_end = end(band.from, band.src_step, band.src_stride, cols, rows);
         let dst_end = end(band.to, band.dst_step, band.dst_stride, rows, cols);
+        let size = self.size;
+        // The byte geometry the x86 strips compute with fits too (with `count == 1` a step is
+        // not bounded by the ends above).
+        let bytes =
+            [band.src_stride, band.src_step, band.dst_stride, band.dst_step].map(|v| v.checked_mul(size));
         assert!(
-            src_end.is_some_and(|e| e <= src.len()) && dst_end.is_some_and(|e| e <= dst.len()),
+            src_end.is_some_and(|e| e <= src.len())
+                && dst_end.is_some_and(|e| e <= dst.len())
+                && bytes.iter().all(Option::is_some),
             "a band of strips outside its buffers: {band:?}"
         );
-        let size = self.size;
         let aligned = (dst[band.to..].as_ptr() as usize).is_multiple_of(LINE)
             && (band.dst_stride * size).is_multiple_of(LINE)
             && (band.dst_step * size).is_multiple_of(LINE);

@@ -91,7 +91,8 @@ fn mismatched_arrays_are_errors_naming_the_rule() {
     assert!(err.to_string().contains("C (logical index 1) has stride 4 in the array but 1"), "{err}");
     // Wrong rank, and a layout's rule (NC/32HW32 needs whole vectors): errors, not panics.
     let three = ArrayD::<f32>::zeros(IxDyn(&[2, 3, 4]));
-    assert!(tensor_view::<f32, Nchw>(three.view()).is_err());
+    let err = tensor_view::<f32, Nchw>(three.view()).unwrap_err();
+    assert_eq!(err, LayoutError::DimCount { expected: 4, found: 3 });
     assert!(
         tensor::<f32, typed_layout::NcxHwx<32>>(ArrayD::<f32>::zeros(IxDyn(&[1, 48, 2, 2])).view()).is_err()
     );

@@ -76,6 +76,13 @@ pub enum LayoutError {
         /// The rank that was given.
         rank: usize,
     },
+    /// Dims given for a layout of another rank (an array of rank 3 for NCHW).
+    DimCount {
+        /// The layout's number of dimensions.
+        expected: usize,
+        /// The number of dims given.
+        found: usize,
+    },
     /// Two arrays that must have one entry per dimension have different lengths.
     StrideCount {
         /// Number of dimensions.
@@ -304,6 +311,10 @@ impl fmt::Display for LayoutError {
                     "the output's dimensions overlap (an address is reached twice): dimensions of an output tensor cannot overlap"
                 ),
             },
+            LayoutError::DimCount { expected, found } => write!(
+                f,
+                "{found} dims given for a layout of {expected} dimensions: a shape gives one size per dimension of its layout"
+            ),
             LayoutError::StrideMismatch { dim, expected, found } => write!(
                 f,
                 "{dim} has stride {found} in the array but {expected} in the layout: a zero-copy view keeps its layout's strides (copy it instead)"
@@ -379,6 +390,7 @@ impl LayoutError {
             LayoutError::OverlappingOutput { .. } => "dimensions of an output tensor cannot overlap",
             LayoutError::ShapeMismatch { .. } => "a conversion keeps the logical shape",
             LayoutError::StrideMismatch { .. } => "a zero-copy view keeps its layout's strides",
+            LayoutError::DimCount { .. } => "a shape gives one size per dimension of its layout",
             LayoutError::IndexOutOfBounds { .. } => "a logical index is below its dimension's size",
             LayoutError::RangeOutOfBounds { .. } => "a sub-tensor lies inside its tensor",
             LayoutError::NotWholeVectors { .. } => "a vectorized dimension narrows only at whole vectors",

@@ -130,7 +130,7 @@ pub const fn derive(format: &Format, dims: &[usize], letters: &[u8]) -> Result<P
         return Err(LayoutError::RankOutOfRange { rank });
     }
     if rank != format.rank() {
-        return Err(LayoutError::StrideCount { dims: format.rank(), strides: rank });
+        return Err(LayoutError::DimCount { expected: format.rank(), found: rank });
     }
     let mut out = Placement {
         rank,

@@ -18,9 +18,6 @@ const STAGED: usize = 2048;
 /// Bytes of a staging buffer: [`STAGED`] elements of up to 8 bytes (16 KiB).
 const STAGED_BYTES: usize = STAGED * 8;
 
-/// Destinations of at least this many bytes leave with streaming stores (as the conversions').
-const STREAMING_BYTES: usize = 4 << 20;
-
 /// The pass's shape, when it is this one: the innermost loop is C (channel step 1, padding
 /// after `channels`), the one outside it walks pixels, and the source's C is plain.
 #[derive(Clone, Copy)]
@@ -53,7 +50,7 @@ impl Pixels {
             channel_stride: map.outer,
             pixel_stride: pixel.src,
             block: STAGED / padded,
-            streaming: bytes >= STREAMING_BYTES,
+            streaming: simd::stores_for(bytes) == simd::Stores::Streaming,
         })
     }
 

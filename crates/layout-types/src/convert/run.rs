@@ -5,21 +5,12 @@ use super::kernels;
 use crate::dtype::Element;
 use crate::loops::{for_each_offset, LoopAxis, LoopNest, MAX_LOOPS};
 use crate::platform::simd::strips::Strips;
-use crate::platform::simd::{Level, Stores};
-
-/// Destinations of at least this many bytes are written with streaming stores: they do not fit
-/// in this machine class's L2 (2 MiB a core), so every line an ordinary store writes would first
-/// be read from memory and later evicted unread.
-pub(super) const STREAMING_THRESHOLD_BYTES: usize = 4 << 20;
+use crate::platform::simd::{self, Level};
 
 /// The strips a conversion of `bytes` destination bytes transposes with: this CPU's level,
-/// streaming from [`STREAMING_THRESHOLD_BYTES`] on.
+/// streaming or not by [`simd::stores_for`].
 pub(super) fn strips_for<T: Element>(bytes: usize) -> Option<Strips> {
-    let stores = match bytes >= STREAMING_THRESHOLD_BYTES {
-        true => Stores::Streaming,
-        false => Stores::Ordinary,
-    };
-    Strips::new(Level::detected(), stores, T::SIZE)
+    Strips::new(Level::detected(), simd::stores_for(bytes), T::SIZE)
 }
 
 /// Runs on rayon's pool when the `parallel` feature is on, the conversion moves at least

@@ -116,6 +116,20 @@ pub fn copy_at<T: Element>(
     Ok(())
 }
 
+/// Outputs of at least this many bytes are written with streaming stores: they do not fit in
+/// this machine class's L2 (2 MiB a core), so every line an ordinary store writes would first be
+/// read from memory and later evicted unread.
+pub(crate) const STREAMING_THRESHOLD_BYTES: usize = 4 << 20;
+
+/// The stores a pass writing `bytes` of output uses: streaming from
+/// [`STREAMING_THRESHOLD_BYTES`] on, ordinary below.
+pub(crate) fn stores_for(bytes: usize) -> Stores {
+    match bytes >= STREAMING_THRESHOLD_BYTES {
+        true => Stores::Streaming,
+        false => Stores::Ordinary,
+    }
+}
+
 /// A streaming copy of `src` into `dst` (equal lengths) at this CPU's level, without the closing
 /// fence: for a pass that streams many staged pieces and calls [`fence`] once before it returns.
 pub(crate) fn stream_unfenced<T: Element>(dst: &mut [T], src: &[T]) {

@@ -164,53 +164,38 @@ strips!(
     }
 );
 
-strips!(
-    avx2, "avx2", __m256i, 32,
-    zero: _mm256_setzero_si256, load: _mm256_loadu_si256, store: _mm256_storeu_si256,
-    stream: _mm256_stream_si256,
-    unpack: [_mm256_unpacklo_epi8, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16,
-        _mm256_unpacklo_epi32, _mm256_unpackhi_epi32, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64],
-    cross:
-    /// Two lanes per register: row `k` takes lane 0 of registers `k` and `M + k`, row `M + k`
-    /// their lane 1.
-    #[target_feature(enable = "avx2")]
-    #[inline]
-    fn cross<const W: usize, const E: usize>(v: [__m256i; E]) -> [__m256i; E] {
-        let m = 16 / W;
-        let mut out = v;
-        for k in 0..m {
-            let (a, b) = (v[k], v[m + k]);
-            out[k] = _mm256_permute2x128_si256::<0x20>(a, b);
-            out[m + k] = _mm256_permute2x128_si256::<0x31>(a, b);
-        }
-        out
-    }
-);
+/// AVX2's strips, compiled for `$feature`: AVX2 alone, or with AVX-512 VL and BW, where the same
+/// instructions take their EVEX forms and reach 32 registers (a byte block of 32 registers
+/// spills from AVX2's 16).
+macro_rules! avx2_strips {
+    ($module:ident, $feature:literal) => {
+        strips!(
+            $module, $feature, __m256i, 32,
+            zero: _mm256_setzero_si256, load: _mm256_loadu_si256, store: _mm256_storeu_si256,
+            stream: _mm256_stream_si256,
+            unpack: [_mm256_unpacklo_epi8, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16,
+                _mm256_unpacklo_epi32, _mm256_unpackhi_epi32, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64],
+            cross:
+            /// Two lanes per register: row `k` takes lane 0 of registers `k` and `M + k`, row
+            /// `M + k` their lane 1.
+            #[target_feature(enable = $feature)]
+            #[inline]
+            fn cross<const W: usize, const E: usize>(v: [__m256i; E]) -> [__m256i; E] {
+                let m = 16 / W;
+                let mut out = v;
+                for k in 0..m {
+                    let (a, b) = (v[k], v[m + k]);
+                    out[k] = _mm256_permute2x128_si256::<0x20>(a, b);
+                    out[m + k] = _mm256_permute2x128_si256::<0x31>(a, b);
+                }
+                out
+            }
+        );
+    };
+}
 
-// AVX2's 256-bit strips compiled for AVX-512 CPUs: the same instructions in their EVEX forms,
-// which reach 32 registers (a byte block of 32 registers spills from AVX2's 16).
-strips!(
-    avx2_evex, "avx2,avx512f,avx512bw,avx512vl", __m256i, 32,
-    zero: _mm256_setzero_si256, load: _mm256_loadu_si256, store: _mm256_storeu_si256,
-    stream: _mm256_stream_si256,
-    unpack: [_mm256_unpacklo_epi8, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16,
-        _mm256_unpacklo_epi32, _mm256_unpackhi_epi32, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64],
-    cross:
-    /// Two lanes per register: row `k` takes lane 0 of registers `k` and `M + k`, row `M + k`
-    /// their lane 1.
-    #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl")]
-    #[inline]
-    fn cross<const W: usize, const E: usize>(v: [__m256i; E]) -> [__m256i; E] {
-        let m = 16 / W;
-        let mut out = v;
-        for k in 0..m {
-            let (a, b) = (v[k], v[m + k]);
-            out[k] = _mm256_permute2x128_si256::<0x20>(a, b);
-            out[m + k] = _mm256_permute2x128_si256::<0x31>(a, b);
-        }
-        out
-    }
-);
+avx2_strips!(avx2, "avx2");
+avx2_strips!(avx2_evex, "avx2,avx512f,avx512bw,avx512vl");
 
 strips!(
     avx512, "avx512f,avx512bw", __m512i, 64,

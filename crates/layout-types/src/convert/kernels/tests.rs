@@ -110,7 +110,9 @@ fn check_planes<T: Element>(strips: Option<Strips>) -> usize {
     let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 9;
     let fill = T::from_word(u64::MAX);
     let mut planes = 0;
-    for (rows, cols) in [(1, 1), (7, 9), (16, 16), (17, 65), (64, 64), (65, 130), (130, 67), (200, 300)] {
+    for (rows, cols) in
+        [(1, 1), (7, 9), (16, 16), (17, 65), (64, 64), (65, 130), (130, 67), (200, 300), (100, 192)]
+    {
         for (src_pad, dst_pad) in [(0, 0), (3, 5)] {
             let (src_stride, dst_stride) = (rows + src_pad, cols + dst_pad);
             let src: Vec<T> = (0..cols * src_stride + 8).map(|i| T::from_word(bits(i))).collect();
@@ -146,7 +148,12 @@ fn check_planes<T: Element>(strips: Option<Strips>) -> usize {
 fn streamed_square_planes_transpose_like_the_definition() {
     use crate::platform::simd::{Level, Stores};
     fn check<T: Element>(level: Level) {
-        let n = 4096 / T::SIZE + 37; // strides past 4 KiB, edges ragged
+        // Strides past 4 KiB: edges ragged, or whole lines (so rows can be streamed).
+        for n in [4096 / T::SIZE + 37, 4096 / T::SIZE + 64] {
+            check_square::<T>(level, n);
+        }
+    }
+    fn check_square<T: Element>(level: Level, n: usize) {
         let src: Vec<T> = (0..n * n).map(|i| T::from_word(i as u64 * 7 + 3)).collect();
         let mut dst = vec![T::from_word(u64::MAX); n * n];
         let axis = |src, dst| LoopAxis { extent: n, src, dst };

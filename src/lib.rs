@@ -28,6 +28,7 @@
 //! | `cudnnMathType_t`, the Tensor Core guidelines (inputs and filters in NHWC, C and N multiples of 8, 128-bit alignment) | [`tensor_core::DefaultMath`], [`tensor_core::TensorOpMath`]; [`Shape::tensor_core`], [`Tensor::tensor_core`] name every rule broken, for the tensor's role (input / output, filter, matrix operand), with sourced [`tensor_core::TensorCoreExtension`]s and a visible batch waiver; a whole convolution: [`conv::Conv::tensor_core`]; [`tensor_core::TensorCoreShape`] exists only for a static shape that qualifies; host storage is 1024-bit aligned |
 //! | any other format: `"CNHW"`, `"NC/4HW4"`, an NHWC tensor WC-packed, 6-D with a T axis | [`layout!`], checked at compile time; [`DynLayout`] at run time, same parser |
 //! | a partially packed tensor's padded strides | [`Shape::with_strides`], [`Tensor::filled_in`] |
+//! | a tensor whose data type and layout come from a file or a config | [`DynTensor`]: typed tensors in and out without a copy (checked: [`LayoutError::DataTypeMismatch`], [`LayoutError::LayoutMismatch`]), conversions between runtime layouts ([`DynTensor::to_layout`]) |
 //!
 //! # Declaring layouts
 //!

@@ -1,5 +1,5 @@
 //! The core of typed-layout: notation → family → placement → layouts → loop plan → CPU
-//! conversions → tensors → cast → descriptors.
+//! conversions → tensors → cast → descriptors → runtime tensors.
 //!
 //! Use it through the `typed-layout` facade, whose crate docs map each concept of the cuDNN
 //! guide to the type that implements it. Every public item has exactly one path: the vocabulary
@@ -37,6 +37,7 @@ pub mod conv;
 mod convert;
 mod desc;
 mod dtype;
+mod dynamic;
 mod error;
 mod family;
 pub mod interop;
@@ -54,7 +55,8 @@ pub mod tensor_core;
 pub use convert::{convert, Destination, Source, PARALLEL_THRESHOLD_BYTES};
 pub use desc::{DynLayout, TensorDesc};
 pub use dtype::{narrow, DataType, Element};
-pub use error::{DimName, LayoutError};
+pub use dynamic::{DynTensor, IntoTensorError};
+pub use error::{DimName, LayoutError, Letters};
 pub use family::{
     BuiltinFamily, ConvFilter, ConvInput, DimArray, Droppable, Dropped, Family, Filter, Image, IntoAxis,
     Matmul, SameFamily, Volume, VolumeFilter,

@@ -120,11 +120,22 @@ where
     D::Family: SameFamily<S::Family>,
 {
     let (sg, dg) = (src.geometry(), dst.geometry());
-    same_dims(&sg, &dg, S::Family::LETTERS.as_bytes())?;
-    let (src, dst) = (src.data(), dst.data_mut());
-    match LoopNest::new(&sg, &dg) {
+    convert_geometries(&sg, src.data(), &dg, dst.data_mut(), S::Family::LETTERS.as_bytes())
+}
+
+/// [`convert`] on each side's geometry over its elements: the one run of every conversion, for
+/// typed tensors and runtime ones alike. `letters` names the dimensions in errors.
+pub(crate) fn convert_geometries<T: Element>(
+    sg: &Geometry,
+    src: &[T],
+    dg: &Geometry,
+    dst: &mut [T],
+    letters: &[u8],
+) -> Result<(), LayoutError> {
+    same_dims(sg, dg, letters)?;
+    match LoopNest::new(sg, dg) {
         Some(nest) => run::run_maybe_parallel(&nest, src, dst),
-        None => per_element(&sg, src, &dg, dst),
+        None => per_element(sg, src, dg, dst),
     }
     Ok(())
 }

@@ -9,51 +9,17 @@
 
 use core::fmt;
 
-use crate::notation::NotationError;
+use crate::dtype::DataType;
+use crate::notation::{NotationBuf, NotationError};
 use crate::overlap::Overlap;
 
 mod conv;
 mod cudnn;
+mod names;
 
 pub use conv::ConvError;
 pub use cudnn::CudnnError;
-
-/// Which dimension an error is about: its position in logical order and, where the family names
-/// it, its letter.
-///
-/// ```
-/// use typed_layout::{LayoutError, Nchw, Tensor};
-/// match Tensor::<f32, Nchw>::zeros([1, 0, 2, 2]) {
-///     Err(LayoutError::ZeroDim { dim }) => {
-///         assert_eq!((dim.index, dim.letter), (1, Some('C')));
-///         assert_eq!(dim.to_string(), "dimension C (logical index 1)");
-///     }
-///     other => panic!("{other:?}"),
-/// }
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct DimName {
-    /// Position in the family's logical order (`[n, c, h, w]` → `c` is 1).
-    pub index: usize,
-    /// The guide's letter for the dimension (`'C'`), if the tensor has letters.
-    pub letter: Option<char>,
-}
-
-impl DimName {
-    pub(crate) const fn new(index: usize, letters: &[u8]) -> Self {
-        let letter = if index < letters.len() { Some(letters[index] as char) } else { None };
-        DimName { index, letter }
-    }
-}
-
-impl fmt::Display for DimName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.letter {
-            Some(l) => write!(f, "dimension {l} (logical index {})", self.index),
-            None => write!(f, "dimension {}", self.index),
-        }
-    }
-}
+pub use names::{DimName, Letters};
 
 /// A shape, stride set, buffer or format that breaks one of the guide's rules.
 ///
@@ -254,6 +220,34 @@ pub enum LayoutError {
         /// The source's channels.
         channels: usize,
     },
+    /// A runtime tensor's elements asked for as another data type.
+    DataTypeMismatch {
+        /// The data type asked for.
+        expected: DataType,
+        /// The tensor's.
+        found: DataType,
+    },
+    /// A runtime tensor asked for as a typed tensor of another layout.
+    LayoutMismatch {
+        /// The typed layout asked for, in cuDNN notation.
+        expected: &'static str,
+        /// The tensor's.
+        found: NotationBuf,
+    },
+    /// A conversion between runtime layouts of different families (other dimension letters).
+    FamilyMismatch {
+        /// The source's family.
+        source: Letters,
+        /// The destination's.
+        destination: Letters,
+    },
+    /// Bytes whose count differs from what the shape and data type need.
+    ByteLength {
+        /// Bytes the shape needs.
+        expected: usize,
+        /// Bytes given.
+        found: usize,
+    },
     /// A question that the guide only defines for some tensors (spatial packing without spatial
     /// dimensions, letters asked of a descriptor that has none).
     NotApplicable {
@@ -357,6 +351,24 @@ impl fmt::Display for LayoutError {
                 "{scales} scales and {shifts} shifts for {channels} channels: {}",
                 self.rule()
             ),
+            LayoutError::DataTypeMismatch { expected, found } => write!(
+                f,
+                "the tensor holds {found} but {expected} was asked for: {}",
+                self.rule()
+            ),
+            LayoutError::LayoutMismatch { expected, found } => write!(
+                f,
+                "the tensor is in layout {found} but {expected} was asked for: {}",
+                self.rule()
+            ),
+            LayoutError::FamilyMismatch { source, destination } => write!(
+                f,
+                "cannot convert a tensor of the family {source} into one of {destination}: {}",
+                self.rule()
+            ),
+            LayoutError::ByteLength { expected, found } => {
+                write!(f, "{found} bytes given but the shape needs {expected}: {}", self.rule())
+            }
             LayoutError::Cudnn(e) => write!(f, "{e}"),
             LayoutError::Conv(e) => write!(f, "{e}"),
             LayoutError::Format(e) => write!(f, "{e}"),
@@ -407,6 +419,18 @@ impl LayoutError {
             }
             LayoutError::ChannelParameters { .. } => {
                 "a per-channel cast has one scale and one shift for each channel of the source"
+            }
+            LayoutError::DataTypeMismatch { .. } => {
+                "a typed tensor reads its bytes as the data type they were stored in (cast it instead)"
+            }
+            LayoutError::LayoutMismatch { .. } => {
+                "a typed tensor keeps the layout its bytes are in (convert it instead)"
+            }
+            LayoutError::FamilyMismatch { .. } => {
+                "a conversion stays within one family: the same dimension letters"
+            }
+            LayoutError::ByteLength { .. } => {
+                "a buffer of bytes holds exactly the elements of its shape, each of its data type's size"
             }
             LayoutError::Cudnn(e) => e.rule(),
             LayoutError::Conv(e) => e.rule(),

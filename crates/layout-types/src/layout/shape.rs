@@ -177,15 +177,7 @@ impl<L: Layout> Shape<L> {
     /// # Ok::<(), LayoutError>(())
     /// ```
     pub fn bytes(&self, elem_size: usize) -> Result<usize, LayoutError> {
-        let letters = L::LETTERS.as_bytes();
-        let mut last = 0; // the highest offset reached by the axes so far
-        for a in self.placement.axes().iter().rev() {
-            let overflow = LayoutError::SizeOverflow { dim: crate::error::DimName::new(a.dim, letters) };
-            last += (a.extent - 1) * a.stride; // below len, which fits in isize
-            let bytes = (last + 1).checked_mul(elem_size).filter(|&b| b <= isize::MAX as usize);
-            bytes.ok_or(overflow)?;
-        }
-        Ok(self.len() * elem_size)
+        self.placement.bytes(elem_size, L::LETTERS.as_bytes())
     }
 
     /// The Tensor Core rules a tensor of `data_type` in this shape breaks (see
@@ -208,5 +200,11 @@ impl<L: Layout> Shape<L> {
     /// The derived storage: physical axes and strides.
     pub const fn placement(&self) -> &Placement {
         &self.placement
+    }
+
+    /// The shape whose storage is `placement`, which the caller derived for `L`'s format and
+    /// letters (a runtime tensor whose layout equals `L`'s).
+    pub(crate) const fn of_placement(placement: Placement) -> Self {
+        Shape { placement, layout: PhantomData }
     }
 }

@@ -293,6 +293,18 @@ impl Placement {
         self.len == 0
     }
 
+    /// Bytes of storage of `elem_size`-byte elements ([`LayoutError::SizeOverflow`] past `isize::MAX`).
+    pub fn bytes(&self, elem_size: usize, letters: &[u8]) -> Result<usize, LayoutError> {
+        let mut last = 0; // the highest offset reached by the axes so far
+        for a in self.axes().iter().rev() {
+            let overflow = LayoutError::SizeOverflow { dim: DimName::new(a.dim, letters) };
+            last += (a.extent - 1) * a.stride; // below len, which fits in isize
+            let bytes = (last + 1).checked_mul(elem_size).filter(|&b| b <= isize::MAX as usize);
+            bytes.ok_or(overflow)?;
+        }
+        Ok(self.len * elem_size)
+    }
+
     /// Storage offset of the logical `index`, or the first dimension it is out of bounds in.
     pub const fn offset(&self, index: &[usize]) -> Result<usize, usize> {
         if index.len() != self.rank {

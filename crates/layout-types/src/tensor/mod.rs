@@ -218,6 +218,11 @@ impl<S: Storage, A: Arrangement> TensorBase<S, A> {
         TensorBase { shape, storage }
     }
 
+    /// The shape and the storage, apart.
+    pub(crate) fn into_parts(self) -> (A::Shape, S) {
+        (self.shape, self.storage)
+    }
+
     /// The validated shape: a [`Shape<L>`](crate::Shape) for a layout, a
     /// [`StridedShape<F>`](crate::StridedShape) for a strided view.
     pub fn shape(&self) -> &A::Shape {

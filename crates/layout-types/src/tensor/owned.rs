@@ -39,9 +39,13 @@ pub(super) fn allocate_empty<T: Element, L: Layout>(
 /// the tensor begins at an offset).
 fn reservation<T: Element, L: Layout>(shape: &Shape<L>) -> Result<(usize, usize), LayoutError> {
     let bytes = shape.bytes(T::SIZE)?;
+    Ok((bytes, with_slack::<T>(shape.len(), bytes)?))
+}
+
+/// `len` elements and room to start them on a [`STORAGE_ALIGN`] boundary.
+fn with_slack<T: Element>(len: usize, bytes: usize) -> Result<usize, LayoutError> {
     let slack = STORAGE_ALIGN.div_ceil(T::SIZE);
-    let total = shape.len().checked_add(slack).ok_or(LayoutError::AllocationFailed { bytes })?;
-    Ok((bytes, total))
+    len.checked_add(slack).ok_or(LayoutError::AllocationFailed { bytes })
 }
 
 /// Elements from the start of `data`'s allocation to its first [`STORAGE_ALIGN`] boundary.
@@ -56,19 +60,29 @@ fn aligned_start<T: Element>(data: &[T]) -> usize {
 /// each byte once).
 fn allocate<T: Element, L: Layout>(shape: &Shape<L>, value: T) -> Result<(Vec<T>, usize), LayoutError> {
     if bytemuck::bytes_of(&value).iter().all(|&b| b == 0) {
-        let (bytes, total) = reservation::<T, L>(shape)?;
-        let mut data: Vec<T> = bytemuck::allocation::try_zeroed_vec(total)
-            .map_err(|()| LayoutError::AllocationFailed { bytes })?;
-        let offset = aligned_start(&data);
-        // No reallocation: the capacity stays.
-        data.truncate(offset + shape.len());
-        // Fresh pages, untouched: a large tensor asks for huge ones before its first write.
-        crate::platform::pages::advise_huge(&mut data);
+        let Owned { data, offset, .. } = Owned::zeroed(shape.len(), shape.bytes(T::SIZE)?)?;
         return Ok((data, offset));
     }
     let (mut data, offset) = allocate_empty(shape)?;
     data.resize(offset + shape.len(), value);
     Ok((data, offset))
+}
+
+impl<T: Element> Owned<T> {
+    /// `len` zeros (`bytes` of them, checked by the caller to fit in `isize`) on a
+    /// [`STORAGE_ALIGN`] boundary, from a zeroed allocation: the allocator hands out fresh zero
+    /// pages for large sizes, so no pass writes them.
+    pub(crate) fn zeroed(len: usize, bytes: usize) -> Result<Self, LayoutError> {
+        let total = with_slack::<T>(len, bytes)?;
+        let mut data: Vec<T> = bytemuck::allocation::try_zeroed_vec(total)
+            .map_err(|()| LayoutError::AllocationFailed { bytes })?;
+        let offset = aligned_start(&data);
+        // No reallocation: the capacity stays.
+        data.truncate(offset + len);
+        // Fresh pages, untouched: a large tensor asks for huge ones before its first write.
+        crate::platform::pages::advise_huge(&mut data);
+        Ok(Owned { data, offset, len })
+    }
 }
 
 /// Construction, for owned tensors.

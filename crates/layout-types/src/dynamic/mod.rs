@@ -1,0 +1,306 @@
+//! A tensor whose data type and layout are known only at run time: what an engine holds after
+//! reading a model file or a config, before it knows which typed tensor each buffer is.
+//!
+//! [`DynTensor`] is a [`DataType`], a [`DynLayout`], the storage placement of its dims and its
+//! elements. Typed tensors move in and out of it without a copy ([`DynTensor::from`],
+//! [`DynTensor::try_into_tensor`], [`DynTensor::view`]), checked: asking for another data type
+//! or layout is an error that names both. Conversions between runtime layouts run the loop plan
+//! every typed conversion runs, monomorphized per element type, whatever the layouts are
+//! (`NC/xHWx` with x read from a file, user families).
+//!
+//! ```
+//! use typed_layout::{DataType, DynLayout, DynTensor, Nhwc, Tensor};
+//! // Learned at run time: f32 images in NCHW, 1 × 2 × 2 × 2.
+//! let (data_type, layout) = (DataType::Float, DynLayout::parse("NCHW")?);
+//! let bytes: Vec<u8> = (0..8u8).flat_map(|v| f32::from(v).to_ne_bytes()).collect();
+//! let x = DynTensor::from_bytes(data_type, layout, &[1, 2, 2, 2], &bytes)?;
+//! // Relaid out at run time, then typed where the engine knows what it wants.
+//! let y = x.to_layout(DynLayout::parse("NHWC")?)?;
+//! let y: Tensor<f32, Nhwc> = y.try_into_tensor()?;
+//! assert_eq!(y.as_slice(), &[0.0, 4.0, 1.0, 5.0, 2.0, 6.0, 3.0, 7.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use core::fmt;
+
+use crate::desc::DynLayout;
+use crate::dtype::{DataType, Element};
+use crate::error::{LayoutError, Letters};
+use crate::layout::{Layout, Shape};
+use crate::loops::Geometry;
+use crate::placement::Placement;
+use crate::tensor::{Tensor, TensorBase, TensorView, TensorViewMut};
+
+mod data;
+
+use data::Data;
+
+/// A tensor of a data type and a layout known at run time, owning its elements.
+///
+/// Built from a typed tensor (`DynTensor::from(tensor)`, no copy), from bytes
+/// ([`DynTensor::from_bytes`]) or as zeros ([`DynTensor::zeros`]); read back typed with
+/// [`try_into_tensor`](DynTensor::try_into_tensor) (no copy) or [`view`](DynTensor::view).
+///
+/// ```
+/// use typed_layout::{DataType, DynLayout, DynTensor, LayoutError, Nchw, NcxHwx, Tensor};
+/// let t = Tensor::<i8, NcxHwx<32>>::zeros([1, 64, 2, 2])?;
+/// let d = DynTensor::from(t);
+/// assert_eq!((d.data_type(), d.layout().to_string()), (DataType::Int8, "NC/32HW32".to_string()));
+/// assert_eq!(d.dims(), &[1, 64, 2, 2]);
+/// // Asked for as another layout, it says which it is (and is not lost).
+/// let e = d.try_into_tensor::<i8, Nchw>().unwrap_err();
+/// assert!(matches!(e.error(), LayoutError::LayoutMismatch { .. }));
+/// assert_eq!(e.to_string(), "the tensor is in layout NC/32HW32 but NCHW was asked for: \
+///     a typed tensor keeps the layout its bytes are in (convert it instead)");
+/// let back: Tensor<i8, NcxHwx<32>> = e.into_tensor().try_into_tensor()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct DynTensor {
+    layout: DynLayout,
+    placement: Placement,
+    data: Data,
+}
+
+impl DynTensor {
+    /// A tensor of zeros of `dims` (logical order, as the layout's family names them: `[n, c, h,
+    /// w]` for every image layout), packed in `layout`.
+    ///
+    /// ```
+    /// use typed_layout::{DataType, DynLayout, DynTensor, LayoutError};
+    /// let t = DynTensor::zeros(DataType::Half, DynLayout::parse("NC/4HW4")?, &[1, 8, 3, 3])?;
+    /// assert_eq!((t.len(), t.as_bytes().len()), (72, 144));
+    /// let e = DynTensor::zeros(DataType::Half, DynLayout::parse("NC/4HW4")?, &[1, 6, 3, 3]).unwrap_err();
+    /// assert!(matches!(e, LayoutError::NotMultipleOfVector { size: 6, width: 4, .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn zeros(data_type: DataType, layout: DynLayout, dims: &[usize]) -> Result<Self, LayoutError> {
+        let placement = layout.shape(dims)?;
+        let bytes = placement.bytes(data_type.size(), layout.letters().as_bytes())?;
+        let data = Data::zeroed(data_type, placement.len(), bytes)?;
+        Ok(DynTensor { layout, placement, data })
+    }
+
+    /// A tensor of `dims` packed in `layout`, its elements copied from `bytes`: each element's
+    /// bytes in the machine's byte order, in memory order (as [`as_bytes`](DynTensor::as_bytes)
+    /// gives them). Fails with [`LayoutError::ByteLength`] unless `bytes` holds exactly the
+    /// tensor's elements.
+    ///
+    /// ```
+    /// use typed_layout::{DataType, DynLayout, DynTensor, LayoutError};
+    /// let l = DynLayout::parse("NHWC")?;
+    /// let e = DynTensor::from_bytes(DataType::Float, l, &[1, 3, 2, 2], &[0; 47]).unwrap_err();
+    /// assert_eq!(e, LayoutError::ByteLength { expected: 48, found: 47 });
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_bytes(
+        data_type: DataType,
+        layout: DynLayout,
+        dims: &[usize],
+        bytes: &[u8],
+    ) -> Result<Self, LayoutError> {
+        let placement = layout.shape(dims)?;
+        let expected = placement.bytes(data_type.size(), layout.letters().as_bytes())?;
+        if bytes.len() != expected {
+            return Err(LayoutError::ByteLength { expected, found: bytes.len() });
+        }
+        let mut data = Data::zeroed(data_type, placement.len(), expected)?;
+        data.bytes_mut().copy_from_slice(bytes);
+        Ok(DynTensor { layout, placement, data })
+    }
+
+    /// The elements' data type.
+    pub fn data_type(&self) -> DataType {
+        self.data.data_type()
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> DynLayout {
+        self.layout
+    }
+
+    /// Logical dims, in the family's order.
+    pub fn dims(&self) -> &[usize] {
+        self.placement.dims()
+    }
+
+    /// Logical strides, in elements (for a vectorized dimension, between vector groups).
+    pub fn strides(&self) -> &[usize] {
+        self.placement.strides()
+    }
+
+    /// The storage placement: physical axes and strides.
+    pub fn placement(&self) -> &Placement {
+        &self.placement
+    }
+
+    /// Number of elements of storage.
+    pub fn len(&self) -> usize {
+        self.placement.len()
+    }
+
+    /// Always false: every dimension is at least 1.
+    pub fn is_empty(&self) -> bool {
+        self.placement.is_empty()
+    }
+
+    /// The elements' bytes in memory order (each element in the machine's byte order).
+    pub fn as_bytes(&self) -> &[u8] {
+        self.data.bytes()
+    }
+
+    /// The elements' bytes in memory order, mutably.
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        self.data.bytes_mut()
+    }
+
+    /// The elements, if they are `T`s ([`LayoutError::DataTypeMismatch`] otherwise).
+    pub fn as_slice<T: Element>(&self) -> Result<&[T], LayoutError> {
+        let found = self.data_type();
+        self.data.slice().ok_or(LayoutError::DataTypeMismatch { expected: T::DATA_TYPE, found })
+    }
+
+    /// The elements mutably, if they are `T`s ([`LayoutError::DataTypeMismatch`] otherwise).
+    pub fn as_mut_slice<T: Element>(&mut self) -> Result<&mut [T], LayoutError> {
+        let found = self.data_type();
+        self.data.slice_mut().ok_or(LayoutError::DataTypeMismatch { expected: T::DATA_TYPE, found })
+    }
+
+    /// The same elements in `layout` (of the same family), in a new tensor.
+    ///
+    /// ```
+    /// use typed_layout::{DataType, DynLayout, DynTensor, LayoutError};
+    /// let x = DynTensor::zeros(DataType::Uint8, DynLayout::parse("NCHW")?, &[1, 3, 4, 4])?;
+    /// assert_eq!(x.to_layout(DynLayout::parse("CHWN")?)?.strides(), &[1, 16, 4, 1]);
+    /// let e = x.to_layout(DynLayout::parse("NCDHW")?).unwrap_err();
+    /// assert!(e.to_string().starts_with("cannot convert a tensor of the family NCHW into one of NCDHW"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn to_layout(&self, layout: DynLayout) -> Result<DynTensor, LayoutError> {
+        self.same_family(&layout)?;
+        let mut out = DynTensor::zeros(self.data_type(), layout, self.dims())?;
+        self.convert_into(&mut out)?;
+        Ok(out)
+    }
+
+    /// Copies every element into the same logical index of `dst`: same data type
+    /// ([`LayoutError::DataTypeMismatch`]), family ([`LayoutError::FamilyMismatch`]) and dims
+    /// ([`LayoutError::ShapeMismatch`]), any layouts.
+    pub fn convert_into(&self, dst: &mut DynTensor) -> Result<(), LayoutError> {
+        self.same_family(&dst.layout)?;
+        let (sg, dg) = (Geometry::packed(&self.placement), Geometry::packed(&dst.placement));
+        self.data.convert_into(&sg, &mut dst.data, &dg, self.layout.letters().as_bytes())
+    }
+
+    /// [`LayoutError::FamilyMismatch`] unless `layout` has this tensor's letters.
+    fn same_family(&self, layout: &DynLayout) -> Result<(), LayoutError> {
+        match self.layout.letters() == layout.letters() {
+            true => Ok(()),
+            false => Err(LayoutError::FamilyMismatch {
+                source: Letters::new(self.layout.letters()),
+                destination: Letters::new(layout.letters()),
+            }),
+        }
+    }
+
+    /// `Ok` when the tensor holds `T`s in layout `L`; otherwise the error naming what differs.
+    fn check<T: Element, L: Layout>(&self) -> Result<Shape<L>, LayoutError> {
+        if T::DATA_TYPE != self.data_type() {
+            return Err(LayoutError::DataTypeMismatch { expected: T::DATA_TYPE, found: self.data_type() });
+        }
+        if DynLayout::of::<L>() != self.layout {
+            return Err(LayoutError::LayoutMismatch { expected: L::NOTATION, found: self.layout.notation() });
+        }
+        // The placement was derived for this format and letters: it is a shape of `L`.
+        Ok(Shape::of_placement(self.placement))
+    }
+
+    /// The typed tensor, without a copy, if the tensor holds `T`s in layout `L`; otherwise an
+    /// error naming what differs, which gives the tensor back.
+    pub fn try_into_tensor<T: Element, L: Layout>(self) -> Result<Tensor<T, L>, IntoTensorError> {
+        let shape = match self.check::<T, L>() {
+            Ok(shape) => shape,
+            Err(error) => return Err(IntoTensorError { inner: Box::new((error, self)) }),
+        };
+        let DynTensor { layout, placement, data } = self;
+        match data.unwrap::<T>() {
+            Ok(owned) => Ok(TensorBase::from_parts(shape, owned)),
+            Err(data) => {
+                let error = LayoutError::DataTypeMismatch { expected: T::DATA_TYPE, found: data.data_type() };
+                Err(IntoTensorError { inner: Box::new((error, DynTensor { layout, placement, data })) })
+            }
+        }
+    }
+
+    /// A typed view of the elements, if the tensor holds `T`s in layout `L`.
+    ///
+    /// ```
+    /// use typed_layout::{DynLayout, DynTensor, Nhwc, Tensor};
+    /// let d = DynTensor::from(Tensor::<f32, Nhwc>::from_fn([1, 2, 1, 1], |[_, c, _, _]| c as f32)?);
+    /// assert_eq!(d.view::<f32, Nhwc>()?[[0, 1, 0, 0]], 1.0);
+    /// assert!(d.view::<half::f16, Nhwc>().unwrap_err().to_string().starts_with(
+    ///     "the tensor holds CUDNN_DATA_FLOAT but CUDNN_DATA_HALF was asked for"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn view<T: Element, L: Layout>(&self) -> Result<TensorView<'_, T, L>, LayoutError> {
+        let shape = self.check::<T, L>()?;
+        TensorView::<T, L>::new_in(shape, self.as_slice()?)
+    }
+
+    /// A typed mutable view of the elements, if the tensor holds `T`s in layout `L`.
+    pub fn view_mut<T: Element, L: Layout>(&mut self) -> Result<TensorViewMut<'_, T, L>, LayoutError> {
+        let shape = self.check::<T, L>()?;
+        TensorViewMut::<T, L>::new_in(shape, self.as_mut_slice()?)
+    }
+}
+
+impl<T: Element, L: Layout> From<Tensor<T, L>> for DynTensor {
+    /// The tensor, type-erased, without a copy.
+    fn from(tensor: Tensor<T, L>) -> Self {
+        let (shape, owned) = tensor.into_parts();
+        DynTensor { layout: DynLayout::of::<L>(), placement: *shape.placement(), data: Data::wrap(owned) }
+    }
+}
+
+impl fmt::Debug for DynTensor {
+    /// Data type, layout and dims, not the elements.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DynTensor")
+            .field("data_type", &self.data_type())
+            .field("layout", &self.layout.notation().as_str())
+            .field("dims", &self.dims())
+            .finish_non_exhaustive()
+    }
+}
+
+/// [`DynTensor::try_into_tensor`]'s error: why the tensor is not the one asked for, and the
+/// tensor itself, given back.
+#[derive(Debug)]
+pub struct IntoTensorError {
+    // Boxed: a `Result` of it stays small however large the tensor's placement is.
+    inner: Box<(LayoutError, DynTensor)>,
+}
+
+impl IntoTensorError {
+    /// What differs.
+    pub fn error(&self) -> LayoutError {
+        self.inner.0
+    }
+
+    /// The tensor, unchanged.
+    pub fn into_tensor(self) -> DynTensor {
+        self.inner.1
+    }
+}
+
+impl fmt::Display for IntoTensorError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.inner.0.fmt(f)
+    }
+}
+
+impl std::error::Error for IntoTensorError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.inner.0)
+    }
+}

@@ -1,0 +1,254 @@
+//! The runtime-typed tensor on every named layout and every data type: typed tensors in and out
+//! without a copy, typed views, bytes in and out, conversions between runtime layouts equal to
+//! the typed conversions (layouts parsed at run time included: NC/xHWx with x from a string, a
+//! user family), and each mismatch refused naming what differs, the tensor given back.
+
+use half::{bf16, f16};
+use typed_layout::{
+    layout, Bmn, Cdhwn, Chwn, ColMajor, DataType, DimArray, DimsOf, DynLayout, DynTensor, Element, Kcdrs,
+    Kcrs, KcxRsx, Kdrsc, Krsc, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Tensor,
+};
+
+/// An element value per logical position, distinct within each test tensor.
+trait Sample: Element + Pick {
+    fn at(i: usize) -> Self;
+}
+macro_rules! sample {
+    ($($t:ty => |$i:ident| $e:expr;)*) => {$(
+        impl Sample for $t {
+            fn at($i: usize) -> Self {
+                $e
+            }
+        }
+    )*};
+}
+sample! {
+    f32 => |i| i as f32;
+    f64 => |i| i as f64 * 0.5;
+    f16 => |i| f16::from_f32((i % 2048) as f32);
+    bf16 => |i| bf16::from_f32((i % 256) as f32);
+    i8 => |i| (i % 251) as i8;
+    u8 => |i| (i % 251) as u8;
+    i32 => |i| -(i as i32);
+    i64 => |i| i as i64 * 1_000_000_007;
+}
+
+fn value<T: Sample>(index: &[usize]) -> T {
+    T::at(index.iter().fold(0, |a, &k| a * 31 + k))
+}
+
+/// A typed tensor of `dims` through a `DynTensor` and back, for one type and layout.
+fn round_trip<T: Sample, L: Layout>(dims: &[usize]) {
+    let d: DimsOf<L> = DimsOf::<L>::from_fn(|k| dims[k]);
+    let t = Tensor::<T, L>::from_fn(d, |i| value(i.as_ref())).unwrap();
+    let ptr = t.as_slice().as_ptr();
+    let dynamic = DynTensor::from(t.clone());
+    let what = format!("{} {}", L::NOTATION, T::DATA_TYPE);
+    assert_eq!(dynamic.data_type(), T::DATA_TYPE, "{what}");
+    assert_eq!(dynamic.layout(), DynLayout::of::<L>(), "{what}");
+    assert_eq!(dynamic.dims(), dims, "{what}");
+    assert_eq!(dynamic.strides(), t.shape().placement().strides(), "{what}");
+    assert_eq!(dynamic.as_bytes(), bytes_of(t.as_slice()), "{what}");
+    // A typed view reads the same elements; a view of another type or layout is refused.
+    assert_eq!(dynamic.view::<T, L>().unwrap().to_layout::<L>().unwrap(), t, "{what}");
+    assert_eq!(
+        dynamic.view::<Other<T>, L>().unwrap_err(),
+        LayoutError::DataTypeMismatch { expected: Other::<T>::DATA_TYPE, found: T::DATA_TYPE },
+        "{what}"
+    );
+    // Bytes out and in: the same tensor.
+    let copied = DynTensor::from_bytes(T::DATA_TYPE, dynamic.layout(), dims, dynamic.as_bytes()).unwrap();
+    assert_eq!(copied.try_into_tensor::<T, L>().unwrap(), t, "{what}");
+    // Back to the typed tensor: the same allocation, no copy.
+    let moved = DynTensor::from(t);
+    assert_eq!(moved.as_bytes().as_ptr(), ptr.cast(), "{what}: a copy");
+    let back = moved.try_into_tensor::<T, L>().unwrap();
+    assert_eq!(back.as_slice().as_ptr(), ptr, "{what}: a copy");
+    // Asked for as another type: refused, named, and given back intact.
+    let e = DynTensor::from(back).try_into_tensor::<Other<T>, L>().unwrap_err();
+    assert_eq!(
+        e.error(),
+        LayoutError::DataTypeMismatch { expected: Other::<T>::DATA_TYPE, found: T::DATA_TYPE },
+        "{what}"
+    );
+    assert_eq!(e.into_tensor().as_bytes().as_ptr(), ptr.cast(), "{what}: not given back");
+}
+
+/// Another data type than `T` (of any size).
+type Other<T> = <T as Pick>::Other;
+trait Pick {
+    type Other: Element;
+}
+impl Pick for f32 {
+    type Other = i32;
+}
+impl Pick for f64 {
+    type Other = i64;
+}
+impl Pick for f16 {
+    type Other = bf16;
+}
+impl Pick for bf16 {
+    type Other = f16;
+}
+impl Pick for i8 {
+    type Other = u8;
+}
+impl Pick for u8 {
+    type Other = i8;
+}
+impl Pick for i32 {
+    type Other = f32;
+}
+impl Pick for i64 {
+    type Other = f64;
+}
+
+/// The elements' bytes in the machine's order (every element type is plain old data).
+fn bytes_of<T: Element>(s: &[T]) -> Vec<u8> {
+    bytemuck::cast_slice(s).to_vec()
+}
+
+macro_rules! every_type {
+    ($f:ident::<$l:ty>($dims:expr)) => {{
+        $f::<f32, $l>($dims);
+        $f::<f64, $l>($dims);
+        $f::<f16, $l>($dims);
+        $f::<bf16, $l>($dims);
+        $f::<i8, $l>($dims);
+        $f::<u8, $l>($dims);
+        $f::<i32, $l>($dims);
+        $f::<i64, $l>($dims);
+    }};
+}
+
+#[test]
+fn typed_tensors_round_trip_through_dyn_tensor_on_every_named_layout_and_type() {
+    every_type!(round_trip::<Nchw>(&[2, 3, 4, 5]));
+    every_type!(round_trip::<Nhwc>(&[2, 3, 4, 5]));
+    every_type!(round_trip::<Chwn>(&[2, 3, 4, 5]));
+    every_type!(round_trip::<NcxHwx<4>>(&[2, 8, 3, 5]));
+    every_type!(round_trip::<NcxHwx<32>>(&[1, 64, 3, 2]));
+    every_type!(round_trip::<Ncdhw>(&[2, 3, 2, 4, 5]));
+    every_type!(round_trip::<Ndhwc>(&[2, 3, 2, 4, 5]));
+    every_type!(round_trip::<Cdhwn>(&[2, 3, 2, 4, 5]));
+    every_type!(round_trip::<Bmn<RowMajor>>(&[2, 3, 7]));
+    every_type!(round_trip::<Bmn<ColMajor>>(&[2, 3, 7]));
+    every_type!(round_trip::<Kcrs>(&[4, 3, 3, 5]));
+    every_type!(round_trip::<Krsc>(&[4, 3, 3, 5]));
+    every_type!(round_trip::<KcxRsx<4>>(&[4, 8, 3, 3]));
+    every_type!(round_trip::<Kcdrs>(&[4, 3, 2, 3, 3]));
+    every_type!(round_trip::<Kdrsc>(&[4, 3, 2, 3, 3]));
+}
+
+/// `DynTensor::to_layout` from `S` into `D`, both named at run time only, against the typed
+/// conversion.
+fn runtime_conversion<T: Sample, S: Layout, D: Layout>(dims: &[usize])
+where
+    D::Family: typed_layout::SameFamily<S::Family>,
+{
+    let d: DimsOf<S> = DimsOf::<S>::from_fn(|k| dims[k]);
+    let t = Tensor::<T, S>::from_fn(d, |i| value(i.as_ref())).unwrap();
+    let expected = t.to_layout::<D>().unwrap();
+    let source = DynTensor::from_bytes(
+        T::DATA_TYPE,
+        DynLayout::parse(S::NOTATION).unwrap(),
+        dims,
+        &bytes_of(t.as_slice()),
+    )
+    .unwrap();
+    let converted = source.to_layout(DynLayout::parse(D::NOTATION).unwrap()).unwrap();
+    assert_eq!(converted.try_into_tensor::<T, D>().unwrap(), expected, "{} → {}", S::NOTATION, D::NOTATION);
+}
+
+#[test]
+fn conversions_between_runtime_layouts_equal_the_typed_ones() {
+    macro_rules! pairs {
+        ($t:ty; $dims:expr; $($s:ty => $d:ty),*) => {$(
+            runtime_conversion::<$t, $s, $d>($dims);
+        )*};
+    }
+    pairs!(f32; &[2, 8, 3, 5]; Nchw => Nhwc, Nhwc => Nchw, Nchw => Chwn, Nchw => NcxHwx<4>, NcxHwx<4> => Nhwc, Chwn => NcxHwx<8>);
+    pairs!(u8; &[1, 64, 3, 5]; Nchw => NcxHwx<32>, NcxHwx<32> => Nhwc, Nhwc => NcxHwx<4>);
+    pairs!(f16; &[2, 3, 2, 4, 5]; Ncdhw => Ndhwc, Ndhwc => Cdhwn, Cdhwn => Ncdhw);
+    pairs!(i64; &[3, 5, 7]; Bmn<RowMajor> => Bmn<ColMajor>, Bmn<ColMajor> => Bmn<RowMajor>);
+    pairs!(bf16; &[8, 4, 3, 3]; Kcrs => Krsc, Krsc => KcxRsx<4>, KcxRsx<4> => Kcrs);
+    pairs!(i8; &[4, 3, 2, 3, 3]; Kcdrs => Kdrsc, Kdrsc => Kcdrs);
+}
+
+layout! {
+    /// Clips: volumes over time, in this logical order (a user family).
+    pub family Clip = "NTCDHW";
+    /// Clips stored channels-last.
+    pub struct Ntdhwc: Clip = "NTDHWC";
+    /// Clips stored channels-second.
+    pub struct Ntcdhw: Clip = "NTCDHW";
+}
+
+#[test]
+fn a_vector_width_and_a_family_known_only_at_run_time() {
+    // x read from a config: NC/8HW8 equals the typed NcxHwx<8>.
+    let x = "8";
+    let layout = DynLayout::parse(&format!("NC/{x}HW{x}")).unwrap();
+    let t = Tensor::<f32, Nchw>::from_fn([2, 16, 3, 3], |i| value(i.as_ref())).unwrap();
+    let converted = DynTensor::from(t.clone()).to_layout(layout).unwrap();
+    assert_eq!(converted.try_into_tensor::<f32, NcxHwx<8>>().unwrap(), t.to_layout::<NcxHwx<8>>().unwrap());
+    // A user family parsed at run time: the same bytes as its typed declaration.
+    let clip = Tensor::<i32, Ntcdhw>::from_fn([2, 3, 4, 2, 3, 5], |i| value(i.as_ref())).unwrap();
+    let runtime =
+        DynTensor::from(clip.clone()).to_layout(DynLayout::parse_in("NTDHWC", "NTCDHW").unwrap()).unwrap();
+    assert_eq!(runtime.layout(), DynLayout::of::<Ntdhwc>());
+    assert_eq!(runtime.try_into_tensor::<i32, Ntdhwc>().unwrap(), clip.to_layout::<Ntdhwc>().unwrap());
+}
+
+#[test]
+fn mismatches_are_refused_naming_what_differs() {
+    let nchw = DynLayout::parse("NCHW").unwrap();
+    let t = DynTensor::zeros(DataType::Float, nchw, &[1, 3, 4, 4]).unwrap();
+    // Another layout of the family, asked for typed.
+    let e = t.view::<f32, Nhwc>().unwrap_err();
+    assert_eq!(e.to_string(), "the tensor is in layout NCHW but NHWC was asked for: a typed tensor keeps the layout its bytes are in (convert it instead)");
+    // Another family.
+    let e = t.to_layout(DynLayout::parse("NCDHW").unwrap()).unwrap_err();
+    assert!(matches!(e, LayoutError::FamilyMismatch { .. }), "{e}");
+    let mut volume =
+        DynTensor::zeros(DataType::Float, DynLayout::parse("NCDHW").unwrap(), &[1, 3, 1, 4, 4]).unwrap();
+    assert!(matches!(t.convert_into(&mut volume).unwrap_err(), LayoutError::FamilyMismatch { .. }));
+    // Another data type.
+    let mut halves =
+        DynTensor::zeros(DataType::Half, DynLayout::parse("NHWC").unwrap(), &[1, 3, 4, 4]).unwrap();
+    assert_eq!(
+        t.convert_into(&mut halves).unwrap_err(),
+        LayoutError::DataTypeMismatch { expected: DataType::Float, found: DataType::Half }
+    );
+    // Other dims.
+    let mut other =
+        DynTensor::zeros(DataType::Float, DynLayout::parse("NHWC").unwrap(), &[1, 3, 4, 5]).unwrap();
+    assert!(matches!(t.convert_into(&mut other).unwrap_err(), LayoutError::ShapeMismatch { .. }));
+    assert!(other.as_bytes().iter().all(|&b| b == 0), "a refused conversion wrote");
+    // Bad dims and bytes.
+    assert!(matches!(
+        DynTensor::zeros(DataType::Int8, nchw, &[1, 3, 4]).unwrap_err(),
+        LayoutError::DimCount { expected: 4, found: 3 }
+    ));
+    assert!(matches!(
+        DynTensor::zeros(DataType::Int8, nchw, &[1, 0, 4, 4]).unwrap_err(),
+        LayoutError::ZeroDim { .. }
+    ));
+    assert_eq!(
+        DynTensor::from_bytes(DataType::Int32, nchw, &[1, 1, 2, 2], &[0; 15]).unwrap_err(),
+        LayoutError::ByteLength { expected: 16, found: 15 }
+    );
+    // Typed slices check the type too.
+    assert_eq!(t.as_slice::<f32>().unwrap().len(), 48);
+    assert!(matches!(t.as_slice::<i32>().unwrap_err(), LayoutError::DataTypeMismatch { .. }));
+}
+
+#[test]
+fn writes_through_a_mutable_view_land_in_the_tensor() {
+    let mut t = DynTensor::zeros(DataType::Int32, DynLayout::parse("NHWC").unwrap(), &[1, 2, 1, 2]).unwrap();
+    t.view_mut::<i32, Nhwc>().unwrap()[[0, 1, 0, 1]] = 7;
+    // NHWC: offset of (c = 1, w = 1) is w·C + c = 3.
+    assert_eq!(t.as_slice::<i32>().unwrap(), &[0, 0, 0, 7]);
+    assert_eq!(&t.as_bytes()[12..], &7i32.to_ne_bytes());
+}

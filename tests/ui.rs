@@ -12,8 +12,9 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("ui-tests/notation/*.rs");
     t.compile_fail("ui-tests/types/*.rs");
-    // The opt-in features' invariants, where the run enables them (CI: `--features ndarray`).
-    #[cfg(feature = "ndarray")]
+    // The opt-in features' invariants, where the run enables them (CI: `--features
+    // ndarray,safetensors`).
+    #[cfg(all(feature = "ndarray", feature = "safetensors"))]
     t.compile_fail("ui-tests/features/*.rs");
     t.pass("ui-tests/pass/*.rs");
 }

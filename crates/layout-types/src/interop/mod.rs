@@ -1,8 +1,12 @@
 //! The ways in and out through the crates engines already use, each behind its own feature:
 //! `serde` (feature `serde`) for layouts, shapes, descriptors and data types; `ndarray` (feature
-//! `ndarray`): zero-copy views both ways and owned conversions.
+//! `ndarray`): zero-copy views both ways and owned conversions; `safetensors` (feature
+//! `safetensors`): tensors in and out of `.safetensors` files, their layouts recorded.
 
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
+#[cfg(feature = "safetensors")]
+#[cfg(target_endian = "little")]
+pub mod safetensors;
 #[cfg(feature = "serde")]
 pub mod serde;

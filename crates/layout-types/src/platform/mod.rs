@@ -1,7 +1,7 @@
 //! What safe Rust cannot say about the machine, in the one room of `layout-types` that holds
 //! `unsafe` (the crate denies it everywhere else): the CPU's SIMD level and its streaming stores
-//! ([`simd`], public as `typed_layout::simd`), and the operating system's huge pages for large
-//! fresh buffers (`pages`).
+//! ([`simd`], public as `typed_layout::simd`), the operating system's huge pages for large
+//! fresh buffers (`pages`), and files mapped into memory (`mapped`).
 //!
 //! The safety argument, once. SIMD: every intrinsic runs inside a function compiled for its
 //! feature (`#[target_feature]`), called only after [`simd::Level::available`] (or, for F16C's
@@ -16,7 +16,12 @@
 //! Pages: `madvise` is given a range inside a live allocation the caller holds mutably (rounded
 //! inward to whole pages) and only advice that never changes its contents (`MADV_HUGEPAGE`, and
 //! `MADV_POPULATE_WRITE`, which faults pages in as a write would without changing a byte); its
-//! result is ignored (advice the kernel refuses changes nothing).
+//! result is ignored (advice the kernel refuses changes nothing). Mapped files (`mapped`,
+//! feature `safetensors`): mapping a file is safe only while nothing writes to or truncates it,
+//! which no check can see, so `MappedFile::open` is an `unsafe fn` that states that contract and
+//! hands it to its caller.
 
+#[cfg(feature = "safetensors")]
+pub(crate) mod mapped;
 pub(crate) mod pages;
 pub mod simd;

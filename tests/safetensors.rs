@@ -7,7 +7,7 @@ use std::process::Command;
 
 use half::{bf16, f16};
 use safetensors::tensor::{serialize, Dtype, TensorView as RefView};
-use typed_layout::interop::safetensors::{Safetensors, SafetensorsError, Writer};
+use typed_layout::interop::safetensors::{MappedFile, Safetensors, SafetensorsError, Writer};
 use typed_layout::{
     layout, Bmn, Cdhwn, Chwn, ColMajor, DataType, DimArray, DimsOf, DynLayout, DynTensor, Element, Kcdrs,
     Kcrs, KcxRsx, Kdrsc, Krsc, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Shape,
@@ -263,7 +263,13 @@ fn bad_files_and_bad_requests_are_refused_naming_the_rule() {
         &[("typed_layout.layout.t", "NC/4HW4"), ("typed_layout.letters.t", "NCHW")],
     );
     let e = Safetensors::new(&file).unwrap().load("t").unwrap_err();
-    assert!(e.to_string().contains("innermost axis is 8 long, but the vectors of NC/4HW4 hold 4"), "{e}");
+    assert!(
+        matches!(
+            e,
+            SafetensorsError::Layout { error: LayoutError::LaneCount { found: 8, width: 4, .. }, .. }
+        ),
+        "{e}"
+    );
     // Not a file at all.
     assert!(matches!(Safetensors::new(b"not a file").unwrap_err(), SafetensorsError::Format(_)));
     // The writer: one tensor per name, dense storage only.
@@ -292,4 +298,20 @@ fn runtime_tensors_write_and_read_as_themselves() {
     let back = Safetensors::new(&bytes).unwrap().load("d").unwrap();
     assert_eq!((back.data_type(), back.layout(), back.dims()), (d.data_type(), d.layout(), d.dims()));
     assert_eq!(back.as_bytes(), d.as_bytes());
+}
+
+#[test]
+fn a_memory_mapped_file_is_viewed_where_it_lies() {
+    let t = logical::<f16, Nhwc>(&[2, 8, 4, 4]);
+    let path = std::env::temp_dir().join(format!("typed-layout-mapped-{}.safetensors", std::process::id()));
+    Writer::new().add("t", &t).unwrap().write(&path).unwrap();
+    // SAFETY: the file is this test's own, and nothing writes to it while it is mapped.
+    let mapped = unsafe { MappedFile::open(&path) }.unwrap();
+    let file = Safetensors::new(mapped.as_bytes()).unwrap();
+    let view = file.view::<f16, Nhwc>("t").unwrap();
+    assert!(mapped.as_bytes().as_ptr_range().contains(&view.as_slice().as_ptr().cast()), "a copy");
+    assert_eq!(view.to_layout::<Nhwc>().unwrap(), t);
+    drop(file);
+    drop(mapped);
+    std::fs::remove_file(&path).unwrap();
 }

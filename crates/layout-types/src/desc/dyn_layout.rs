@@ -12,11 +12,11 @@
 
 use core::fmt;
 
-use crate::error::LayoutError;
+use crate::error::{DimName, LayoutError};
 use crate::family::BuiltinFamily;
 use crate::layout::Layout;
 use crate::notation::{check_family_letters, Format, NotationBuf, NotationError, MAX_RANK};
-use crate::placement::{self, Placement};
+use crate::placement::{self, Part, Placement};
 
 /// A runtime layout: which letters in which logical order (the family), and the format.
 ///
@@ -99,6 +99,41 @@ impl DynLayout {
     /// The packed storage of `dims` (logical order) in this layout.
     pub fn shape(&self, dims: &[usize]) -> Result<Placement, LayoutError> {
         placement::derive(&self.format, dims, &self.letters[..self.rank])
+    }
+
+    /// The packed storage whose physical axes, outermost first, have `extents`: what a dense
+    /// array of the tensor's bytes has as its shape (`[N, H, W, C]` for NHWC, `[N, C/32, H, W,
+    /// 32]` for NC/32HW32), as other libraries store and exchange it.
+    ///
+    /// ```
+    /// use typed_layout::{DynLayout, LayoutError};
+    /// let l = DynLayout::parse("NC/32HW32")?;
+    /// assert_eq!(l.from_physical(&[1, 2, 5, 4, 32])?.dims(), &[1, 64, 5, 4]);
+    /// let e = l.from_physical(&[1, 2, 5, 4, 16]).unwrap_err();
+    /// assert!(matches!(e, LayoutError::LaneCount { found: 16, width: 32, .. }));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_physical(&self, extents: &[usize]) -> Result<Placement, LayoutError> {
+        // The axes' structure depends on the format alone: learn it from any valid dims.
+        let width = self.format.vector().map_or(1, |v| v.width);
+        let probe = self.shape(&[width; MAX_RANK][..self.rank])?;
+        let axes = probe.axes();
+        if axes.len() != extents.len() {
+            return Err(LayoutError::DimCount { expected: axes.len(), found: extents.len() });
+        }
+        let mut dims = [1usize; MAX_RANK];
+        for (axis, &extent) in axes.iter().zip(extents) {
+            let dim = DimName::new(axis.dim, self.letters().as_bytes());
+            dims[axis.dim] = match axis.part {
+                Part::Whole => extent,
+                Part::Lane { .. } if extent != width => {
+                    return Err(LayoutError::LaneCount { dim, found: extent, width });
+                }
+                // Groups times lanes; an overflow is the derivation's to refuse.
+                _ => dims[axis.dim].saturating_mul(extent),
+            };
+        }
+        self.shape(&dims[..self.rank])
     }
 
     /// The storage of `dims` with logical `strides`, checked against this layout's packing

@@ -241,6 +241,16 @@ pub enum LayoutError {
         /// The destination's.
         destination: Letters,
     },
+    /// A vectorized dimension's lane axis, given as an array's extent, that is not the layout's
+    /// vector width.
+    LaneCount {
+        /// The vectorized dimension.
+        dim: DimName,
+        /// The lane axis's extent.
+        found: usize,
+        /// The layout's vector width x.
+        width: usize,
+    },
     /// Bytes whose count differs from what the shape and data type need.
     ByteLength {
         /// Bytes the shape needs.
@@ -366,6 +376,11 @@ impl fmt::Display for LayoutError {
                 "cannot convert a tensor of the family {source} into one of {destination}: {}",
                 self.rule()
             ),
+            LayoutError::LaneCount { dim, found, width } => write!(
+                f,
+                "the lane axis of {dim} holds {found}, but the layout's vectors hold {width}: {}",
+                self.rule()
+            ),
             LayoutError::ByteLength { expected, found } => {
                 write!(f, "{found} bytes given but the shape needs {expected}: {}", self.rule())
             }
@@ -429,6 +444,7 @@ impl LayoutError {
             LayoutError::FamilyMismatch { .. } => {
                 "a conversion stays within one family: the same dimension letters"
             }
+            LayoutError::LaneCount { .. } => "NC/xHWx stores C as groups of x lanes, the lanes innermost",
             LayoutError::ByteLength { .. } => {
                 "a buffer of bytes holds exactly the elements of its shape, each of its data type's size"
             }

@@ -50,7 +50,7 @@ use crate::dtype::{DataType, Element};
 use crate::dynamic::DynTensor;
 use crate::error::LayoutError;
 use crate::layout::{Layout, Shape};
-use crate::placement::{Part, Placement};
+use crate::placement::Placement;
 use crate::tensor::{Storage, Tensor, TensorBase, TensorView};
 
 pub use crate::platform::mapped::MappedFile;
@@ -250,7 +250,9 @@ impl<'a> Safetensors<'a> {
                 ),
             })?,
         };
-        let placement = placement_of(name, layout, shape)?;
+        let placement = layout
+            .from_physical(shape)
+            .map_err(|error| SafetensorsError::Layout { name: name.into(), error })?;
         Ok(Stored { data_type, layout, placement, data: view.data() })
     }
 
@@ -320,39 +322,6 @@ fn row_major(rank: usize) -> Option<DynLayout> {
         _ => return None,
     };
     DynLayout::parse(notation).ok()
-}
-
-/// The placement of tensor `name`, whose physical axes (outermost first) are `shape` in
-/// `layout`: logical dims from the axes' parts, then derived again (so every rule of the layout
-/// is checked) and compared.
-fn placement_of(name: &str, layout: DynLayout, shape: &[usize]) -> Result<Placement, SafetensorsError> {
-    let layout_error = |error| SafetensorsError::Layout { name: name.into(), error };
-    // The axes' structure depends on the format alone: learn it from any valid dims.
-    let width = layout.format().vector().map_or(1, |v| v.width);
-    let probe = layout.shape(&vec![width; layout.rank()]).map_err(layout_error)?;
-    let axes = probe.axes();
-    if axes.len() != shape.len() {
-        return Err(layout_error(LayoutError::DimCount { expected: axes.len(), found: shape.len() }));
-    }
-    let mut dims = vec![1usize; layout.rank()];
-    for (axis, &extent) in axes.iter().zip(shape) {
-        if matches!(axis.part, Part::Lane { .. }) && extent != width {
-            return Err(SafetensorsError::Metadata {
-                key: name.into(),
-                reason: format!(
-                    "its innermost axis is {extent} long, but the vectors of {layout} hold {width}"
-                ),
-            });
-        }
-        let d = &mut dims[axis.dim];
-        *d = match axis.part {
-            Part::Whole => extent,
-            _ => d.saturating_mul(extent), // an overflow is refused by the derivation below
-        };
-    }
-    let placement = layout.shape(&dims).map_err(layout_error)?;
-    debug_assert!(placement.axes().iter().map(|a| a.extent).eq(shape.iter().copied()));
-    Ok(placement)
 }
 
 /// Tensors to write into one `.safetensors` file, borrowed until it is written.

@@ -13,8 +13,8 @@ fn ui() {
     t.compile_fail("ui-tests/notation/*.rs");
     t.compile_fail("ui-tests/types/*.rs");
     // The opt-in features' invariants, where the run enables them (CI: `--features
-    // ndarray,safetensors`).
-    #[cfg(all(feature = "ndarray", feature = "safetensors"))]
+    // ndarray,safetensors,dlpack`).
+    #[cfg(all(feature = "ndarray", feature = "safetensors", feature = "dlpack"))]
     t.compile_fail("ui-tests/features/*.rs");
     t.pass("ui-tests/pass/*.rs");
 }

@@ -15,10 +15,14 @@ use crate::overlap::Overlap;
 
 mod conv;
 mod cudnn;
+#[cfg(feature = "dlpack")]
+mod dlpack;
 mod names;
 
 pub use conv::ConvError;
 pub use cudnn::CudnnError;
+#[cfg(feature = "dlpack")]
+pub use dlpack::DlpackError;
 pub use names::{DimName, Letters};
 
 /// A shape, stride set, buffer or format that breaks one of the guide's rules.

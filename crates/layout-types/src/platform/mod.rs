@@ -19,8 +19,13 @@
 //! result is ignored (advice the kernel refuses changes nothing). Mapped files (`mapped`,
 //! feature `safetensors`): mapping a file is safe only while nothing writes to or truncates it,
 //! which no check can see, so `MappedFile::open` is an `unsafe fn` that states that contract and
-//! hands it to its caller.
+//! hands it to its caller. DLPack (`dlpack`, feature `dlpack`): an exported tensor's data
+//! pointer is into the storage its context owns until the deleter runs; a foreign tensor's
+//! pointer is read only through `DlpackRef::new`, an `unsafe fn` whose caller vouches for the
+//! memory, after every field DLPack describes it with is checked.
 
+#[cfg(feature = "dlpack")]
+pub(crate) mod dlpack;
 #[cfg(feature = "safetensors")]
 pub(crate) mod mapped;
 pub(crate) mod pages;

@@ -1,0 +1,73 @@
+//! Why a DLPack tensor cannot be exported or imported as asked (feature `dlpack`).
+
+use core::fmt;
+
+use super::LayoutError;
+
+/// Why a DLPack tensor cannot be exported or imported as asked.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum DlpackError {
+    /// The tensor's dims, strides or data type are not those of the layout or type asked for,
+    /// or break a layout's rules.
+    Layout(LayoutError),
+    /// The tensor is not in host memory (`DLDeviceType` and device id).
+    Device {
+        /// DLPack's device type code (`kDLCPU` is 1).
+        device_type: u32,
+        /// The device id.
+        device_id: i32,
+    },
+    /// A data type typed-layout has no element for (DLPack's code, bits and lanes).
+    DataType {
+        /// `kDLInt` 0, `kDLUInt` 1, `kDLFloat` 2, `kDLBfloat` 4, …
+        code: u8,
+        /// Bits per lane.
+        bits: u8,
+        /// Lanes per element.
+        lanes: u16,
+    },
+    /// Strides typed-layout does not address: negative (a mirrored axis), or a span past the
+    /// address space.
+    Strides {
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// The DLPack crate's own checks refused the tensor (its ABI version, its metadata), or
+    /// could not allocate it.
+    Dlpack(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl fmt::Display for DlpackError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DlpackError::Layout(e) => write!(f, "{e}"),
+            DlpackError::Device { device_type, device_id } => write!(
+                f,
+                "the tensor is on device type {device_type} (id {device_id}), not in host memory (kDLCPU, 1): only host tensors are read here"
+            ),
+            DlpackError::DataType { code, bits, lanes } => write!(
+                f,
+                "DLPack data type (code {code}, {bits} bits, {lanes} lanes) is not one of cuDNN's data types: f32, f64, f16, bf16, i8, u8, i32, i64, one lane each"
+            ),
+            DlpackError::Strides { reason } => write!(f, "{reason}"),
+            DlpackError::Dlpack(e) => write!(f, "DLPack: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for DlpackError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DlpackError::Layout(e) => Some(e),
+            DlpackError::Dlpack(e) => Some(&**e),
+            _ => None,
+        }
+    }
+}
+
+impl From<LayoutError> for DlpackError {
+    fn from(e: LayoutError) -> Self {
+        DlpackError::Layout(e)
+    }
+}

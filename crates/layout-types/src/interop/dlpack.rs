@@ -1,0 +1,212 @@
+//! DLPack (feature `dlpack`): host tensors out without a copy, and foreign host tensors in, the
+//! layout carried in the strides.
+//!
+//! DLPack is the exchange format of PyTorch, JAX, CuPy and NumPy: a data pointer, a shape and
+//! strides in elements. typed-layout's tensors go out as [`Dlpack`], dlpark's managed tensor
+//! (which its Python bindings turn into a capsule):
+//!
+//! * a layout with one stride per dimension (NCHW, NHWC, CHWN, the volumes, BMN, the filters) as
+//!   its **logical** dims with the layout's strides: an NHWC image is shape `[N, C, H, W]` with
+//!   strides `[H·W·C, 1, W·C, C]`, exactly how PyTorch describes a `channels_last` tensor and
+//!   NumPy a transposed array;
+//! * a vectorized layout (NC/xHWx, KC/xRSx), whose split C no stride can express, as its
+//!   **physical** array: `[N, C/x, H, W, x]`, compact (what cuDNN's int8x32 users hand around).
+//!
+//! Coming in, a foreign tensor is first checked and borrowed as a [`DlpackRef`] (an `unsafe`
+//! step: nothing can check a raw pointer), then read as the layout asked for
+//! ([`tensor_view`]), as any strides ([`strided_view`]) or as a copy in the layout its strides
+//! show ([`dyn_tensor`]).
+//!
+//! **Size-1 dims.** A dimension of extent 1 never steps, so producers give it any stride
+//! (PyTorch's `channels_last` of a one-pixel image has C's stride 1 and W's stride C, or not): a
+//! stride there says nothing about the layout. [`tensor_view`] compares the strides of the other
+//! dims only, so the layout asked for wins; [`dyn_tensor`] takes the first layout of the family,
+//! in the order row-major first (NCHW, NHWC, CHWN; NCDHW, NDHWC, CDHWN; BMN row-, then
+//! column-major), whose strides agree on every dim longer than 1: all of those store the same
+//! elements at the same offsets, and row-major is what every DLPack consumer assumes of a
+//! tensor that gives no strides.
+//!
+//! ```
+//! use typed_layout::interop::dlpack::{self, DlpackRef};
+//! use typed_layout::{Nchw, Nhwc, Tensor};
+//! let x = Tensor::<f32, Nhwc>::from_fn([1, 3, 2, 2], |[_, c, h, w]| (c * 4 + h * 2 + w) as f32)?;
+//! let expected = x.clone();
+//! let exported = dlpack::export(x)?;
+//! // SAFETY: the tensor is ours, alive while `r` borrows it, and nothing writes it.
+//! let r = unsafe { DlpackRef::new(&exported)? };
+//! assert_eq!((r.shape(), r.strides()), (&[1, 3, 2, 2][..], &[12, 1, 6, 3][..]));
+//! let view = dlpack::tensor_view::<f32, Nhwc>(&r)?;
+//! assert_eq!(view.to_layout::<Nhwc>()?, expected);
+//! // The same memory is no NCHW tensor: its strides name the dimension that differs.
+//! let e = dlpack::tensor_view::<f32, Nchw>(&r).unwrap_err();
+//! assert!(e.to_string().starts_with("dimension C (logical index 1) has stride 1 in the array but 4 in the layout"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use crate::desc::DynLayout;
+use crate::dtype::Element;
+use crate::dynamic::DynTensor;
+use crate::error::{DimName, LayoutError};
+use crate::family::{DimArray, Family};
+use crate::layout::{Layout, Shape};
+use crate::placement::Placement;
+use crate::tensor::{StridedView, Tensor, TensorView};
+
+pub use crate::error::DlpackError;
+pub use crate::platform::dlpack::{Dlpack, DlpackRef};
+
+/// Exports `tensor` without a copy: the managed tensor owns its storage until the consumer's
+/// deleter drops it.
+pub fn export<T: Element, L: Layout>(tensor: Tensor<T, L>) -> Result<Dlpack, DlpackError> {
+    export_dyn(DynTensor::from(tensor))
+}
+
+/// Exports a runtime tensor without a copy (as [`export`]).
+pub fn export_dyn(tensor: DynTensor) -> Result<Dlpack, DlpackError> {
+    let (shape, strides) = exchanged(&tensor.layout(), tensor.placement());
+    let data_type = tensor.data_type();
+    crate::platform::dlpack::export(
+        Box::new(tensor),
+        |t| t.as_bytes_mut().as_mut_ptr(),
+        data_type,
+        &shape,
+        &strides,
+    )
+}
+
+/// The shape and strides a tensor of `layout` and `placement` is exchanged with: logical dims
+/// and strides, or for a vectorized layout its physical axes, compact.
+fn exchanged(layout: &DynLayout, placement: &Placement) -> (Vec<usize>, Vec<usize>) {
+    match layout.format().vector() {
+        None => (placement.dims().to_vec(), placement.strides().to_vec()),
+        Some(_) => {
+            let shape: Vec<usize> = placement.axes().iter().map(|a| a.extent).collect();
+            let strides = compact(&shape);
+            (shape, strides)
+        }
+    }
+}
+
+/// Row-major strides of `shape`.
+fn compact(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1; shape.len()];
+    for k in (0..shape.len().saturating_sub(1)).rev() {
+        strides[k] = strides[k + 1] * shape[k + 1];
+    }
+    strides
+}
+
+/// `StrideMismatch` at the first dim longer than 1 whose stride differs from the layout's.
+fn same_strides(
+    shape: &[usize],
+    found: &[usize],
+    expected: &[usize],
+    letters: &[u8],
+) -> Result<(), LayoutError> {
+    for (k, ((&d, &f), &e)) in shape.iter().zip(found).zip(expected).enumerate() {
+        if d > 1 && f != e {
+            return Err(LayoutError::StrideMismatch {
+                dim: DimName::new(k, letters),
+                expected: e as isize,
+                found: f as isize,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The placement of `r` in `layout`, if its shape and strides are that layout's (strides of
+/// size-1 dims aside).
+fn placement_in(r: &DlpackRef<'_>, layout: &DynLayout) -> Result<Placement, LayoutError> {
+    let letters = layout.letters().as_bytes();
+    match layout.format().vector() {
+        None => {
+            let placement = layout.shape(r.shape())?;
+            same_strides(r.shape(), r.strides(), placement.strides(), letters)?;
+            Ok(placement)
+        }
+        Some(_) => {
+            let placement = layout.from_physical(r.shape())?;
+            // Physical axes carry no letters: name them by position.
+            same_strides(r.shape(), r.strides(), &compact(r.shape()), b"")?;
+            Ok(placement)
+        }
+    }
+}
+
+/// `DataTypeMismatch` unless `r` holds `T`s.
+fn check_data_type<T: Element>(r: &DlpackRef<'_>) -> Result<(), LayoutError> {
+    match r.data_type() == T::DATA_TYPE {
+        true => Ok(()),
+        false => Err(LayoutError::DataTypeMismatch { expected: T::DATA_TYPE, found: r.data_type() }),
+    }
+}
+
+/// The first `len` elements of `r` as `T`s.
+fn elements<'a, T: Element>(r: &DlpackRef<'a>, len: usize) -> Result<&'a [T], DlpackError> {
+    let bytes = r.bytes().get(..len * T::SIZE).ok_or(DlpackError::Strides {
+        reason: "the tensor's strides reach fewer elements than its layout holds",
+    })?;
+    bytemuck::try_cast_slice(bytes)
+        .map_err(|_| DlpackError::Strides { reason: "the data does not start on its element's alignment: copy it (dyn_tensor) instead of viewing it" })
+}
+
+/// `r` as a view of layout `L`, without a copy: its data type must be `T`, its dims `L`'s
+/// rank (a vectorized layout: its physical axes) and its strides `L`'s wherever a dim is longer
+/// than 1 (otherwise [`LayoutError::StrideMismatch`] names the first that differs).
+pub fn tensor_view<'a, T: Element, L: Layout>(
+    r: &DlpackRef<'a>,
+) -> Result<TensorView<'a, T, L>, DlpackError> {
+    check_data_type::<T>(r)?;
+    let placement = placement_in(r, &DynLayout::of::<L>())?;
+    let shape = Shape::<L>::from_slice(placement.dims())?;
+    Ok(TensorView::<T, L>::new_in(shape, elements(r, placement.len())?)?)
+}
+
+/// `r` as a strided view of family `F` (any non-negative strides, overlapping ones included:
+/// an input only), without a copy; convert it into any layout from there.
+pub fn strided_view<'a, T: Element, F: Family>(
+    r: &DlpackRef<'a>,
+) -> Result<StridedView<'a, T, F>, DlpackError> {
+    check_data_type::<T>(r)?;
+    let (shape, strides) = (r.shape(), r.strides());
+    let wrong_rank = LayoutError::DimCount { expected: F::LETTERS.len(), found: shape.len() };
+    let dims = F::Dims::try_from_slice(shape).ok_or(wrong_rank)?;
+    let strides: Vec<isize> = strides.iter().map(|&s| s as isize).collect(); // below isize::MAX: checked span
+    let strides = F::Strides::try_from_slice(&strides).ok_or(wrong_rank)?;
+    let len = r.bytes().len() / T::SIZE;
+    Ok(StridedView::<T, F>::new(dims, strides, 0, elements(r, len)?)?)
+}
+
+/// The layouts [`dyn_tensor`] tries for a rank, in order.
+const CANDIDATES: [(usize, &[&str]); 3] =
+    [(3, &["BMN", "BNM"]), (4, &["NCHW", "NHWC", "CHWN"]), (5, &["NCDHW", "NDHWC", "CDHWN"])];
+
+/// `r` copied into a [`DynTensor`] of the first layout of its rank's family whose strides it
+/// has (see the module's size-1 rule): BMN for rank 3, images for 4, volumes for 5. A tensor
+/// of a vectorized layout exchanges its physical array, which reads as another rank's; read it
+/// with [`tensor_view`] naming the layout.
+pub fn dyn_tensor(r: &DlpackRef<'_>) -> Result<DynTensor, DlpackError> {
+    let rank = r.shape().len();
+    let Some((_, candidates)) = CANDIDATES.iter().find(|(n, _)| *n == rank) else {
+        return Err(LayoutError::RankOutOfRange { rank }.into());
+    };
+    let mut first_error = None;
+    for notation in candidates.iter() {
+        let layout = DynLayout::parse(notation).map_err(LayoutError::from)?;
+        match placement_in(r, &layout) {
+            Ok(placement) => {
+                let bytes = placement.len() * r.data_type().size();
+                let data = r.bytes().get(..bytes).ok_or(DlpackError::Strides {
+                    reason: "the tensor's strides reach fewer elements than its layout holds",
+                })?;
+                return Ok(DynTensor::from_bytes(r.data_type(), layout, placement.dims(), data)?);
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    // Against the row-major layout: the strides match no layout of the family.
+    Err(first_error.unwrap_or(LayoutError::RankOutOfRange { rank }).into())
+}

@@ -1,0 +1,154 @@
+//! DLPack's managed tensors (feature `dlpack`, through dlpark): ours handed out, theirs read.
+//!
+//! Export: the elements stay where they are; the managed tensor owns the storage (a boxed
+//! value whose heap buffer holds them) until its deleter runs. Import: a foreign tensor's data
+//! is a raw pointer no check can vouch for, so reading it is [`DlpackRef::new`], an `unsafe fn`
+//! whose caller states the pointer's contract; everything else about it (device, data type,
+//! shape, strides, byte offset, alignment, the span its strides reach) is checked here or by
+//! the code that reads the `DlpackRef`.
+
+use core::ffi::c_void;
+
+use dlpark::ffi::{DLDataType, DLDevice};
+use dlpark::metadata::Dynamic;
+
+use crate::dtype::DataType;
+use crate::error::{DlpackError, LayoutError};
+
+/// A DLPack tensor of the current (versioned) ABI: what [`crate::interop::dlpack`] exports and
+/// reads, and what dlpark's Python bindings and other Rust tensor crates exchange.
+pub type Dlpack = dlpark::versioned::Dlpack;
+
+/// DLPack's data type of each of ours (one lane each).
+pub(crate) fn dl_data_type(data_type: DataType) -> DLDataType {
+    match data_type {
+        DataType::Float => DLDataType::F32,
+        DataType::Double => DLDataType::F64,
+        DataType::Half => DLDataType::F16,
+        DataType::BFloat16 => DLDataType::BF16,
+        DataType::Int8 => DLDataType::I8,
+        DataType::Uint8 => DLDataType::U8,
+        DataType::Int32 => DLDataType::I32,
+        DataType::Int64 => DLDataType::I64,
+    }
+}
+
+fn dlpack_error(e: impl std::error::Error + Send + Sync + 'static) -> DlpackError {
+    DlpackError::Dlpack(Box::new(e))
+}
+
+/// A managed tensor over the elements `data` points to inside `owner`'s heap storage (which
+/// moving the box does not move), of `shape` and `strides` in elements; `owner` is dropped by
+/// the tensor's deleter, on whichever thread the consumer calls it.
+pub(crate) fn export<O: Send + 'static>(
+    mut owner: Box<O>,
+    data: fn(&mut O) -> *mut u8,
+    data_type: DataType,
+    shape: &[usize],
+    strides: &[usize],
+) -> Result<Dlpack, DlpackError> {
+    let as_i64 = |v: &[usize]| -> Result<Vec<i64>, DlpackError> {
+        v.iter()
+            .map(|&x| {
+                i64::try_from(x).map_err(|_| DlpackError::Strides { reason: "a dim or stride past i64" })
+            })
+            .collect()
+    };
+    let (shape, strides) = (as_i64(shape)?, as_i64(strides)?);
+    let pointer = data(&mut owner).cast::<c_void>();
+    let mut tensor = Dynamic::new(shape, strides).initialize(owner).map_err(dlpack_error)?;
+    tensor.set_data(pointer).set_device(DLDevice::CPU).set_dtype(dl_data_type(data_type));
+    // SAFETY: `pointer` points into the heap storage of `owner`, which the tensor's context now
+    // owns (the box moved, its heap buffer did not) and drops only in the deleter; the caller's
+    // shape and strides (copied into the tensor's own allocation) address elements of that
+    // storage only (they are the tensor's placement); no flags are set, which claims nothing:
+    // the storage is writable and not a copy made for the consumer.
+    Ok(unsafe { tensor.finish() })
+}
+
+/// A foreign host tensor, checked, with the bytes its strides reach: what the safe readers of
+/// [`crate::interop::dlpack`] build typed views and copies from.
+#[derive(Debug)]
+pub struct DlpackRef<'a> {
+    data_type: DataType,
+    shape: Vec<usize>,
+    strides: Vec<usize>,
+    bytes: &'a [u8],
+}
+
+impl<'a> DlpackRef<'a> {
+    /// Reads `tensor`'s metadata (dlpark's validation, then: in host memory, one of the eight
+    /// data types, no negative stride, no zero dim) and borrows the bytes its shape and strides
+    /// reach from its data pointer and byte offset.
+    ///
+    /// # Safety
+    ///
+    /// For as long as the borrow `'a` lasts, the byte-offset data pointer of `tensor` must point
+    /// to initialized memory covering every element its shape and strides address, and nothing
+    /// may write that memory (the producer included: DLPack shares memory, and Rust assumes a
+    /// `&[u8]` never changes). A tensor from a producer that keeps writing it must be copied
+    /// on its side first.
+    pub unsafe fn new(tensor: &'a Dlpack) -> Result<DlpackRef<'a>, DlpackError> {
+        let t = tensor.validate().map_err(dlpack_error)?;
+        let device = t.device();
+        if device.device_type != DLDevice::CPU.device_type {
+            return Err(DlpackError::Device {
+                device_type: device.device_type.0,
+                device_id: device.device_id,
+            });
+        }
+        let dtype = t.dtype();
+        let unknown = DlpackError::DataType { code: dtype.code.0, bits: dtype.bits, lanes: dtype.lanes };
+        let data_type = DataType::ALL.into_iter().find(|&d| dl_data_type(d) == dtype).ok_or(unknown)?;
+        let usize_of = |v: i64, what: &'static str| {
+            usize::try_from(v).map_err(|_| DlpackError::Strides { reason: what })
+        };
+        let shape =
+            t.shape().iter().map(|&d| usize_of(d, "a negative dim")).collect::<Result<Vec<_>, _>>()?;
+        let strides = t.strides_or_compact().map_err(dlpack_error)?;
+        let strides = strides
+            .iter()
+            .map(|&s| {
+                usize_of(s, "a negative stride (a mirrored axis): typed-layout addresses no such tensor")
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(k) = shape.iter().position(|&d| d == 0) {
+            return Err(LayoutError::ZeroDim { dim: crate::error::DimName::new(k, b"") }.into());
+        }
+        // The elements reached: one past the highest offset.
+        let span = shape.iter().zip(&strides).try_fold(1usize, |span, (&d, &s)| {
+            (d - 1).checked_mul(s).and_then(|reach| span.checked_add(reach))
+        });
+        let len = span.and_then(|n| n.checked_mul(data_type.size())).filter(|&b| b <= isize::MAX as usize);
+        let len = len.ok_or(DlpackError::Strides { reason: "the strides reach past the address space" })?;
+        // SAFETY: dlpark checked the pointer is non-null and the byte offset applies without
+        // overflow; the caller's contract is that `len` bytes from there (every element the
+        // shape and strides address, the highest one last) are initialized, readable and not
+        // written for `'a`.
+        let bytes = unsafe {
+            let start = t.offset_bytes_ptr().map_err(dlpack_error)?;
+            core::slice::from_raw_parts(start, len)
+        };
+        Ok(DlpackRef { data_type, shape, strides, bytes })
+    }
+
+    /// The elements' data type.
+    pub fn data_type(&self) -> DataType {
+        self.data_type
+    }
+
+    /// The dims, as the tensor gives them.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The strides, in elements (compact row-major ones where the tensor gives none).
+    pub fn strides(&self) -> &[usize] {
+        &self.strides
+    }
+
+    /// The bytes from the first element to the last one the strides reach.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}

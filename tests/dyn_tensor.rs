@@ -252,3 +252,40 @@ fn writes_through_a_mutable_view_land_in_the_tensor() {
     assert_eq!(t.as_slice::<i32>().unwrap(), &[0, 0, 0, 7]);
     assert_eq!(&t.as_bytes()[12..], &7i32.to_ne_bytes());
 }
+
+#[test]
+fn the_fused_pass_at_run_time_equals_the_typed_one() {
+    use typed_layout::cast::{relayout_cast_pad, ChannelPadded, PerChannel, Scale, Unscaled};
+    let x =
+        Tensor::<f32, Nchw>::from_fn([2, 3, 4, 5], |[n, c, h, w]| (n + 3 * c + 5 * h + 7 * w) as f32 / 7.0)
+            .unwrap();
+    let d = DynTensor::from(x.clone());
+    // f32 NCHW, C = 3 → f16 NHWC, C padded to 8.
+    let typed: ChannelPadded<f16, Nhwc> = relayout_cast_pad(&x, 8, Unscaled).unwrap();
+    let runtime =
+        d.relayout_cast_pad(DataType::Half, DynLayout::parse("NHWC").unwrap(), 8, Unscaled).unwrap();
+    assert_eq!(runtime.try_into_tensor::<f16, Nhwc>().unwrap(), *typed.tensor());
+    // → i8 NC/32HW32 with a scale (cuDNN's INT8x32 input).
+    let typed: ChannelPadded<i8, NcxHwx<32>> = relayout_cast_pad(&x, 1, Scale(20.0)).unwrap();
+    let runtime =
+        d.relayout_cast_pad(DataType::Int8, DynLayout::parse("NC/32HW32").unwrap(), 1, Scale(20.0)).unwrap();
+    assert_eq!(runtime.dims(), &[2, 32, 4, 5]);
+    assert_eq!(runtime.try_into_tensor::<i8, NcxHwx<32>>().unwrap(), *typed.tensor());
+    // u8 → f32 with per-channel normalization.
+    let rgb = Tensor::<u8, Nchw>::from_fn([1, 3, 2, 2], |[_, c, h, w]| (60 * c + 2 * h + w) as u8).unwrap();
+    let (scale, shift) = ([1.0 / 255.0, 2.0 / 255.0, 4.0 / 255.0], [-0.5, -1.0, 0.0]);
+    let per_channel = PerChannel { scale: &scale, shift: &shift };
+    let typed: ChannelPadded<f32, Nhwc> = relayout_cast_pad(&rgb, 4, per_channel).unwrap();
+    let runtime = DynTensor::from(rgb.clone())
+        .relayout_cast_pad(DataType::Float, DynLayout::parse("NHWC").unwrap(), 4, per_channel)
+        .unwrap();
+    assert_eq!(runtime.try_into_tensor::<f32, Nhwc>().unwrap(), *typed.tensor());
+    // Refusals: another family, parameters for another channel count.
+    let e = d.relayout_cast_pad(DataType::Half, DynLayout::parse("NDHWC").unwrap(), 8, Unscaled).unwrap_err();
+    assert!(matches!(e, LayoutError::FamilyMismatch { .. }), "{e}");
+    let two = PerChannel { scale: &scale[..2], shift: &shift[..2] };
+    let e = DynTensor::from(rgb)
+        .relayout_cast_pad(DataType::Float, DynLayout::parse("NHWC").unwrap(), 4, two)
+        .unwrap_err();
+    assert!(matches!(e, LayoutError::ChannelParameters { channels: 3, .. }), "{e}");
+}

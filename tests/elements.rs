@@ -325,3 +325,21 @@ fn three_sub_tensors_walk_together() {
     check::<Nhwc, Nchw>([1, 1, 1, 1]);
     check::<Nchw, Nhwc>([3, 1, 1, 9]);
 }
+
+/// Values print in logical order whatever the layout: NCHW, NHWC, NC/4HW4 and a strided view of
+/// the same values print the same text, summarized along long axes.
+#[test]
+fn values_print_in_logical_order_in_every_layout() {
+    use typed_layout::{NcxHwx, StridedView};
+    let f = |[n, c, h, w]: [usize; 4]| (1000 * n + 100 * c + 10 * h + w) as i32;
+    let nchw = typed_layout::Tensor::<i32, typed_layout::Nchw>::from_fn([1, 4, 2, 9], f).unwrap();
+    let text = nchw.to_string();
+    assert_eq!(text.lines().next(), Some("[[[[0, 1, 2, ..., 6, 7, 8],"));
+    assert_eq!(text.lines().count(), 2 * 4 + 3);
+    assert_eq!(nchw.to_layout::<typed_layout::Nhwc>().unwrap().to_string(), text);
+    assert_eq!(nchw.to_layout::<NcxHwx<4>>().unwrap().to_string(), text);
+    let strided =
+        StridedView::<i32, typed_layout::Image>::new([1, 4, 2, 9], [72, 18, 9, 1], 0, nchw.as_slice())
+            .unwrap();
+    assert_eq!(strided.to_string(), text);
+}

@@ -28,11 +28,13 @@ use crate::family::SameFamily;
 use crate::layout::{DimsOf, InLayout, Layout, Shape};
 use crate::tensor::{Storage, StorageMut, SubView, Tensor, TensorBase};
 
+mod every;
 mod nest;
 mod pixels;
 mod quantize;
 mod steps;
 
+pub use every::EveryCast;
 pub use nest::CastNest;
 pub use quantize::{quantize, Quantize, Quantized, Scales};
 pub use steps::{CastLoop, ChannelMap};
@@ -396,17 +398,27 @@ where
 
 /// [`padded_shape`] of logical `dims`.
 fn padded_dims<D: Layout>(dims: &[usize], multiple: usize) -> Result<Shape<D>, LayoutError> {
-    let letters = D::LETTERS;
+    let width = D::FORMAT.vector().map_or(1, |v| v.width);
+    Shape::<D>::from_slice(&padded(dims, D::LETTERS, width, multiple)?)
+}
+
+/// `dims` (of a family with `letters`) with C padded up to a multiple of `multiple` and of the
+/// destination's vector `width`.
+pub(crate) fn padded(
+    dims: &[usize],
+    letters: &str,
+    width: usize,
+    multiple: usize,
+) -> Result<Vec<usize>, LayoutError> {
     let c = channel_dim(letters)?;
     if multiple == 0 {
         return Err(LayoutError::NotApplicable { reason: "channels are padded to a multiple of at least 1" });
     }
     let overflow = || LayoutError::SizeOverflow { dim: DimName::new(c, letters.as_bytes()) };
-    let width = D::FORMAT.vector().map_or(1, |v| v.width);
     let step = lcm(multiple, width).ok_or_else(overflow)?;
     let mut dims = dims.to_vec();
     dims[c] = dims[c].div_ceil(step).checked_mul(step).ok_or_else(overflow)?;
-    Shape::<D>::from_slice(&dims)
+    Ok(dims)
 }
 
 pub(super) fn channel_dim(letters: &str) -> Result<usize, LayoutError> {

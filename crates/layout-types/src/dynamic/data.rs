@@ -5,6 +5,7 @@ use core::any::Any;
 
 use half::{bf16, f16};
 
+use crate::cast::{CastNest, EveryCast};
 use crate::convert::convert_geometries;
 use crate::dtype::{DataType, Element};
 use crate::error::LayoutError;
@@ -92,6 +93,21 @@ macro_rules! data {
                         convert_geometries(sg, s.slice(), dg, d.slice_mut(), letters)
                     })*
                     (s, d) => Err(LayoutError::DataTypeMismatch { expected: s.data_type(), found: d.data_type() }),
+                }
+            }
+
+            /// Runs the fused pass `plan` from these elements into `dst`'s with `cast`, each pair
+            /// of types its own monomorphized loop.
+            pub(super) fn cast_into<C: EveryCast>(&self, plan: &CastNest, dst: &mut Data, cast: C) -> Result<(), LayoutError> {
+                match self {
+                    $(Data::$variant(s) => dst.cast_from(plan, s.slice(), cast),)*
+                }
+            }
+
+            /// The second half of [`Data::cast_into`]: the destination's type.
+            fn cast_from<T: Element, C: EveryCast>(&mut self, plan: &CastNest, src: &[T], cast: C) -> Result<(), LayoutError> {
+                match self {
+                    $(Data::$variant(d) => cast.run_plan(plan, src, d.slice_mut()),)*
                 }
             }
 

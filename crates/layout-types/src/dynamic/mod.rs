@@ -6,7 +6,8 @@
 //! [`DynTensor::try_into_tensor`], [`DynTensor::view`]), checked: asking for another data type
 //! or layout is an error that names both. Conversions between runtime layouts run the loop plan
 //! every typed conversion runs, monomorphized per element type, whatever the layouts are
-//! (`NC/xHWx` with x read from a file, user families).
+//! (`NC/xHWx` with x read from a file, user families); so does the fused relayout, cast and
+//! channel padding ([`DynTensor::relayout_cast_pad`]), per pair of types.
 //!
 //! ```
 //! use typed_layout::{DataType, DynLayout, DynTensor, Nhwc, Tensor};
@@ -31,6 +32,7 @@ use crate::loops::Geometry;
 use crate::placement::Placement;
 use crate::tensor::{Tensor, TensorBase, TensorView, TensorViewMut};
 
+mod cast;
 mod data;
 
 use data::Data;

@@ -7,7 +7,9 @@
 //! * a [`TensorDesc`] is `{"version": 1, "data_type", "dims", "strides", "letters"}`, the last
 //!   `null` unless it names its dimensions ([`TensorDesc::with_letters`]);
 //! * a [`Shape<L>`](Shape) is `{"version": 1, "layout", "dims"}`, its layout's notation beside the
-//!   logical dims (these two read back in binary formats too).
+//!   logical dims (these two read back in binary formats too);
+//! * a [`DynTensor`] is `{"version": 1, "data_type", "layout", "letters", "dims", "data"}`, the
+//!   elements' bytes last (a byte string where the format has one).
 //!
 //! Stored forms carry [`FORMAT_VERSION`]; reading checks everything a constructor checks (a
 //! bad notation, dims that break the layout's rules, another layout than the one asked for, an
@@ -37,6 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::desc::{DynLayout, TensorDesc};
 use crate::dtype::DataType;
+use crate::dynamic::DynTensor;
 use crate::layout::{Layout, Shape};
 
 /// The version of the stored forms ([`TensorDesc`], [`Shape`]) this crate writes and reads.
@@ -186,5 +189,96 @@ impl<'de, L: Layout> Deserialize<'de> for Shape<L> {
             )));
         }
         Shape::<L>::from_slice(&stored.dims).map_err(de::Error::custom)
+    }
+}
+
+/// A runtime tensor's stored form: its elements' bytes (little-endian, in memory order) beside
+/// what they are.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoredTensor {
+    version: u32,
+    data_type: DataType,
+    // Notation and letters as plain strings, so that every format reads them back.
+    layout: String,
+    letters: String,
+    dims: Vec<usize>,
+    data: Bytes,
+}
+
+/// Bytes written as a byte string where the format has one (CBOR, bincode, MessagePack) and
+/// read back from one or from a sequence of numbers (JSON).
+struct Bytes(Vec<u8>);
+
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct BytesVisitor;
+        impl<'de> Visitor<'de> for BytesVisitor {
+            type Value = Bytes;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("the elements' bytes")
+            }
+            fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Bytes, E> {
+                Ok(Bytes(v.to_vec()))
+            }
+            fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Bytes, E> {
+                Ok(Bytes(v))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Bytes, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+                while let Some(b) = seq.next_element::<u8>()? {
+                    out.push(b);
+                }
+                Ok(Bytes(out))
+            }
+        }
+        d.deserialize_bytes(BytesVisitor)
+    }
+}
+
+/// `{"version": 1, "data_type", "layout", "letters", "dims", "data"}`: the data type's cuDNN
+/// name, the layout's notation and its family's letters, the logical dims, and the elements'
+/// bytes in memory order (a byte string, or numbers in JSON). Reading checks the version, the
+/// layout and dims as [`DynTensor::from_bytes`] does, and that the bytes are exactly the
+/// tensor's.
+///
+/// ```
+/// use typed_layout::{DynTensor, NcxHwx, Tensor};
+/// let t = DynTensor::from(Tensor::<i8, NcxHwx<4>>::from_fn([1, 4, 1, 2], |[_, c, _, w]| (10 * w + c) as i8)?);
+/// let json = serde_json::to_string(&t)?;
+/// assert_eq!(json, r#"{"version":1,"data_type":"CUDNN_DATA_INT8","layout":"NC/4HW4","letters":"NCHW","dims":[1,4,1,2],"data":[0,1,2,3,10,11,12,13]}"#);
+/// let back: DynTensor = serde_json::from_str(&json)?;
+/// assert_eq!(back.as_bytes(), t.as_bytes());
+/// let short = json.replace(",13]", "]");
+/// assert!(serde_json::from_str::<DynTensor>(&short).unwrap_err().to_string().starts_with("7 bytes given but the shape needs 8"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl Serialize for DynTensor {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        StoredTensor {
+            version: FORMAT_VERSION,
+            data_type: self.data_type(),
+            layout: self.layout().notation().as_str().to_owned(),
+            letters: self.layout().letters().to_owned(),
+            dims: self.dims().to_vec(),
+            data: Bytes(self.as_bytes().to_vec()),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for DynTensor {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let stored = StoredTensor::deserialize(d)?;
+        check_version(stored.version)?;
+        let layout = DynLayout::parse_in(&stored.layout, &stored.letters).map_err(de::Error::custom)?;
+        DynTensor::from_bytes(stored.data_type, layout, &stored.dims, &stored.data.0)
+            .map_err(de::Error::custom)
     }
 }

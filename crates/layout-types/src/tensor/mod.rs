@@ -13,6 +13,7 @@ use crate::layout::{Arrangement, DimsOf, InLayout, Layout, PerDimStrides, Stride
 use crate::overlap::Overlap;
 
 mod access;
+mod display;
 mod elements;
 mod iter;
 mod owned;

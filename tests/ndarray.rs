@@ -12,13 +12,53 @@ use typed_layout::{
     Ndhwc, Nhwc, PerDimStrides, RowMajor, Tensor,
 };
 
-fn value(i: &[usize]) -> i32 {
-    i.iter().fold(0, |a, &k| a * 31 + k as i32 + 1)
+/// An element per logical index, distinct within each test tensor, of each data type.
+trait Sample: typed_layout::Element {
+    fn at(i: &[usize]) -> Self;
+}
+macro_rules! sample {
+    ($($t:ty => |$p:ident| $e:expr;)*) => {$(
+        impl Sample for $t {
+            fn at(i: &[usize]) -> Self {
+                let $p = i.iter().fold(0usize, |a, &k| a * 31 + k + 1) % 127;
+                $e
+            }
+        }
+    )*};
+}
+sample! {
+    f32 => |p| p as f32;
+    f64 => |p| p as f64;
+    half::f16 => |p| half::f16::from_f32(p as f32);
+    half::bf16 => |p| half::bf16::from_f32(p as f32);
+    i8 => |p| p as i8;
+    u8 => |p| p as u8;
+    i32 => |p| p as i32;
+    i64 => |p| p as i64;
 }
 
-fn check<L: Layout + PerDimStrides>(dims: &[usize]) -> usize {
+/// Every layout of the test in one element type.
+fn every_layout<T: Sample>() -> usize {
+    let mut elements = 0;
+    elements += check::<T, Nchw>(&[2, 3, 4, 5]);
+    elements += check::<T, Nhwc>(&[2, 3, 4, 5]);
+    elements += check::<T, Chwn>(&[2, 3, 4, 5]);
+    elements += check::<T, Ncdhw>(&[2, 3, 2, 4, 5]);
+    elements += check::<T, Ndhwc>(&[2, 3, 2, 4, 5]);
+    elements += check::<T, Cdhwn>(&[2, 3, 2, 4, 5]);
+    elements += check::<T, Bmn<RowMajor>>(&[2, 3, 5]);
+    elements += check::<T, Bmn<ColMajor>>(&[2, 3, 5]);
+    elements += check::<T, Kcrs>(&[4, 3, 3, 2]);
+    elements += check::<T, Krsc>(&[4, 3, 3, 2]);
+    elements += check::<T, Kcdrs>(&[4, 3, 2, 3, 2]);
+    elements += check::<T, Kdrsc>(&[4, 3, 2, 3, 2]);
+    elements
+}
+
+fn check<T: Sample, L: Layout + PerDimStrides>(dims: &[usize]) -> usize {
+    let value = T::at;
     let d: DimsOf<L> = DimsOf::<L>::from_fn(|k| dims[k]);
-    let t = Tensor::<i32, L>::from_fn(d, |i| value(i.as_ref())).unwrap();
+    let t = Tensor::<T, L>::from_fn(d, |i| value(i.as_ref())).unwrap();
     // Zero copy out: the same memory, logical axes, every element at its index.
     let a = array_view(&t).unwrap();
     assert_eq!(a.shape(), dims, "{}", L::NOTATION);
@@ -27,23 +67,25 @@ fn check<L: Layout + PerDimStrides>(dims: &[usize]) -> usize {
         assert_eq!(*v, value(i.slice()), "{} at {:?}", L::NOTATION, i.slice());
     }
     // Zero copy back: the same memory, the same tensor.
-    let back = tensor_view::<i32, L>(a.view()).unwrap();
+    let back = tensor_view::<T, L>(a.view()).unwrap();
     assert_eq!(back.as_slice().as_ptr(), t.as_slice().as_ptr());
     assert_eq!(back.to_layout::<L>().unwrap(), t);
     // Mutable both ways: writes through the array land in the tensor, and back.
     let mut u = t.clone();
-    array_view_mut(&mut u).unwrap().iter_mut().for_each(|v| *v = -*v);
-    assert!(u.as_slice().iter().zip(t.as_slice()).all(|(a, b)| *a == -*b), "{}", L::NOTATION);
-    let mut typed = tensor_view_mut::<i32, L>(array_view_mut(&mut u).unwrap()).unwrap();
-    typed.as_mut_slice()[0] = 12345;
-    assert_eq!(u.as_slice()[0], 12345);
+    let written = T::at(&[5, 5]);
+    assert!(t.as_slice().iter().any(|v| *v != written));
+    array_view_mut(&mut u).unwrap().iter_mut().for_each(|v| *v = written);
+    assert!(u.as_slice().iter().all(|v| *v == written), "{}", L::NOTATION);
+    let mut typed = tensor_view_mut::<T, L>(array_view_mut(&mut u).unwrap()).unwrap();
+    typed.as_mut_slice()[0] = T::at(&[7, 7]);
+    assert_eq!(u.as_slice()[0], T::at(&[7, 7]));
     // Owned both ways: a standard-order array, and from it a tensor equal to the first.
-    let owned: ArrayD<i32> = to_array(&t).unwrap();
+    let owned: ArrayD<T> = to_array(&t).unwrap();
     assert!(owned.is_standard_layout());
     assert_eq!(owned.view(), a);
-    assert_eq!(tensor::<i32, L>(owned.view()).unwrap(), t);
+    assert_eq!(tensor::<T, L>(owned.view()).unwrap(), t);
     // A standard-order (row-major) array is a view of this layout only if its strides agree.
-    let standard = tensor_view::<i32, L>(owned.view());
+    let standard = tensor_view::<T, L>(owned.view());
     let row_major = {
         let mut s = vec![1isize; dims.len()];
         for k in (0..dims.len() - 1).rev() {
@@ -65,20 +107,16 @@ fn check<L: Layout + PerDimStrides>(dims: &[usize]) -> usize {
 
 #[test]
 fn every_named_layout_round_trips_with_and_without_copies() {
-    let mut elements = 0;
-    elements += check::<Nchw>(&[2, 3, 4, 5]);
-    elements += check::<Nhwc>(&[2, 3, 4, 5]);
-    elements += check::<Chwn>(&[2, 3, 4, 5]);
-    elements += check::<Ncdhw>(&[2, 3, 2, 4, 5]);
-    elements += check::<Ndhwc>(&[2, 3, 2, 4, 5]);
-    elements += check::<Cdhwn>(&[2, 3, 2, 4, 5]);
-    elements += check::<Bmn<RowMajor>>(&[2, 3, 5]);
-    elements += check::<Bmn<ColMajor>>(&[2, 3, 5]);
-    elements += check::<Kcrs>(&[4, 3, 3, 2]);
-    elements += check::<Krsc>(&[4, 3, 3, 2]);
-    elements += check::<Kcdrs>(&[4, 3, 2, 3, 2]);
-    elements += check::<Kdrsc>(&[4, 3, 2, 3, 2]);
-    assert_eq!(elements, 3 * 120 + 2 * 72 + 3 * 240 + 2 * 144 + 2 * 30);
+    // In every data type.
+    let per_type = 3 * 120 + 2 * 72 + 3 * 240 + 2 * 144 + 2 * 30;
+    assert_eq!(every_layout::<f32>(), per_type);
+    assert_eq!(every_layout::<f64>(), per_type);
+    assert_eq!(every_layout::<half::f16>(), per_type);
+    assert_eq!(every_layout::<half::bf16>(), per_type);
+    assert_eq!(every_layout::<i8>(), per_type);
+    assert_eq!(every_layout::<u8>(), per_type);
+    assert_eq!(every_layout::<i32>(), per_type);
+    assert_eq!(every_layout::<i64>(), per_type);
 }
 
 #[test]

@@ -357,6 +357,59 @@ fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     eprintln!("{row}: done");
 }
 
+/// The in-cache limit probe of the 1 MiB NCHW→NHWC rows, on one thread: the strips' access
+/// pattern without their shuffles. Per band of one cache line of channels and block of as many
+/// pixels, each source run (one channel, a line of pixels) is copied whole into one destination
+/// row (one pixel, a line of channels): the same lines read and written as the transpose, no
+/// element moved across lanes. Raced against the one-thread copy and typed-layout on one thread.
+fn probe_in_cache<T: Sample>(b: &Bench, out: &mut Vec<String>) {
+    let row = format!("{}/1MiB/NCHW->NHWC probe", T::NAME);
+    if b.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
+        return;
+    }
+    let (c, hw) = (64, (1 << 20) / T::SIZE / 64);
+    let (h, w) = plane(hw);
+    let src = Tensor::<T, Nchw>::from_fn([1, c, h, w], |i| T::at(i[1] * 7 + i[3])).unwrap();
+    let mut dst = Tensor::<T, Nhwc>::zeros([1, c, h, w]).unwrap();
+    let s = src.as_slice();
+    let mut copy_out = vec![T::default(); s.len()];
+    let mut probe_out = vec![T::default(); s.len()];
+    let e = 64 / T::SIZE; // elements of a cache line
+    let pattern = |d: &mut [T]| {
+        for c0 in (0..c).step_by(e) {
+            for p0 in (0..hw).step_by(e) {
+                for j in 0..e {
+                    d[(p0 + j) * c + c0..][..e].copy_from_slice(&s[(c0 + j) * hw + p0..][..e]);
+                }
+            }
+        }
+    };
+    let mut best = [Duration::MAX; 3];
+    for _ in 0..201 {
+        for (k, slot) in best.iter_mut().enumerate() {
+            let start = Instant::now();
+            match k {
+                0 => copy_out.copy_from_slice(black_box(s)),
+                1 => b.one_thread.install(|| convert(black_box(&src), &mut dst).unwrap()),
+                _ => pattern(black_box(&mut probe_out)),
+            }
+            *slot = (*slot).min(start.elapsed());
+        }
+    }
+    black_box((&copy_out, &probe_out));
+    let gbps = |t: Duration| (2 * s.len() * T::SIZE) as f64 / t.as_secs_f64() / 1e9;
+    let copy = gbps(best[0]);
+    out.push(format!(
+        "| {row} | {copy:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {:.2} |",
+        gbps(best[1]),
+        gbps(best[1]) / copy,
+        gbps(best[2]),
+        gbps(best[2]) / copy,
+        gbps(best[1]) / gbps(best[2]),
+    ));
+    eprintln!("{row}: done");
+}
+
 fn main() {
     // `cargo bench --bench convert -- FILTER`: cargo passes `--bench` too.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
@@ -370,6 +423,10 @@ fn main() {
     probe::<f32>(&b, &mut probes);
     probe::<f16>(&b, &mut probes);
     probe::<u8>(&b, &mut probes);
+    let mut in_cache = Vec::new();
+    probe_in_cache::<f32>(&b, &mut in_cache);
+    probe_in_cache::<f16>(&b, &mut in_cache);
+    probe_in_cache::<u8>(&b, &mut in_cache);
     print_table();
     if !probes.is_empty() {
         println!();
@@ -378,6 +435,14 @@ fn main() {
         println!("| row | strongest copy per thread GB/s | typed-layout | ÷ copy | probe | ÷ copy |");
         println!("|---|---:|---:|---:|---:|---:|");
         probes.iter().for_each(|p| println!("{p}"));
+    }
+    if !in_cache.is_empty() {
+        println!();
+        println!("## In-cache limit probe (one thread): the strips' lines without the shuffles");
+        println!();
+        println!("| row | copy_from_slice GB/s | typed-layout 1 thread | ÷ copy | probe | ÷ copy | typed-layout ÷ probe |");
+        println!("|---|---:|---:|---:|---:|---:|---:|");
+        in_cache.iter().for_each(|p| println!("{p}"));
     }
     write_csv().expect("TL_BENCH_CSV is writable");
 }

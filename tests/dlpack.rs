@@ -3,55 +3,28 @@
 //! another consumer (dlpark's ndarray adapter) and a foreign producer's tensors (ndarray through
 //! dlpark, transposed and sliced) read by us; the size-1 rule; each refusal naming the rule.
 
+mod support;
+use support::samples::{every_named_layout_and_type, logical, Sample};
+
 use dlpark::allocation::dynamic;
 use dlpark::ffi::DLManagedTensorVersioned;
 use dlpark::TryFromDlpack;
-use half::{bf16, f16};
 use ndarray::{Array4, ArrayD, ArrayViewD, Axis, Dimension, IxDyn, Slice};
 use typed_layout::interop::dlpack::{self, Dlpack, DlpackError, DlpackRef};
 use typed_layout::{
-    Bmn, Cdhwn, Chwn, ColMajor, DataType, DimArray, DimsOf, DynLayout, Element, Image, Kcdrs, Kcrs, KcxRsx,
-    Kdrsc, Krsc, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Tensor,
+    Bmn, Chwn, ColMajor, DataType, DimArray, DimsOf, DynLayout, Image, Krsc, Layout, LayoutError, Ncdhw,
+    Nchw, NcxHwx, Ndhwc, Nhwc, Tensor,
 };
-
-trait Sample: Element + dlpark::DlpackElement {
-    fn at(p: usize) -> Self;
-}
-macro_rules! sample {
-    ($($t:ty => |$v:ident| $e:expr;)*) => {$(
-        impl Sample for $t {
-            fn at(p: usize) -> Self {
-                let $v = ((p * 7 + 3) % 251) as i64;
-                $e
-            }
-        }
-    )*};
-}
-sample! {
-    f32 => |v| v as f32;
-    f64 => |v| v as f64;
-    f16 => |v| f16::from_f32(v as f32);
-    bf16 => |v| bf16::from_f32(v as f32);
-    i8 => |v| (v - 125) as i8;
-    u8 => |v| v as u8;
-    i32 => |v| v as i32;
-    i64 => |v| v;
-}
-
-fn logical<T: Sample, L: Layout>(dims: &[usize]) -> Tensor<T, L> {
-    let d: DimsOf<L> = DimsOf::<L>::from_fn(|k| dims[k]);
-    Tensor::from_fn(d, |i| T::at(i.as_ref().iter().zip(dims).fold(0, |a, (&k, &n)| a * n + k))).unwrap()
-}
 
 /// Reads a tensor we exported through dlpark's ndarray consumer: another library's reading
 /// of the same DLPack fields.
-fn through_dlpark<T: Sample>(exported: &Dlpack) -> ArrayD<T> {
+fn through_dlpark<T: Sample + dlpark::DlpackElement>(exported: &Dlpack) -> ArrayD<T> {
     // SAFETY: the tensor is ours, alive for the view, and nothing writes it.
     let view = unsafe { ArrayViewD::<T>::try_from_dlpack(exported, ()) }.unwrap();
     view.to_owned()
 }
 
-fn round_trip<T: Sample, L: Layout>(dims: &[usize]) {
+fn round_trip<T: Sample + dlpark::DlpackElement, L: Layout>(dims: &[usize]) {
     let t = logical::<T, L>(dims);
     let what = format!("{} {}", L::NOTATION, T::DATA_TYPE);
     let storage = t.as_slice().as_ptr();
@@ -83,36 +56,9 @@ fn round_trip<T: Sample, L: Layout>(dims: &[usize]) {
     }
 }
 
-macro_rules! every_type {
-    ($l:ty, $dims:expr) => {{
-        round_trip::<f32, $l>($dims);
-        round_trip::<f64, $l>($dims);
-        round_trip::<f16, $l>($dims);
-        round_trip::<bf16, $l>($dims);
-        round_trip::<i8, $l>($dims);
-        round_trip::<u8, $l>($dims);
-        round_trip::<i32, $l>($dims);
-        round_trip::<i64, $l>($dims);
-    }};
-}
-
 #[test]
 fn every_named_layout_and_type_goes_out_without_a_copy_and_comes_back() {
-    every_type!(Nchw, &[2, 3, 4, 5]);
-    every_type!(Nhwc, &[2, 3, 4, 5]);
-    every_type!(Chwn, &[2, 3, 4, 5]);
-    every_type!(NcxHwx<4>, &[2, 8, 3, 5]);
-    every_type!(NcxHwx<32>, &[1, 64, 3, 2]);
-    every_type!(Ncdhw, &[2, 3, 2, 4, 5]);
-    every_type!(Ndhwc, &[2, 3, 2, 4, 5]);
-    every_type!(Cdhwn, &[2, 3, 2, 4, 5]);
-    every_type!(Bmn<RowMajor>, &[2, 3, 7]);
-    every_type!(Bmn<ColMajor>, &[2, 3, 7]);
-    every_type!(Kcrs, &[4, 3, 3, 5]);
-    every_type!(Krsc, &[4, 3, 3, 5]);
-    every_type!(KcxRsx<4>, &[4, 8, 3, 3]);
-    every_type!(Kcdrs, &[4, 3, 2, 3, 3]);
-    every_type!(Kdrsc, &[4, 3, 2, 3, 3]);
+    every_named_layout_and_type!(round_trip);
 }
 
 #[test]

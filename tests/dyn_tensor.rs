@@ -5,42 +5,16 @@
 
 use half::{bf16, f16};
 use typed_layout::{
-    layout, Bmn, Cdhwn, Chwn, ColMajor, DataType, DimArray, DimsOf, DynLayout, DynTensor, Element, Kcdrs,
-    Kcrs, KcxRsx, Kdrsc, Krsc, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Tensor,
+    layout, Bmn, Cdhwn, Chwn, ColMajor, DataType, DynLayout, DynTensor, Element, Kcdrs, Kcrs, KcxRsx, Kdrsc,
+    Krsc, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Tensor,
 };
 
-/// An element value per logical position, distinct within each test tensor.
-trait Sample: Element + Pick {
-    fn at(i: usize) -> Self;
-}
-macro_rules! sample {
-    ($($t:ty => |$i:ident| $e:expr;)*) => {$(
-        impl Sample for $t {
-            fn at($i: usize) -> Self {
-                $e
-            }
-        }
-    )*};
-}
-sample! {
-    f32 => |i| i as f32;
-    f64 => |i| i as f64 * 0.5;
-    f16 => |i| f16::from_f32((i % 2048) as f32);
-    bf16 => |i| bf16::from_f32((i % 256) as f32);
-    i8 => |i| (i % 251) as i8;
-    u8 => |i| (i % 251) as u8;
-    i32 => |i| -(i as i32);
-    i64 => |i| i as i64 * 1_000_000_007;
-}
-
-fn value<T: Sample>(index: &[usize]) -> T {
-    T::at(index.iter().fold(0, |a, &k| a * 31 + k))
-}
+mod support;
+use support::samples::{every_named_layout_and_type, logical, Sample};
 
 /// A typed tensor of `dims` through a `DynTensor` and back, for one type and layout.
 fn round_trip<T: Sample, L: Layout>(dims: &[usize]) {
-    let d: DimsOf<L> = DimsOf::<L>::from_fn(|k| dims[k]);
-    let t = Tensor::<T, L>::from_fn(d, |i| value(i.as_ref())).unwrap();
+    let t = logical::<T, L>(dims);
     let ptr = t.as_slice().as_ptr();
     let dynamic = DynTensor::from(t.clone());
     let what = format!("{} {}", L::NOTATION, T::DATA_TYPE);
@@ -52,8 +26,8 @@ fn round_trip<T: Sample, L: Layout>(dims: &[usize]) {
     // A typed view reads the same elements; a view of another type or layout is refused.
     assert_eq!(dynamic.view::<T, L>().unwrap().to_layout::<L>().unwrap(), t, "{what}");
     assert_eq!(
-        dynamic.view::<Other<T>, L>().unwrap_err(),
-        LayoutError::DataTypeMismatch { expected: Other::<T>::DATA_TYPE, found: T::DATA_TYPE },
+        dynamic.view::<T::Other, L>().unwrap_err(),
+        LayoutError::DataTypeMismatch { expected: <T::Other as Element>::DATA_TYPE, found: T::DATA_TYPE },
         "{what}"
     );
     // Bytes out and in: the same tensor.
@@ -65,43 +39,13 @@ fn round_trip<T: Sample, L: Layout>(dims: &[usize]) {
     let back = moved.try_into_tensor::<T, L>().unwrap();
     assert_eq!(back.as_slice().as_ptr(), ptr, "{what}: a copy");
     // Asked for as another type: refused, named, and given back intact.
-    let e = DynTensor::from(back).try_into_tensor::<Other<T>, L>().unwrap_err();
+    let e = DynTensor::from(back).try_into_tensor::<T::Other, L>().unwrap_err();
     assert_eq!(
         e.error(),
-        LayoutError::DataTypeMismatch { expected: Other::<T>::DATA_TYPE, found: T::DATA_TYPE },
+        LayoutError::DataTypeMismatch { expected: <T::Other as Element>::DATA_TYPE, found: T::DATA_TYPE },
         "{what}"
     );
     assert_eq!(e.into_tensor().as_bytes().as_ptr(), ptr.cast(), "{what}: not given back");
-}
-
-/// Another data type than `T` (of any size).
-type Other<T> = <T as Pick>::Other;
-trait Pick {
-    type Other: Element;
-}
-impl Pick for f32 {
-    type Other = i32;
-}
-impl Pick for f64 {
-    type Other = i64;
-}
-impl Pick for f16 {
-    type Other = bf16;
-}
-impl Pick for bf16 {
-    type Other = f16;
-}
-impl Pick for i8 {
-    type Other = u8;
-}
-impl Pick for u8 {
-    type Other = i8;
-}
-impl Pick for i32 {
-    type Other = f32;
-}
-impl Pick for i64 {
-    type Other = f64;
 }
 
 /// The elements' bytes in the machine's order (every element type is plain old data).
@@ -109,36 +53,9 @@ fn bytes_of<T: Element>(s: &[T]) -> Vec<u8> {
     bytemuck::cast_slice(s).to_vec()
 }
 
-macro_rules! every_type {
-    ($f:ident::<$l:ty>($dims:expr)) => {{
-        $f::<f32, $l>($dims);
-        $f::<f64, $l>($dims);
-        $f::<f16, $l>($dims);
-        $f::<bf16, $l>($dims);
-        $f::<i8, $l>($dims);
-        $f::<u8, $l>($dims);
-        $f::<i32, $l>($dims);
-        $f::<i64, $l>($dims);
-    }};
-}
-
 #[test]
 fn typed_tensors_round_trip_through_dyn_tensor_on_every_named_layout_and_type() {
-    every_type!(round_trip::<Nchw>(&[2, 3, 4, 5]));
-    every_type!(round_trip::<Nhwc>(&[2, 3, 4, 5]));
-    every_type!(round_trip::<Chwn>(&[2, 3, 4, 5]));
-    every_type!(round_trip::<NcxHwx<4>>(&[2, 8, 3, 5]));
-    every_type!(round_trip::<NcxHwx<32>>(&[1, 64, 3, 2]));
-    every_type!(round_trip::<Ncdhw>(&[2, 3, 2, 4, 5]));
-    every_type!(round_trip::<Ndhwc>(&[2, 3, 2, 4, 5]));
-    every_type!(round_trip::<Cdhwn>(&[2, 3, 2, 4, 5]));
-    every_type!(round_trip::<Bmn<RowMajor>>(&[2, 3, 7]));
-    every_type!(round_trip::<Bmn<ColMajor>>(&[2, 3, 7]));
-    every_type!(round_trip::<Kcrs>(&[4, 3, 3, 5]));
-    every_type!(round_trip::<Krsc>(&[4, 3, 3, 5]));
-    every_type!(round_trip::<KcxRsx<4>>(&[4, 8, 3, 3]));
-    every_type!(round_trip::<Kcdrs>(&[4, 3, 2, 3, 3]));
-    every_type!(round_trip::<Kdrsc>(&[4, 3, 2, 3, 3]));
+    every_named_layout_and_type!(round_trip);
 }
 
 /// `DynTensor::to_layout` from `S` into `D`, both named at run time only, against the typed
@@ -147,8 +64,7 @@ fn runtime_conversion<T: Sample, S: Layout, D: Layout>(dims: &[usize])
 where
     D::Family: typed_layout::SameFamily<S::Family>,
 {
-    let d: DimsOf<S> = DimsOf::<S>::from_fn(|k| dims[k]);
-    let t = Tensor::<T, S>::from_fn(d, |i| value(i.as_ref())).unwrap();
+    let t = logical::<T, S>(dims);
     let expected = t.to_layout::<D>().unwrap();
     let source = DynTensor::from_bytes(
         T::DATA_TYPE,
@@ -190,11 +106,11 @@ fn a_vector_width_and_a_family_known_only_at_run_time() {
     // x read from a config: NC/8HW8 equals the typed NcxHwx<8>.
     let x = "8";
     let layout = DynLayout::parse(&format!("NC/{x}HW{x}")).unwrap();
-    let t = Tensor::<f32, Nchw>::from_fn([2, 16, 3, 3], |i| value(i.as_ref())).unwrap();
+    let t = logical::<f32, Nchw>(&[2, 16, 3, 3]);
     let converted = DynTensor::from(t.clone()).to_layout(layout).unwrap();
     assert_eq!(converted.try_into_tensor::<f32, NcxHwx<8>>().unwrap(), t.to_layout::<NcxHwx<8>>().unwrap());
     // A user family parsed at run time: the same bytes as its typed declaration.
-    let clip = Tensor::<i32, Ntcdhw>::from_fn([2, 3, 4, 2, 3, 5], |i| value(i.as_ref())).unwrap();
+    let clip = logical::<i32, Ntcdhw>(&[2, 3, 4, 2, 3, 5]);
     let runtime =
         DynTensor::from(clip.clone()).to_layout(DynLayout::parse_in("NTDHWC", "NTCDHW").unwrap()).unwrap();
     assert_eq!(runtime.layout(), DynLayout::of::<Ntdhwc>());

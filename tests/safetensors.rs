@@ -5,45 +5,16 @@
 
 use std::process::Command;
 
-use half::{bf16, f16};
+mod support;
+use support::samples::{every_named_layout_and_type, logical, Sample};
+
+use half::f16;
 use safetensors::tensor::{serialize, Dtype, TensorView as RefView};
 use typed_layout::interop::safetensors::{MappedFile, Safetensors, SafetensorsError, Writer};
 use typed_layout::{
-    layout, Bmn, Cdhwn, Chwn, ColMajor, DataType, DimArray, DimsOf, DynLayout, DynTensor, Element, Kcdrs,
-    Kcrs, KcxRsx, Kdrsc, Krsc, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Shape,
-    Tensor,
+    layout, Bmn, Chwn, ColMajor, DataType, DynLayout, DynTensor, Kcrs, Krsc, Layout, LayoutError, Ncdhw,
+    Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Shape, Tensor,
 };
-
-/// The element at logical row-major position `p`: `(p * 7 + 3) % 251` (i8: minus 125), the
-/// formula of `tests/fixtures/*.py` too.
-trait Sample: Element + Pick {
-    fn at(p: usize) -> Self;
-}
-macro_rules! sample {
-    ($($t:ty => |$v:ident| $e:expr;)*) => {$(
-        impl Sample for $t {
-            fn at(p: usize) -> Self {
-                let $v = ((p * 7 + 3) % 251) as i64;
-                $e
-            }
-        }
-    )*};
-}
-sample! {
-    f32 => |v| v as f32;
-    f64 => |v| v as f64;
-    f16 => |v| f16::from_f32(v as f32);
-    bf16 => |v| bf16::from_f32(v as f32);
-    i8 => |v| (v - 125) as i8;
-    u8 => |v| v as u8;
-    i32 => |v| v as i32;
-    i64 => |v| v;
-}
-
-fn logical<T: Sample, L: Layout>(dims: &[usize]) -> Tensor<T, L> {
-    let d: DimsOf<L> = DimsOf::<L>::from_fn(|k| dims[k]);
-    Tensor::from_fn(d, |i| T::at(i.as_ref().iter().zip(dims).fold(0, |a, (&k, &n)| a * n + k))).unwrap()
-}
 
 /// One type and layout through a file: every way back.
 fn round_trip<T: Sample, L: Layout>(dims: &[usize]) {
@@ -62,53 +33,16 @@ fn round_trip<T: Sample, L: Layout>(dims: &[usize]) {
     assert!(inside.contains(&view.as_slice().as_ptr().cast()), "{what}: the view is a copy");
     assert_eq!(view.to_layout::<L>().unwrap(), t, "{what}");
     // Another type is refused, naming both.
-    let e = file.load_as::<Other<T>, L>("t").unwrap_err();
+    let e = file.load_as::<T::Other, L>("t").unwrap_err();
     assert!(
         matches!(e, SafetensorsError::Layout { error: LayoutError::DataTypeMismatch { found, .. }, .. } if found == T::DATA_TYPE),
         "{what}: {e}"
     );
 }
 
-/// Another data type than `T`.
-type Other<T> = <T as Pick>::Other;
-trait Pick {
-    type Other: Element;
-}
-macro_rules! pick {
-    ($($t:ty => $o:ty),*) => {$(impl Pick for $t { type Other = $o; })*};
-}
-pick!(f32 => i32, f64 => i64, f16 => bf16, bf16 => f16, i8 => u8, u8 => i8, i32 => f32, i64 => f64);
-
-macro_rules! every_type {
-    ($l:ty, $dims:expr) => {{
-        round_trip::<f32, $l>($dims);
-        round_trip::<f64, $l>($dims);
-        round_trip::<f16, $l>($dims);
-        round_trip::<bf16, $l>($dims);
-        round_trip::<i8, $l>($dims);
-        round_trip::<u8, $l>($dims);
-        round_trip::<i32, $l>($dims);
-        round_trip::<i64, $l>($dims);
-    }};
-}
-
 #[test]
 fn every_named_layout_and_type_comes_back_as_itself() {
-    every_type!(Nchw, &[2, 3, 4, 5]);
-    every_type!(Nhwc, &[2, 3, 4, 5]);
-    every_type!(Chwn, &[2, 3, 4, 5]);
-    every_type!(NcxHwx<4>, &[2, 8, 3, 5]);
-    every_type!(NcxHwx<32>, &[1, 64, 3, 2]);
-    every_type!(Ncdhw, &[2, 3, 2, 4, 5]);
-    every_type!(Ndhwc, &[2, 3, 2, 4, 5]);
-    every_type!(Cdhwn, &[2, 3, 2, 4, 5]);
-    every_type!(Bmn<RowMajor>, &[2, 3, 7]);
-    every_type!(Bmn<ColMajor>, &[2, 3, 7]);
-    every_type!(Kcrs, &[4, 3, 3, 5]);
-    every_type!(Krsc, &[4, 3, 3, 5]);
-    every_type!(KcxRsx<4>, &[4, 8, 3, 3]);
-    every_type!(Kcdrs, &[4, 3, 2, 3, 3]);
-    every_type!(Kdrsc, &[4, 3, 2, 3, 3]);
+    every_named_layout_and_type!(round_trip);
 }
 
 layout! {

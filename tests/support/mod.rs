@@ -8,6 +8,7 @@ pub(crate) mod emulator;
 #[cfg(feature = "gpu")]
 pub(crate) mod images;
 pub(crate) mod model;
+pub(crate) mod samples;
 pub(crate) mod tracer;
 
 use half::f16;

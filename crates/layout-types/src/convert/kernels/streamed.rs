@@ -138,8 +138,12 @@ pub(super) fn by_strips<T: Element>(
         (along_rows, tr, tc) = (true, SWEEP_BYTES / T::SIZE, strips.cols());
     }
     let tile = (tr.next_multiple_of(strips.rows()), tc.next_multiple_of(strips.cols()));
-    // Streamed destination lines never enter the cache: prefetching them would only evict.
-    let walk_near = !(along_rows && strips.streaming());
+    // Prefetch the next tile's near side only for a streamed (large) plane whose near side is
+    // the source: streamed destination lines never enter the cache (prefetching them would
+    // only evict), and an unstreamed plane is under the streaming threshold, in the caches
+    // already, where walking its lines cost more than it saved (f32 NCHW→NHWC at 1 MiB on one
+    // thread: 13–15 GB/s with the walk, 26–28 without, beside a 47–52 GB/s copy).
+    let walk_near = strips.streaming() && !along_rows;
     let mut tiles = tiles(n_rows, n_cols, tile).peekable();
     while let Some((r_tile, c_tile)) = tiles.next() {
         let bands = match along_rows {

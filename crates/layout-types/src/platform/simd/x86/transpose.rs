@@ -81,20 +81,19 @@ macro_rules! strips {
                 ds: usize,
             ) {
                 const { assert!(E * W == V && B * V == super::LINE) };
-                // Block `b`: its `E` source runs, transposed.
-                let block = |b: usize| {
-                    let mut v = [$zero(); E];
-                    for (j, r) in v.iter_mut().enumerate() {
-                        // SAFETY: source run `b * E + j` is inside `src` (the caller's contract).
-                        *r = unsafe { $load(src.add((b * E + j) * ss).cast()) };
-                    }
-                    in_lanes::<W, E, M>(&mut v);
-                    cross::<W, E>(v)
-                };
+                // Each block is loaded, transposed and stored in this body (no closure: one was
+                // compiled out of line, its registers returned through memory, and f16 strips
+                // ran at half speed in cache).
                 if STREAM {
                     // Every block first, then each row's blocks back to back: whole lines, one
                     // at a time.
-                    let rows: [[$reg; E]; B] = core::array::from_fn(block);
+                    let mut rows = [[$zero(); E]; B];
+                    for (b, block) in rows.iter_mut().enumerate() {
+                        // SAFETY: block `b`'s source runs are inside `src` (the caller's contract).
+                        let mut v = unsafe { load::<E>(src, ss, b) };
+                        in_lanes::<W, E, M>(&mut v);
+                        *block = cross::<W, E>(v);
+                    }
                     for r in 0..E {
                         for (b, block) in rows.iter().enumerate() {
                             // SAFETY: row `r`'s bytes of block `b` are inside `dst` and start
@@ -106,13 +105,33 @@ macro_rules! strips {
                     // Ordinary stores need no whole lines: each block's rows go out at once, so
                     // no more than one block is ever held in registers.
                     for b in 0..B {
-                        for (r, row) in block(b).iter().enumerate() {
+                        // SAFETY: block `b`'s source runs are inside `src` (the caller's contract).
+                        let mut v = unsafe { load::<E>(src, ss, b) };
+                        in_lanes::<W, E, M>(&mut v);
+                        for (r, row) in cross::<W, E>(v).iter().enumerate() {
                             // SAFETY: row `r`'s bytes of block `b` are inside `dst` (the
                             // caller's contract).
                             unsafe { $store(dst.add(r * ds + b * V).cast(), *row) };
                         }
                     }
                 }
+            }
+
+            /// Block `b`'s `E` source runs, one register each: run `j` at `(b * E + j) * ss`
+            /// bytes from `src`.
+            ///
+            /// # Safety
+            ///
+            /// The CPU has the feature; those bytes are inside a live allocation.
+            #[target_feature(enable = $feature)]
+            #[inline]
+            unsafe fn load<const E: usize>(src: *const u8, ss: usize, b: usize) -> [$reg; E] {
+                let mut v = [$zero(); E];
+                for (j, r) in v.iter_mut().enumerate() {
+                    // SAFETY: source run `b * E + j` is inside `src` (the caller's contract).
+                    *r = unsafe { $load(src.add((b * E + j) * ss).cast()) };
+                }
+                v
             }
 
             /// `count` strips, the `i`-th at `src + i * src_step` and `dst + i * dst_step`, then

@@ -143,10 +143,16 @@ fn foreign_tensors_are_read_as_their_strides_say() {
         dlpack::tensor_view::<i32, Nchw>(&r).unwrap_err(),
         DlpackError::Layout(LayoutError::StrideMismatch { .. })
     ));
-    assert!(matches!(
-        dlpack::dyn_tensor(&r).unwrap_err(),
-        DlpackError::Layout(LayoutError::StrideMismatch { .. })
-    ));
+    // A copy reads it element by element into the row-major layout.
+    let copy = dlpack::dyn_tensor(&r).unwrap();
+    assert_eq!(copy.layout(), DynLayout::parse("NCHW").unwrap());
+    assert_eq!(copy.as_slice::<i32>().unwrap(), every_other.as_slice());
+    // A rank no family of the exchange has.
+    let exported = foreign(ArrayD::<f32>::zeros(IxDyn(&[2, 3])));
+    // SAFETY: as above.
+    let r = unsafe { DlpackRef::new(&exported) }.unwrap();
+    let e = dlpack::dyn_tensor(&r).unwrap_err();
+    assert!(e.to_string().starts_with("dyn_tensor reads ranks 3 (BMN), 4 (images) and 5 (volumes)"), "{e}");
 }
 
 #[test]
@@ -197,4 +203,47 @@ fn refusals_name_the_rule() {
     let r = unsafe { DlpackRef::new(&exported) }.unwrap();
     let e = dlpack::tensor_view::<i8, NcxHwx<4>>(&r).unwrap_err();
     assert!(matches!(e, DlpackError::Layout(LayoutError::LaneCount { found: 32, width: 4, .. })), "{e}");
+}
+
+/// A padded tensor (a partially packed layout with room between its images) goes out with its
+/// padding in the strides: another consumer reads the right elements, a view of the packed
+/// layout is refused, and a strided view reads it.
+#[test]
+fn padded_tensors_keep_their_padding_in_the_strides() {
+    typed_layout::layout! {
+        /// NHWC images with room between them.
+        pub struct NhwcSpaced = "NHWC, HWC-packed";
+        /// NC/4HW4 images with room between them.
+        pub struct Nc4Spaced = "NC/4HW4, CHW-packed";
+    }
+    // NHWC, images 20 elements apart (18 of data).
+    let shape = typed_layout::Shape::<NhwcSpaced>::with_strides([2, 3, 2, 3], [20, 1, 9, 3]).unwrap();
+    let mut t = Tensor::<f32, NhwcSpaced>::filled_in(shape, -1.0).unwrap();
+    let values = logical::<f32, Nchw>(&[2, 3, 2, 3]);
+    t.copy_from(&values).unwrap();
+    let exported = dlpack::export(t).unwrap();
+    // SAFETY: ours, alive, unwritten.
+    let r = unsafe { DlpackRef::new(&exported) }.unwrap();
+    assert_eq!(r.strides(), &[20, 1, 9, 3]);
+    let array = through_dlpark::<f32>(&exported);
+    for (i, v) in array.indexed_iter() {
+        assert_eq!(*v, values[[i[0], i[1], i[2], i[3]]], "at {:?}", i.slice());
+    }
+    assert!(dlpack::tensor_view::<f32, Nhwc>(&r).is_err());
+    assert_eq!(dlpack::strided_view::<f32, Image>(&r).unwrap().to_layout::<Nchw>().unwrap(), values);
+    assert_eq!(dlpack::dyn_tensor(&r).unwrap().as_slice::<f32>().unwrap(), values.as_slice());
+    // NC/4HW4, images 40 elements apart (32 of data): the physical axes keep the padding.
+    let shape = typed_layout::Shape::<Nc4Spaced>::with_strides([2, 8, 2, 2], [40, 16, 8, 4]).unwrap();
+    let mut t = Tensor::<f32, Nc4Spaced>::filled_in(shape, -1.0).unwrap();
+    let values = logical::<f32, Nchw>(&[2, 8, 2, 2]);
+    t.copy_from(&values).unwrap();
+    let exported = dlpack::export(t).unwrap();
+    // SAFETY: ours, alive, unwritten.
+    let r = unsafe { DlpackRef::new(&exported) }.unwrap();
+    assert_eq!((r.shape(), r.strides()), (&[2, 2, 2, 2, 4][..], &[40, 16, 8, 4, 1][..]));
+    let array = through_dlpark::<f32>(&exported);
+    for (i, v) in array.indexed_iter() {
+        let c = i[1] * 4 + i[4];
+        assert_eq!(*v, values[[i[0], c, i[2], i[3]]], "at {:?}", i.slice());
+    }
 }

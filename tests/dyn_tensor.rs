@@ -45,7 +45,7 @@ fn round_trip<T: Sample, L: Layout>(dims: &[usize]) {
         LayoutError::DataTypeMismatch { expected: <T::Other as Element>::DATA_TYPE, found: T::DATA_TYPE },
         "{what}"
     );
-    assert_eq!(e.into_tensor().as_bytes().as_ptr(), ptr.cast(), "{what}: not given back");
+    assert_eq!(e.into_inner().as_bytes().as_ptr(), ptr.cast(), "{what}: not given back");
 }
 
 /// The elements' bytes in the machine's order (every element type is plain old data).
@@ -135,7 +135,7 @@ fn mismatches_are_refused_naming_what_differs() {
         DynTensor::zeros(DataType::Half, DynLayout::parse("NHWC").unwrap(), &[1, 3, 4, 4]).unwrap();
     assert_eq!(
         t.convert_into(&mut halves).unwrap_err(),
-        LayoutError::DataTypeMismatch { expected: DataType::Float, found: DataType::Half }
+        LayoutError::DataTypeMismatch { expected: DataType::Half, found: DataType::Float }
     );
     // Other dims.
     let mut other =
@@ -204,4 +204,33 @@ fn the_fused_pass_at_run_time_equals_the_typed_one() {
         .relayout_cast_pad(DataType::Float, DynLayout::parse("NHWC").unwrap(), 4, two)
         .unwrap_err();
     assert!(matches!(e, LayoutError::ChannelParameters { channels: 3, .. }), "{e}");
+}
+
+#[test]
+fn strided_bytes_compare_and_print_like_typed_tensors() {
+    let nchw = DynLayout::parse("NCHW").unwrap();
+    // A 2 × 3 × 2 × 2 NHWC array read through its strides into NCHW.
+    let typed = logical::<i32, Nhwc>(&[2, 3, 2, 2]);
+    let bytes: Vec<u8> = typed.as_slice().iter().flat_map(|v| v.to_ne_bytes()).collect();
+    let t =
+        DynTensor::from_strided_bytes(DataType::Int32, nchw, &[2, 3, 2, 2], &[12, 1, 6, 3], &bytes).unwrap();
+    assert_eq!(t, DynTensor::from(typed.to_layout::<Nchw>().unwrap()));
+    assert_ne!(t, DynTensor::from(typed.clone()), "another layout is another tensor");
+    // It prints as the typed tensor does, in logical order, whatever the layout.
+    assert_eq!(t.to_string(), typed.to_string());
+    assert_eq!(DynTensor::from(typed.clone()).to_string(), typed.to_string());
+    // Refusals: a stride count other than the rank, bytes that end before the last element,
+    // bytes off the element's alignment.
+    let e =
+        DynTensor::from_strided_bytes(DataType::Int32, nchw, &[2, 3, 2, 2], &[12, 1, 6], &bytes).unwrap_err();
+    assert_eq!(e, LayoutError::StrideCount { dims: 4, strides: 3 });
+    let e = DynTensor::from_strided_bytes(DataType::Int32, nchw, &[2, 3, 2, 2], &[12, 1, 6, 3], &bytes[..90])
+        .unwrap_err();
+    assert_eq!(e, LayoutError::ByteLength { expected: 96, found: 90 });
+    let e = DynTensor::from_strided_bytes(DataType::Int32, nchw, &[1, 1, 1, 2], &[2, 2, 2, 1], &bytes[1..9])
+        .unwrap_err();
+    assert!(matches!(e, LayoutError::NotApplicable { .. }), "{e}");
+    // A physical shape whose groups overflow is refused, not wrapped.
+    let e = DynLayout::parse("NC/32HW32").unwrap().from_physical(&[1, usize::MAX, 1, 1, 32]).unwrap_err();
+    assert!(matches!(e, LayoutError::SizeOverflow { .. }), "{e}");
 }

@@ -204,6 +204,11 @@ fn bad_files_and_bad_requests_are_refused_naming_the_rule() {
         ),
         "{e}"
     );
+    // A layout stated for a tensor the file records another for.
+    let file =
+        with(vec![1, 2, 2, 2], &[("typed_layout.layout.t", "NHWC"), ("typed_layout.letters.t", "NCHW")]);
+    let e = Safetensors::new(&file).unwrap().load_in("t", DynLayout::parse("NCHW").unwrap()).unwrap_err();
+    assert!(e.to_string().contains("the file records NHWC for this tensor, not NCHW"), "{e}");
     // Not a file at all.
     assert!(matches!(Safetensors::new(b"not a file").unwrap_err(), SafetensorsError::Format(_)));
     // The writer: one tensor per name, dense storage only.

@@ -155,4 +155,23 @@ proptest! {
         let short = format!("{}]}}", &json[..cut]);
         prop_assert!(serde_json::from_str::<typed_layout::DynTensor>(&short).is_err());
     }
+
+}
+
+#[test]
+fn a_padded_runtime_tensor_is_refused_not_written_wrong() {
+    typed_layout::layout! {
+        /// NHWC images with room between them.
+        pub struct NhwcSpaced = "NHWC, HWC-packed";
+    }
+    let shape = Shape::<NhwcSpaced>::with_strides([2, 1, 2, 2], [5, 1, 2, 1]).unwrap();
+    let padded = typed_layout::DynTensor::from(
+        typed_layout::Tensor::<f32, NhwcSpaced>::filled_in(shape, 1.0).unwrap(),
+    );
+    let e = serde_json::to_string(&padded).unwrap_err();
+    assert!(e.to_string().starts_with("a padded runtime tensor is stored packed"), "{e}");
+    let packed = padded.to_layout(padded.layout()).unwrap();
+    let back: typed_layout::DynTensor =
+        serde_json::from_str(&serde_json::to_string(&packed).unwrap()).unwrap();
+    assert_eq!(back, packed);
 }

@@ -129,8 +129,8 @@ impl DynLayout {
                 Part::Lane { .. } if extent != width => {
                     return Err(LayoutError::LaneCount { dim, found: extent, width });
                 }
-                // Groups times lanes; an overflow is the derivation's to refuse.
-                _ => dims[axis.dim].saturating_mul(extent),
+                // Groups times lanes.
+                _ => dims[axis.dim].checked_mul(extent).ok_or(LayoutError::SizeOverflow { dim })?,
             };
         }
         self.shape(&dims[..self.rank])

@@ -2,6 +2,7 @@
 //! typed tensor moves in and out without a copy and every element stays aligned.
 
 use core::any::Any;
+use core::fmt;
 
 use half::{bf16, f16};
 
@@ -10,7 +11,8 @@ use crate::convert::convert_geometries;
 use crate::dtype::{DataType, Element};
 use crate::error::LayoutError;
 use crate::loops::Geometry;
-use crate::tensor::{Owned, Storage, StorageMut};
+use crate::placement::Placement;
+use crate::tensor::{nested, Owned, Storage, StorageMut};
 
 /// Declares [`Data`] with one variant per data type (named as [`DataType`]'s) and the
 /// operations that dispatch on it.
@@ -92,7 +94,26 @@ macro_rules! data {
                     $((Data::$variant(s), Data::$variant(d)) => {
                         convert_geometries(sg, s.slice(), dg, d.slice_mut(), letters)
                     })*
-                    (s, d) => Err(LayoutError::DataTypeMismatch { expected: s.data_type(), found: d.data_type() }),
+                    // The destination's type is the one asked for.
+                    (s, d) => Err(LayoutError::DataTypeMismatch { expected: d.data_type(), found: s.data_type() }),
+                }
+            }
+
+            /// Copies the elements `bytes` holds, placed by `sg` (elements of this buffer's type,
+            /// in the machine's byte order, aligned), to the same logical indices of this buffer.
+            pub(super) fn convert_from_bytes(
+                &mut self,
+                sg: &Geometry,
+                bytes: &[u8],
+                dg: &Geometry,
+                letters: &[u8],
+            ) -> Result<(), LayoutError> {
+                let misaligned = LayoutError::NotApplicable { reason: "elements copied from bytes start on their alignment" };
+                match self {
+                    $(Data::$variant(d) => {
+                        let s: &[$t] = bytemuck::try_cast_slice(bytes).map_err(|_| misaligned)?;
+                        convert_geometries(sg, s, dg, d.slice_mut(), letters)
+                    })*
                 }
             }
 
@@ -108,6 +129,30 @@ macro_rules! data {
             fn cast_from<T: Element, C: EveryCast>(&mut self, plan: &CastNest, src: &[T], cast: C) -> Result<(), LayoutError> {
                 match self {
                     $(Data::$variant(d) => cast.run_plan(plan, src, d.slice_mut()),)*
+                }
+            }
+
+            /// Whether both hold the same type and equal elements (by the type's `==`).
+            pub(super) fn same_elements(&self, other: &Data) -> bool {
+                match (self, other) {
+                    $((Data::$variant(a), Data::$variant(b)) => a.slice() == b.slice(),)*
+                    _ => false,
+                }
+            }
+
+            /// The values placed by `placement`, as nested brackets in logical order.
+            pub(super) fn fmt_values(&self, f: &mut fmt::Formatter<'_>, placement: &Placement) -> fmt::Result {
+                match self {
+                    $(Data::$variant(o) => {
+                        let s = o.slice();
+                        nested(f, placement.dims(), &mut |index, f| {
+                            // Every logical index is inside the placement.
+                            match placement.offset(index).ok().and_then(|k| s.get(k)) {
+                                Some(v) => fmt::Display::fmt(v, f),
+                                None => f.write_str("?"),
+                            }
+                        })
+                    })*
                 }
             }
 

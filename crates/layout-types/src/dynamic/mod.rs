@@ -54,7 +54,7 @@ use data::Data;
 /// assert!(matches!(e.error(), LayoutError::LayoutMismatch { .. }));
 /// assert_eq!(e.to_string(), "the tensor is in layout NC/32HW32 but NCHW was asked for: \
 ///     a typed tensor keeps the layout its bytes are in (convert it instead)");
-/// let back: Tensor<i8, NcxHwx<32>> = e.into_tensor().try_into_tensor()?;
+/// let back: Tensor<i8, NcxHwx<32>> = e.into_inner().try_into_tensor()?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
@@ -109,6 +109,55 @@ impl DynTensor {
         let mut data = Data::zeroed(data_type, placement.len(), expected)?;
         data.bytes_mut().copy_from_slice(bytes);
         Ok(DynTensor { layout, placement, data })
+    }
+
+    /// A tensor of `dims` packed in `layout`, its elements copied from `bytes`, where the
+    /// element at logical `index` lies `Σ index[k]·strides[k]` elements from the start: any
+    /// non-negative strides, gaps and overlaps included (what a foreign array's strides
+    /// describe). Fails with [`LayoutError::StrideCount`] for a stride count other than the
+    /// rank, [`LayoutError::ByteLength`] when `bytes` ends before the last element the strides
+    /// reach, and [`LayoutError::NotApplicable`] when it does not start on the element's
+    /// alignment.
+    ///
+    /// ```
+    /// use typed_layout::{DataType, DynLayout, DynTensor};
+    /// // Every other column of a 1 × 1 × 2 × 4 image of u8: strides 8, 8, 4, 2 over 7 bytes.
+    /// let bytes = [10, 0, 11, 0, 12, 0, 13];
+    /// let t = DynTensor::from_strided_bytes(DataType::Uint8, DynLayout::parse("NCHW")?, &[1, 1, 2, 2], &[8, 8, 4, 2], &bytes)?;
+    /// assert_eq!(t.as_bytes(), &[10, 11, 12, 13]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_strided_bytes(
+        data_type: DataType,
+        layout: DynLayout,
+        dims: &[usize],
+        strides: &[usize],
+        bytes: &[u8],
+    ) -> Result<Self, LayoutError> {
+        let mut out = DynTensor::zeros(data_type, layout, dims)?;
+        if strides.len() != dims.len() {
+            return Err(LayoutError::StrideCount { dims: dims.len(), strides: strides.len() });
+        }
+        // Bytes up to the end of the last element the strides reach.
+        let span = dims
+            .iter()
+            .zip(strides)
+            .try_fold(1usize, |span, (&d, &s)| span.checked_add((d - 1).checked_mul(s)?));
+        let needed = span.and_then(|n| n.checked_mul(data_type.size())).filter(|&n| n <= isize::MAX as usize);
+        match needed {
+            Some(n) if n <= bytes.len() => {}
+            _ => {
+                return Err(LayoutError::ByteLength {
+                    expected: needed.unwrap_or(usize::MAX),
+                    found: bytes.len(),
+                })
+            }
+        }
+        let strides: Vec<isize> = strides.iter().map(|&s| s as isize).collect(); // each below the span
+        let sg = Geometry::strided(dims, &strides, 0);
+        let dg = Geometry::packed(&out.placement);
+        out.data.convert_from_bytes(&sg, bytes, &dg, layout.letters().as_bytes())?;
+        Ok(out)
     }
 
     /// The elements' data type.
@@ -264,6 +313,31 @@ impl<T: Element, L: Layout> From<Tensor<T, L>> for DynTensor {
     }
 }
 
+impl PartialEq for DynTensor {
+    /// Same data type, layout and storage placement, and equal elements (by the element type's
+    /// `==`, as typed tensors compare: NaN differs from itself).
+    fn eq(&self, other: &Self) -> bool {
+        self.layout == other.layout
+            && self.placement == other.placement
+            && self.data.same_elements(&other.data)
+    }
+}
+
+impl fmt::Display for DynTensor {
+    /// The values in logical order, as a typed tensor of the same layout prints them.
+    ///
+    /// ```
+    /// use typed_layout::{DynTensor, Nhwc, Tensor};
+    /// let t = Tensor::<u8, Nhwc>::from_fn([1, 2, 1, 3], |[_, c, _, w]| (10 * c + w) as u8)?;
+    /// let text = t.to_string();
+    /// assert_eq!(DynTensor::from(t).to_string(), text);
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.data.fmt_values(f, &self.placement)
+    }
+}
+
 impl fmt::Debug for DynTensor {
     /// Data type, layout and dims, not the elements.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -290,7 +364,7 @@ impl IntoTensorError {
     }
 
     /// The tensor, unchanged.
-    pub fn into_tensor(self) -> DynTensor {
+    pub fn into_inner(self) -> DynTensor {
         self.inner.1
     }
 }

@@ -33,6 +33,12 @@ pub enum DlpackError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// A zero-copy view of data that does not start on its element's alignment (copy it with
+    /// `dyn_tensor`, or have the producer align it).
+    Misaligned {
+        /// The element's alignment, in bytes.
+        align: usize,
+    },
     /// The DLPack crate's own checks refused the tensor (its ABI version, its metadata), or
     /// could not allocate it.
     Dlpack(Box<dyn std::error::Error + Send + Sync>),
@@ -51,6 +57,10 @@ impl fmt::Display for DlpackError {
                 "DLPack data type (code {code}, {bits} bits, {lanes} lanes) is not one of cuDNN's data types: f32, f64, f16, bf16, i8, u8, i32, i64, one lane each"
             ),
             DlpackError::Strides { reason } => write!(f, "{reason}"),
+            DlpackError::Misaligned { align } => write!(
+                f,
+                "the data does not start on a multiple of {align} bytes: a zero-copy view needs its elements aligned (copy it with dyn_tensor instead)"
+            ),
             DlpackError::Dlpack(e) => write!(f, "DLPack: {e}"),
         }
     }

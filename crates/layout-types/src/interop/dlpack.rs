@@ -75,25 +75,13 @@ pub fn export_dyn(tensor: DynTensor) -> Result<Dlpack, DlpackError> {
 }
 
 /// The shape and strides a tensor of `layout` and `placement` is exchanged with: logical dims
-/// and strides, or for a vectorized layout its physical axes, compact.
+/// and strides, or for a vectorized layout its physical axes and their strides (compact for a
+/// packed tensor; a padded one's padding stays in them).
 fn exchanged(layout: &DynLayout, placement: &Placement) -> (Vec<usize>, Vec<usize>) {
     match layout.format().vector() {
         None => (placement.dims().to_vec(), placement.strides().to_vec()),
-        Some(_) => {
-            let shape: Vec<usize> = placement.axes().iter().map(|a| a.extent).collect();
-            let strides = compact(&shape);
-            (shape, strides)
-        }
+        Some(_) => placement.axes().iter().map(|a| (a.extent, a.stride)).unzip(),
     }
-}
-
-/// Row-major strides of `shape`.
-fn compact(shape: &[usize]) -> Vec<usize> {
-    let mut strides = vec![1; shape.len()];
-    for k in (0..shape.len().saturating_sub(1)).rev() {
-        strides[k] = strides[k + 1] * shape[k + 1];
-    }
-    strides
 }
 
 /// `StrideMismatch` at the first dim longer than 1 whose stride differs from the layout's.
@@ -127,8 +115,9 @@ fn placement_in(r: &DlpackRef<'_>, layout: &DynLayout) -> Result<Placement, Layo
         }
         Some(_) => {
             let placement = layout.from_physical(r.shape())?;
+            let expected: Vec<usize> = placement.axes().iter().map(|a| a.stride).collect();
             // Physical axes carry no letters: name them by position.
-            same_strides(r.shape(), r.strides(), &compact(r.shape()), b"")?;
+            same_strides(r.shape(), r.strides(), &expected, b"")?;
             Ok(placement)
         }
     }
@@ -147,8 +136,7 @@ fn elements<'a, T: Element>(r: &DlpackRef<'a>, len: usize) -> Result<&'a [T], Dl
     let bytes = r.bytes().get(..len * T::SIZE).ok_or(DlpackError::Strides {
         reason: "the tensor's strides reach fewer elements than its layout holds",
     })?;
-    bytemuck::try_cast_slice(bytes)
-        .map_err(|_| DlpackError::Strides { reason: "the data does not start on its element's alignment: copy it (dyn_tensor) instead of viewing it" })
+    bytemuck::try_cast_slice(bytes).map_err(|_| DlpackError::Misaligned { align: core::mem::align_of::<T>() })
 }
 
 /// `r` as a view of layout `L`, without a copy: its data type must be `T`, its dims `L`'s
@@ -182,31 +170,34 @@ pub fn strided_view<'a, T: Element, F: Family>(
 const CANDIDATES: [(usize, &[&str]); 3] =
     [(3, &["BMN", "BNM"]), (4, &["NCHW", "NHWC", "CHWN"]), (5, &["NCDHW", "NDHWC", "CDHWN"])];
 
-/// `r` copied into a [`DynTensor`] of the first layout of its rank's family whose strides it
-/// has (see the module's size-1 rule): BMN for rank 3, images for 4, volumes for 5. A tensor
-/// of a vectorized layout exchanges its physical array, which reads as another rank's; read it
-/// with [`tensor_view`] naming the layout.
+/// `r` copied into a [`DynTensor`]: in the first layout of its rank's family whose strides it
+/// has (see the module's size-1 rule; BMN for rank 3, images for 4, volumes for 5), or, when
+/// its strides are no layout's (gaps, overlaps, a slice), into the family's row-major layout
+/// element by element. A tensor of a vectorized layout exchanges its physical array, which
+/// reads as another rank's; read it with [`tensor_view`] naming the layout.
 pub fn dyn_tensor(r: &DlpackRef<'_>) -> Result<DynTensor, DlpackError> {
     let rank = r.shape().len();
     let Some((_, candidates)) = CANDIDATES.iter().find(|(n, _)| *n == rank) else {
-        return Err(LayoutError::RankOutOfRange { rank }.into());
+        return Err(LayoutError::NotApplicable {
+            reason: "dyn_tensor reads ranks 3 (BMN), 4 (images) and 5 (volumes): read other ranks with tensor_view or strided_view, which name the layout",
+        }
+        .into());
     };
-    let mut first_error = None;
-    for notation in candidates.iter() {
-        let layout = DynLayout::parse(notation).map_err(LayoutError::from)?;
-        match placement_in(r, &layout) {
-            Ok(placement) => {
-                let bytes = placement.len() * r.data_type().size();
-                let data = r.bytes().get(..bytes).ok_or(DlpackError::Strides {
-                    reason: "the tensor's strides reach fewer elements than its layout holds",
-                })?;
-                return Ok(DynTensor::from_bytes(r.data_type(), layout, placement.dims(), data)?);
-            }
-            Err(e) => {
-                first_error.get_or_insert(e);
-            }
+    let layouts = candidates.iter().map(|n| DynLayout::parse(n).map_err(LayoutError::from));
+    let layouts = layouts.collect::<Result<Vec<_>, _>>()?;
+    for layout in &layouts {
+        if let Ok(placement) = placement_in(r, layout) {
+            let bytes = placement.len() * r.data_type().size();
+            let data = r.bytes().get(..bytes).ok_or(DlpackError::Strides {
+                reason: "the tensor's strides reach fewer elements than its layout holds",
+            })?;
+            return Ok(DynTensor::from_bytes(r.data_type(), *layout, placement.dims(), data)?);
         }
     }
-    // Against the row-major layout: the strides match no layout of the family.
-    Err(first_error.unwrap_or(LayoutError::RankOutOfRange { rank }).into())
+    // Strides of no layout: element by element into the row-major one.
+    let align = r.data_type().size(); // every element type is aligned to its size
+    if !(r.bytes().as_ptr() as usize).is_multiple_of(align) {
+        return Err(DlpackError::Misaligned { align });
+    }
+    Ok(DynTensor::from_strided_bytes(r.data_type(), layouts[0], r.shape(), r.strides(), r.bytes())?)
 }

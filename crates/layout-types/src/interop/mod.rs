@@ -9,7 +9,12 @@ pub mod dlpack;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
 #[cfg(feature = "safetensors")]
-#[cfg(target_endian = "little")]
 pub mod safetensors;
+
+// Safetensors files are little-endian and read in place.
+#[cfg(all(feature = "safetensors", target_endian = "big"))]
+compile_error!(
+    "the `safetensors` feature reads little-endian files in place: big-endian targets are not supported"
+);
 #[cfg(feature = "serde")]
 pub mod serde;

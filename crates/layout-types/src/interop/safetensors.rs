@@ -264,6 +264,38 @@ impl<'a> Safetensors<'a> {
             .map_err(|error| SafetensorsError::Layout { name: name.into(), error })
     }
 
+    /// Tensor `name` as a [`DynTensor`] (a copy), stored in `stored`: what to say of a tensor the
+    /// file records no layout for and that is not row-major (a TensorFlow NHWC image: shape
+    /// `[N, H, W, C]`, read with `DynLayout::parse("NHWC")`). A file that records another
+    /// layout for it is refused.
+    ///
+    /// ```
+    /// use typed_layout::interop::safetensors::Safetensors;
+    /// use typed_layout::{DynLayout, Nchw, Tensor};
+    /// # let nchw = Tensor::<f32, Nchw>::from_fn([1, 3, 2, 2], |[_, c, h, w]| (c * 4 + h * 2 + w) as f32)?;
+    /// # let bytes = typed_layout::interop::safetensors::Writer::new().add("x", &nchw)?.to_bytes()?;
+    /// # // A file with the NHWC array and no metadata, as TensorFlow writes it:
+    /// # let nhwc: Vec<u8> = bytemuck::cast_slice(nchw.to_layout::<typed_layout::Nhwc>()?.as_slice()).to_vec();
+    /// # let view = safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![1, 2, 2, 3], &nhwc)?;
+    /// # let bytes = safetensors::serialize([("x", view)], None)?;
+    /// let file = Safetensors::new(&bytes)?;
+    /// let x = file.load_in("x", DynLayout::parse("NHWC")?)?;
+    /// assert_eq!(x.dims(), &[1, 3, 2, 2]); // N, C, H, W
+    /// assert_eq!(x.to_layout(DynLayout::parse("NCHW")?)?.as_slice::<f32>()?, nchw.as_slice());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn load_in(&self, name: &str, stored: DynLayout) -> Result<DynTensor, SafetensorsError> {
+        if let Some(recorded) = self.layout(name)?.filter(|&r| r != stored) {
+            return Err(SafetensorsError::Metadata {
+                key: format!("{LAYOUT_KEY}{name}"),
+                reason: format!("the file records {recorded} for this tensor, not {stored}"),
+            });
+        }
+        let s = self.stored(name, Some(stored))?;
+        DynTensor::from_bytes(s.data_type, s.layout, s.placement.dims(), s.data)
+            .map_err(|error| SafetensorsError::Layout { name: name.into(), error })
+    }
+
     /// Tensor `name` as a `Tensor<T, L>` (a copy), converted from the layout it is stored in
     /// (recorded, or else the row-major layout of `L`'s family). The data type must be `T`'s:
     /// nothing is cast.

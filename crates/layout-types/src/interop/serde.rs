@@ -192,6 +192,14 @@ impl<'de, L: Layout> Deserialize<'de> for Shape<L> {
     }
 }
 
+/// The stored elements are little-endian: a big-endian host refuses to write or read them.
+fn check_little_endian() -> Result<(), &'static str> {
+    match cfg!(target_endian = "little") {
+        true => Ok(()),
+        false => Err("a runtime tensor's stored elements are little-endian, and this host is big-endian"),
+    }
+}
+
 /// A runtime tensor's stored form: its elements' bytes (little-endian, in memory order) beside
 /// what they are.
 #[derive(Serialize, Deserialize)]
@@ -244,7 +252,9 @@ impl<'de> Deserialize<'de> for Bytes {
 
 /// `{"version": 1, "data_type", "layout", "letters", "dims", "data"}`: the data type's cuDNN
 /// name, the layout's notation and its family's letters, the logical dims, and the elements'
-/// bytes in memory order (a byte string, or numbers in JSON). Reading checks the version, the
+/// bytes in memory order, little-endian (a byte string, or numbers in JSON). A padded tensor (a
+/// partially packed layout with padding) is refused: its packed copy is stored. Reading checks
+/// the version, the
 /// layout and dims as [`DynTensor::from_bytes`] does, and that the bytes are exactly the
 /// tensor's.
 ///
@@ -261,6 +271,13 @@ impl<'de> Deserialize<'de> for Bytes {
 /// ```
 impl Serialize for DynTensor {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        check_little_endian().map_err(S::Error::custom)?;
+        if self.len() != self.dims().iter().product::<usize>() {
+            return Err(S::Error::custom(
+                "a padded runtime tensor is stored packed: `tensor.to_layout(tensor.layout())` is its packed copy",
+            ));
+        }
         StoredTensor {
             version: FORMAT_VERSION,
             data_type: self.data_type(),
@@ -277,6 +294,7 @@ impl<'de> Deserialize<'de> for DynTensor {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let stored = StoredTensor::deserialize(d)?;
         check_version(stored.version)?;
+        check_little_endian().map_err(de::Error::custom)?;
         let layout = DynLayout::parse_in(&stored.layout, &stored.letters).map_err(de::Error::custom)?;
         DynTensor::from_bytes(stored.data_type, layout, &stored.dims, &stored.data.0)
             .map_err(de::Error::custom)

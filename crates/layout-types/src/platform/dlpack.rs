@@ -83,11 +83,12 @@ impl<'a> DlpackRef<'a> {
     ///
     /// # Safety
     ///
-    /// For as long as the borrow `'a` lasts, the byte-offset data pointer of `tensor` must point
-    /// to initialized memory covering every element its shape and strides address, and nothing
-    /// may write that memory (the producer included: DLPack shares memory, and Rust assumes a
-    /// `&[u8]` never changes). A tensor from a producer that keeps writing it must be copied
-    /// on its side first.
+    /// For as long as the borrow `'a` lasts, every byte from the byte-offset data pointer of
+    /// `tensor` to the end of the last element its shape and strides address must be
+    /// initialized memory of one allocation, and nothing may write any of it (the producer
+    /// included, also between the elements of a gapped view: the whole span is borrowed as one
+    /// `&[u8]`, which Rust assumes never changes). A tensor from a producer that keeps writing
+    /// it must be copied on its side first.
     pub unsafe fn new(tensor: &'a Dlpack) -> Result<DlpackRef<'a>, DlpackError> {
         let t = tensor.validate().map_err(dlpack_error)?;
         let device = t.device();

@@ -4,6 +4,7 @@
 use core::fmt;
 
 use super::{Storage, TensorBase};
+use crate::family::DimArray;
 use crate::layout::{Arrangement, DimsOf};
 
 /// Along an axis longer than this, only the first and last [`EDGE`] positions are printed.
@@ -35,22 +36,35 @@ where
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let dims = self.dims();
-        let mut index = dims;
-        write_axis(self, f, dims.as_ref(), &mut index, 0)
+        nested(f, dims.as_ref(), &mut |index, f| {
+            // Every logical index is inside the tensor.
+            match DimsOf::<A>::try_from_slice(index).and_then(|i| self.get(i)) {
+                Some(v) => fmt::Display::fmt(v, f),
+                None => f.write_str("?"),
+            }
+        })
     }
 }
 
-/// Axis `k` of the values at `index` (its first `k` entries fixed), bracketed.
-fn write_axis<S: Storage, A: Arrangement>(
-    t: &TensorBase<S, A>,
+/// Writes the values of a tensor of `dims` as nested brackets in logical order, `value`
+/// writing the one at each index (what every tensor's `Display` runs, runtime ones too).
+pub(crate) fn nested(
     f: &mut fmt::Formatter<'_>,
     dims: &[usize],
-    index: &mut DimsOf<A>,
+    value: &mut dyn FnMut(&[usize], &mut fmt::Formatter<'_>) -> fmt::Result,
+) -> fmt::Result {
+    let mut index = vec![0; dims.len()];
+    write_axis(f, dims, &mut index, 0, value)
+}
+
+/// Axis `k` of the values at `index` (its first `k` entries fixed), bracketed.
+fn write_axis(
+    f: &mut fmt::Formatter<'_>,
+    dims: &[usize],
+    index: &mut [usize],
     k: usize,
-) -> fmt::Result
-where
-    S::Elem: fmt::Display,
-{
+    value: &mut dyn FnMut(&[usize], &mut fmt::Formatter<'_>) -> fmt::Result,
+) -> fmt::Result {
     let extent = dims[k];
     let summarized = extent > SUMMARIZE_ABOVE;
     f.write_str("[")?;
@@ -62,14 +76,11 @@ where
         if summarized && (EDGE..extent - EDGE).contains(&i) {
             continue;
         }
-        index.as_mut()[k] = i;
+        index[k] = i;
         if k + 1 == dims.len() {
-            match t.get(*index) {
-                Some(v) => fmt::Display::fmt(v, f)?,
-                None => f.write_str("?")?, // every logical index is inside the tensor
-            }
+            value(index, f)?;
         } else {
-            write_axis(t, f, dims, index, k + 1)?;
+            write_axis(f, dims, index, k + 1, value)?;
         }
         if i + 1 < extent {
             write_separator(f, dims.len(), k)?;

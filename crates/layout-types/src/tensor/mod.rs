@@ -23,6 +23,7 @@ mod sub;
 mod views;
 mod zip;
 
+pub(crate) use display::nested;
 pub use iter::{IndexedIter, Iter, IterMut};
 pub use owned::STORAGE_ALIGN;
 pub use split::AxisChunksMut;

@@ -247,8 +247,8 @@ strips!(
 /// AVX-512's streamed byte strips: 32 rows by one 64-byte line, one `__m512i` per destination
 /// row, so a strip's lines are held in 32 registers and each is streamed with one store (AVX2's
 /// byte strip of a whole line is two blocks of 32 registers, which spill when held for
-/// streaming: u8 row→column matrices at 256 MiB moved 0.36 of the strongest copy, 0.78 with
-/// these).
+/// streaming: u8 row→column matrices at 256 MiB moved 0.37 of the strongest copy, 0.77–0.82
+/// with these).
 ///
 /// Register `j` holds source run `j` (32 bytes) in its low half and run `32 + j` in its high
 /// half: AVX-512's in-lane unpacks transpose both halves at once, as two of AVX2's 32×32 byte

@@ -234,3 +234,16 @@ fn strided_bytes_compare_and_print_like_typed_tensors() {
     let e = DynLayout::parse("NC/32HW32").unwrap().from_physical(&[1, usize::MAX, 1, 1, 32]).unwrap_err();
     assert!(matches!(e, LayoutError::SizeOverflow { .. }), "{e}");
 }
+
+#[test]
+fn errors_and_layouts_debug_print_as_text() {
+    let nhwc = DynLayout::parse("NHWC").unwrap();
+    assert_eq!(format!("{nhwc:?}"), r#"DynLayout { notation: "NHWC", letters: "NCHW" }"#);
+    let t = DynTensor::zeros(DataType::Float, nhwc, &[1, 2, 2, 2]).unwrap();
+    // Another layout of the family: convert it; another family: no conversion reaches it.
+    let e = t.clone().try_into_tensor::<f32, Nchw>().unwrap_err();
+    assert_eq!(format!("{:?}", e.error()), r#"LayoutMismatch { expected: "NCHW", found: "NHWC" }"#);
+    let e = t.try_into_tensor::<f32, Ncdhw>().unwrap_err();
+    assert_eq!(format!("{:?}", e.error()), r#"FamilyMismatch { source: "NCHW", destination: "NCDHW" }"#);
+    assert!(e.to_string().starts_with("cannot convert a tensor of the family NCHW into one of NCDHW"), "{e}");
+}

@@ -117,7 +117,8 @@ fn a_file_written_by_the_python_library_reads_element_by_element() {
         matches!(e, SafetensorsError::Layout { error: LayoutError::DimCount { expected: 4, found: 2 }, .. }),
         "{e}"
     );
-    assert!(matches!(file.load("no_such").unwrap_err(), SafetensorsError::Format(_)));
+    let e = file.load("no_such").unwrap_err();
+    assert!(matches!(&e, SafetensorsError::NoSuchTensor { name } if name == "no_such"), "{e}");
 }
 
 #[test]

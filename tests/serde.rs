@@ -169,7 +169,7 @@ fn a_padded_runtime_tensor_is_refused_not_written_wrong() {
         typed_layout::Tensor::<f32, NhwcSpaced>::filled_in(shape, 1.0).unwrap(),
     );
     let e = serde_json::to_string(&padded).unwrap_err();
-    assert!(e.to_string().starts_with("a padded runtime tensor is stored packed"), "{e}");
+    assert!(e.to_string().starts_with("a padded runtime tensor cannot be stored"), "{e}");
     let packed = padded.to_layout(padded.layout()).unwrap();
     let back: typed_layout::DynTensor =
         serde_json::from_str(&serde_json::to_string(&packed).unwrap()).unwrap();

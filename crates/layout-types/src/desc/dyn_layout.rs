@@ -27,7 +27,7 @@ use crate::placement::{self, Part, Placement};
 /// assert_eq!(l.shape(&[1, 64, 5, 4])?.strides(), &[1280, 640, 128, 32]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct DynLayout {
     letters: [u8; MAX_RANK],
     rank: usize,
@@ -185,6 +185,16 @@ impl DynLayout {
             out.push('\n');
         }
         Ok(out)
+    }
+}
+
+impl fmt::Debug for DynLayout {
+    /// The notation and the family's letters: `DynLayout { notation: "NHWC", letters: "NCHW" }`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DynLayout")
+            .field("notation", &self.notation().as_str())
+            .field("letters", &self.letters())
+            .finish()
     }
 }
 

@@ -259,6 +259,10 @@ impl DynTensor {
         if T::DATA_TYPE != self.data_type() {
             return Err(LayoutError::DataTypeMismatch { expected: T::DATA_TYPE, found: self.data_type() });
         }
+        if L::LETTERS != self.layout.letters() {
+            let (source, destination) = (Letters::new(self.layout.letters()), Letters::new(L::LETTERS));
+            return Err(LayoutError::FamilyMismatch { source, destination });
+        }
         if DynLayout::of::<L>() != self.layout {
             return Err(LayoutError::LayoutMismatch { expected: L::NOTATION, found: self.layout.notation() });
         }

@@ -54,7 +54,7 @@ impl fmt::Display for DimName {
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Letters {
     bytes: [u8; MAX_RANK],
     len: u8,
@@ -79,5 +79,12 @@ impl Letters {
 impl fmt::Display for Letters {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for Letters {
+    /// The letters, quoted: `"NCHW"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
     }
 }

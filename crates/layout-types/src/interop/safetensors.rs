@@ -66,8 +66,13 @@ const LETTERS_KEY: &str = "typed_layout.letters.";
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum SafetensorsError {
-    /// The file breaks the format (the reference crate's verdict), or names no such tensor.
+    /// The file breaks the format (the reference crate's verdict).
     Format(SafeTensorError),
+    /// The file holds no tensor of this name.
+    NoSuchTensor {
+        /// The name asked for.
+        name: String,
+    },
     /// Reading or writing the file failed.
     Io(std::io::Error),
     /// A data type typed-layout has no element for (`BOOL`, `U16`, the 8-bit floats, …).
@@ -116,6 +121,9 @@ impl fmt::Display for SafetensorsError {
         match self {
             SafetensorsError::Format(e) => write!(f, "not a valid .safetensors file: {e}"),
             SafetensorsError::Io(e) => write!(f, "{e}"),
+            SafetensorsError::NoSuchTensor { name } => {
+                write!(f, "the file holds no tensor named {name:?} (`names()` lists those it holds)")
+            }
             SafetensorsError::UnsupportedDtype { name, dtype } => write!(
                 f,
                 "tensor {name:?} holds {dtype}, which is not one of cuDNN's data types (F32, F64, F16, BF16, I8, U8, I32, I64)"
@@ -144,7 +152,10 @@ impl std::error::Error for SafetensorsError {
 
 impl From<SafeTensorError> for SafetensorsError {
     fn from(e: SafeTensorError) -> Self {
-        SafetensorsError::Format(e)
+        match e {
+            SafeTensorError::TensorNotFound(name) => SafetensorsError::NoSuchTensor { name },
+            e => SafetensorsError::Format(e),
+        }
     }
 }
 
@@ -207,7 +218,7 @@ impl<'a> Safetensors<'a> {
         Ok(Safetensors { file, metadata })
     }
 
-    /// The names of the file's tensors.
+    /// The names of the file's tensors, in no particular order.
     pub fn names(&self) -> Vec<&str> {
         self.file.names()
     }

@@ -253,7 +253,7 @@ impl<'de> Deserialize<'de> for Bytes {
 /// `{"version": 1, "data_type", "layout", "letters", "dims", "data"}`: the data type's cuDNN
 /// name, the layout's notation and its family's letters, the logical dims, and the elements'
 /// bytes in memory order, little-endian (a byte string, or numbers in JSON). A padded tensor (a
-/// partially packed layout with padding) is refused: its packed copy is stored. Reading checks
+/// partially packed layout with padding) is refused: store its packed copy. Reading checks
 /// the version, the
 /// layout and dims as [`DynTensor::from_bytes`] does, and that the bytes are exactly the
 /// tensor's.
@@ -275,7 +275,7 @@ impl Serialize for DynTensor {
         check_little_endian().map_err(S::Error::custom)?;
         if self.len() != self.dims().iter().product::<usize>() {
             return Err(S::Error::custom(
-                "a padded runtime tensor is stored packed: `tensor.to_layout(tensor.layout())` is its packed copy",
+                "a padded runtime tensor cannot be stored (the stored form has no room for padding): store its packed copy, `tensor.to_layout(tensor.layout())`",
             ));
         }
         StoredTensor {

@@ -14,7 +14,7 @@ const NOTATION_CAP: usize = MAX_RANK + 1 + 2 * 20 + 2 + MAX_RANK + PACKED_SUFFIX
 /// let buf = DynLayout::of::<NcxHwx<4>>().notation(); // built without allocating
 /// assert_eq!(buf.as_str(), "NC/4HW4");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct NotationBuf {
     bytes: [u8; NOTATION_CAP],
     len: usize,
@@ -76,5 +76,12 @@ impl NotationBuf {
 impl fmt::Display for NotationBuf {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for NotationBuf {
+    /// The notation, quoted: `"NC/32HW32"`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
     }
 }

@@ -247,3 +247,13 @@ fn errors_and_layouts_debug_print_as_text() {
     assert_eq!(format!("{:?}", e.error()), r#"FamilyMismatch { source: "NCHW", destination: "NCDHW" }"#);
     assert!(e.to_string().starts_with("cannot convert a tensor of the family NCHW into one of NCDHW"), "{e}");
 }
+
+#[test]
+fn to_tensor_converts_into_the_layout_asked_for() {
+    let t = logical::<f16, NcxHwx<8>>(&[2, 16, 3, 3]);
+    let d = DynTensor::from(t.clone());
+    assert_eq!(d.to_tensor::<f16, Nhwc>().unwrap(), t.to_layout::<Nhwc>().unwrap());
+    assert_eq!(d.to_tensor::<f16, NcxHwx<8>>().unwrap(), t);
+    assert!(matches!(d.to_tensor::<f32, Nhwc>().unwrap_err(), LayoutError::DataTypeMismatch { .. }));
+    assert!(matches!(d.to_tensor::<f16, Ncdhw>().unwrap_err(), LayoutError::FamilyMismatch { .. }));
+}

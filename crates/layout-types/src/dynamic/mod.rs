@@ -287,6 +287,25 @@ impl DynTensor {
         }
     }
 
+    /// The elements as a new `Tensor<T, L>` in layout `L` of the same family, whatever layout
+    /// they are in (a copy, converted): what an engine asks of a weight it computes on in one
+    /// layout. The data type must be `T`'s (nothing is cast).
+    ///
+    /// ```
+    /// use typed_layout::{DynLayout, DynTensor, Nchw, NcxHwx, Tensor};
+    /// let w = DynTensor::from(Tensor::<i8, NcxHwx<4>>::from_fn([1, 8, 2, 2], |[_, c, h, w]| (c * 4 + h * 2 + w) as i8)?);
+    /// let x: Tensor<i8, Nchw> = w.to_tensor()?;
+    /// assert_eq!(x[[0, 5, 1, 0]], 22);
+    /// # Ok::<(), typed_layout::LayoutError>(())
+    /// ```
+    pub fn to_tensor<T: Element, L: Layout>(&self) -> Result<Tensor<T, L>, LayoutError> {
+        if T::DATA_TYPE != self.data_type() {
+            return Err(LayoutError::DataTypeMismatch { expected: T::DATA_TYPE, found: self.data_type() });
+        }
+        let converted = self.to_layout(DynLayout::of::<L>())?;
+        converted.try_into_tensor().map_err(|e| e.error())
+    }
+
     /// A typed view of the elements, if the tensor holds `T`s in layout `L`.
     ///
     /// ```

@@ -210,6 +210,13 @@ fn bad_files_and_bad_requests_are_refused_naming_the_rule() {
         with(vec![1, 2, 2, 2], &[("typed_layout.layout.t", "NHWC"), ("typed_layout.letters.t", "NCHW")]);
     let e = Safetensors::new(&file).unwrap().load_in("t", DynLayout::parse("NCHW").unwrap()).unwrap_err();
     assert!(e.to_string().contains("the file records NHWC for this tensor, not NCHW"), "{e}");
+    // A loader's own layouts go through `?` into the same error type.
+    fn load_stated(bytes: &[u8], layout: &str) -> Result<DynTensor, SafetensorsError> {
+        Safetensors::new(bytes)?.load_in("t", DynLayout::parse(layout)?)
+    }
+    let e = load_stated(&with(vec![1, 2, 2, 2], &[]), "NC/32HW4").unwrap_err();
+    assert!(e.to_string().starts_with("invalid layout notation"), "{e}");
+    assert_eq!(load_stated(&with(vec![1, 2, 2, 2], &[]), "NHWC").unwrap().dims(), &[1, 2, 2, 2]);
     // Not a file at all.
     assert!(matches!(Safetensors::new(b"not a file").unwrap_err(), SafetensorsError::Format(_)));
     // The writer: one tensor per name, dense storage only.

@@ -76,6 +76,13 @@ impl std::error::Error for DlpackError {
     }
 }
 
+impl From<crate::notation::NotationError> for DlpackError {
+    /// A layout that does not parse (`?` on `DynLayout::parse`).
+    fn from(e: crate::notation::NotationError) -> Self {
+        DlpackError::Layout(e.into())
+    }
+}
+
 impl From<LayoutError> for DlpackError {
     fn from(e: LayoutError) -> Self {
         DlpackError::Layout(e)

@@ -91,10 +91,10 @@ pub enum SafetensorsError {
         reason: String,
     },
     /// The tensor's shape, data type or layout is not the one asked for, or breaks its layout's
-    /// rules.
+    /// rules (or, from `?` on a layout outside any file, the layout itself).
     Layout {
-        /// The tensor.
-        name: String,
+        /// The tensor, where one is concerned.
+        name: Option<String>,
         /// The rule.
         error: LayoutError,
     },
@@ -129,7 +129,8 @@ impl fmt::Display for SafetensorsError {
                 "tensor {name:?} holds {dtype}, which is not one of cuDNN's data types (F32, F64, F16, BF16, I8, U8, I32, I64)"
             ),
             SafetensorsError::Metadata { key, reason } => write!(f, "metadata {key:?}: {reason}"),
-            SafetensorsError::Layout { name, error } => write!(f, "tensor {name:?}: {error}"),
+            SafetensorsError::Layout { name: Some(name), error } => write!(f, "tensor {name:?}: {error}"),
+            SafetensorsError::Layout { name: None, error } => write!(f, "{error}"),
             SafetensorsError::Misaligned { name, align } => write!(
                 f,
                 "tensor {name:?} does not start on a multiple of {align} bytes in the buffer: a zero-copy view needs its elements aligned (load a copy instead)"
@@ -156,6 +157,21 @@ impl From<SafeTensorError> for SafetensorsError {
             SafeTensorError::TensorNotFound(name) => SafetensorsError::NoSuchTensor { name },
             e => SafetensorsError::Format(e),
         }
+    }
+}
+
+impl From<LayoutError> for SafetensorsError {
+    /// A rule broken outside any tensor of a file (so that `?` works on the layouts a loader
+    /// parses and checks itself).
+    fn from(error: LayoutError) -> Self {
+        SafetensorsError::Layout { name: None, error }
+    }
+}
+
+impl From<crate::notation::NotationError> for SafetensorsError {
+    /// A layout that does not parse (`?` on `DynLayout::parse`).
+    fn from(e: crate::notation::NotationError) -> Self {
+        LayoutError::from(e).into()
     }
 }
 
@@ -263,7 +279,7 @@ impl<'a> Safetensors<'a> {
         };
         let placement = layout
             .from_physical(shape)
-            .map_err(|error| SafetensorsError::Layout { name: name.into(), error })?;
+            .map_err(|error| SafetensorsError::Layout { name: Some(name.into()), error })?;
         Ok(Stored { data_type, layout, placement, data: view.data() })
     }
 
@@ -272,7 +288,7 @@ impl<'a> Safetensors<'a> {
     pub fn load(&self, name: &str) -> Result<DynTensor, SafetensorsError> {
         let s = self.stored(name, None)?;
         DynTensor::from_bytes(s.data_type, s.layout, s.placement.dims(), s.data)
-            .map_err(|error| SafetensorsError::Layout { name: name.into(), error })
+            .map_err(|error| SafetensorsError::Layout { name: Some(name.into()), error })
     }
 
     /// Tensor `name` as a [`DynTensor`] (a copy), stored in `stored`: what to say of a tensor the
@@ -304,7 +320,7 @@ impl<'a> Safetensors<'a> {
         }
         let s = self.stored(name, Some(stored))?;
         DynTensor::from_bytes(s.data_type, s.layout, s.placement.dims(), s.data)
-            .map_err(|error| SafetensorsError::Layout { name: name.into(), error })
+            .map_err(|error| SafetensorsError::Layout { name: Some(name.into()), error })
     }
 
     /// Tensor `name` as a `Tensor<T, L>` (a copy), converted from the layout it is stored in
@@ -312,7 +328,7 @@ impl<'a> Safetensors<'a> {
     /// nothing is cast.
     pub fn load_as<T: Element, L: Layout>(&self, name: &str) -> Result<Tensor<T, L>, SafetensorsError> {
         let s = self.stored(name, Some(row_major_of::<L>()))?;
-        let layout_error = |error| SafetensorsError::Layout { name: name.into(), error };
+        let layout_error = |error| SafetensorsError::Layout { name: Some(name.into()), error };
         check_data_type::<T>(s.data_type).map_err(layout_error)?;
         let stored =
             DynTensor::from_bytes(s.data_type, s.layout, s.placement.dims(), s.data).map_err(layout_error)?;
@@ -328,7 +344,7 @@ impl<'a> Safetensors<'a> {
     /// starting on `T`'s alignment.
     pub fn view<T: Element, L: Layout>(&self, name: &str) -> Result<TensorView<'a, T, L>, SafetensorsError> {
         let s = self.stored(name, Some(row_major_of::<L>()))?;
-        let layout_error = |error| SafetensorsError::Layout { name: name.into(), error };
+        let layout_error = |error| SafetensorsError::Layout { name: Some(name.into()), error };
         check_data_type::<T>(s.data_type).map_err(layout_error)?;
         if s.layout != DynLayout::of::<L>() {
             let found = s.layout.notation();

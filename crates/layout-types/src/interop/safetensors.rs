@@ -33,11 +33,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-// `SafetensorsError` carries a `LayoutError` (about 120 bytes) beside the tensor's name, so its
-// `Result`s are large; they are returned once per file operation, never from a loop, and kept
-// unboxed so that users match the rule inside (`Layout { error: LayoutError::…, .. }`).
-#![allow(clippy::result_large_err)]
-
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -93,8 +88,8 @@ pub enum SafetensorsError {
     /// The tensor's shape, data type or layout is not the one asked for, or breaks its layout's
     /// rules (or, from `?` on a layout outside any file, the layout itself).
     Layout {
-        /// The tensor, where one is concerned.
-        name: Option<String>,
+        /// The tensor, where one is concerned (a boxed `str`, so that the error stays small).
+        name: Option<Box<str>>,
         /// The rule.
         error: LayoutError,
     },

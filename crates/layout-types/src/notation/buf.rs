@@ -6,6 +6,7 @@ use super::{MAX_RANK, PACKED_SUFFIX};
 
 /// Letters, `/`, two vector widths of up to 20 digits, and `, <letters>-packed`.
 const NOTATION_CAP: usize = MAX_RANK + 1 + 2 * 20 + 2 + MAX_RANK + PACKED_SUFFIX.len();
+const _: () = assert!(NOTATION_CAP < 256, "a NotationBuf counts its bytes in a u8");
 
 /// A notation string built at compile time: a fixed buffer, read with [`NotationBuf::as_str`].
 ///
@@ -17,7 +18,8 @@ const NOTATION_CAP: usize = MAX_RANK + 1 + 2 * 20 + 2 + MAX_RANK + PACKED_SUFFIX
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct NotationBuf {
     bytes: [u8; NOTATION_CAP],
-    len: usize,
+    // A byte: the buffer holds fewer than 256 (errors carry these, and stay small).
+    len: u8,
 }
 
 impl NotationBuf {
@@ -26,7 +28,7 @@ impl NotationBuf {
     }
 
     pub(super) const fn push(mut self, b: u8) -> Self {
-        self.bytes[self.len] = b;
+        self.bytes[self.len as usize] = b;
         self.len += 1;
         self
     }
@@ -65,7 +67,7 @@ impl NotationBuf {
 
     /// The notation as a string slice.
     pub const fn as_str(&self) -> &str {
-        match core::str::from_utf8(self.bytes.split_at(self.len).0) {
+        match core::str::from_utf8(self.bytes.split_at(self.len as usize).0) {
             Ok(s) => s,
             // Only ASCII letters, digits and '/' are ever pushed.
             Err(_) => "",

@@ -196,6 +196,15 @@ fn refusals_name_the_rule() {
     // SAFETY: as above.
     let e = unsafe { DlpackRef::new(&exported) }.unwrap_err();
     assert!(matches!(e, DlpackError::Strides { .. }), "{e}");
+    // A negative stride on a dim of extent 1 addresses nothing: accepted.
+    let mut one = ArrayD::<f32>::from_shape_fn(IxDyn(&[1, 2, 2, 2]), |i| (i[1] * 4 + i[2] * 2 + i[3]) as f32);
+    one.invert_axis(Axis(0));
+    let exported = foreign(one);
+    // SAFETY: as above.
+    let r = unsafe { DlpackRef::new(&exported) }.unwrap();
+    let values =
+        Tensor::<f32, Nchw>::from_fn([1, 2, 2, 2], |[_, c, h, w]| (c * 4 + h * 2 + w) as f32).unwrap();
+    assert_eq!(dlpack::tensor_view::<f32, Nchw>(&r).unwrap().to_layout::<Nchw>().unwrap(), values);
     // A lane axis of another width than the layout's.
     let t = logical::<i8, NcxHwx<32>>(&[1, 32, 2, 2]);
     let exported = dlpack::export(t).unwrap();

@@ -257,3 +257,18 @@ fn to_tensor_converts_into_the_layout_asked_for() {
     assert!(matches!(d.to_tensor::<f32, Nhwc>().unwrap_err(), LayoutError::DataTypeMismatch { .. }));
     assert!(matches!(d.to_tensor::<f16, Ncdhw>().unwrap_err(), LayoutError::FamilyMismatch { .. }));
 }
+
+#[test]
+fn strided_bytes_ignore_the_stride_of_a_dim_of_one() {
+    // A dim of extent 1 with a stride past isize::MAX (producers give such dims any stride).
+    let bytes = [1u8, 2, 3, 4];
+    let nchw = DynLayout::parse("NCHW").unwrap();
+    let t =
+        DynTensor::from_strided_bytes(DataType::Uint8, nchw, &[1, 1, 2, 2], &[usize::MAX, 7, 2, 1], &bytes)
+            .unwrap();
+    assert_eq!(t.as_bytes(), &bytes);
+    // Zero dims are refused before any stride arithmetic.
+    let e = DynTensor::from_strided_bytes(DataType::Uint8, nchw, &[1, 0, 2, 2], &[4, 4, 2, 1], &bytes)
+        .unwrap_err();
+    assert!(matches!(e, LayoutError::ZeroDim { .. }), "{e}");
+}

@@ -134,7 +134,8 @@ impl DynTensor {
         strides: &[usize],
         bytes: &[u8],
     ) -> Result<Self, LayoutError> {
-        let mut out = DynTensor::zeros(data_type, layout, dims)?;
+        // The dims first (every one at least 1), then the strides, then the allocation.
+        layout.shape(dims)?;
         if strides.len() != dims.len() {
             return Err(LayoutError::StrideCount { dims: dims.len(), strides: strides.len() });
         }
@@ -153,7 +154,11 @@ impl DynTensor {
                 })
             }
         }
-        let strides: Vec<isize> = strides.iter().map(|&s| s as isize).collect(); // each below the span
+        let mut out = DynTensor::zeros(data_type, layout, dims)?;
+        // Each stride of a dim longer than 1 is below the span; a dim of 1 never steps (its
+        // stride, any value, becomes 0).
+        let strides: Vec<isize> =
+            dims.iter().zip(strides).map(|(&d, &s)| if d == 1 { 0 } else { s as isize }).collect();
         let sg = Geometry::strided(dims, &strides, 0);
         let dg = Geometry::packed(&out.placement);
         out.data.convert_from_bytes(&sg, bytes, &dg, layout.letters().as_bytes())?;

@@ -107,10 +107,15 @@ impl<'a> DlpackRef<'a> {
         let shape =
             t.shape().iter().map(|&d| usize_of(d, "a negative dim")).collect::<Result<Vec<_>, _>>()?;
         let strides = t.strides_or_compact().map_err(dlpack_error)?;
+        // A dim of extent 1 never steps: its stride, whatever its sign, addresses nothing.
         let strides = strides
             .iter()
-            .map(|&s| {
-                usize_of(s, "a negative stride (a mirrored axis): typed-layout addresses no such tensor")
+            .zip(&shape)
+            .map(|(&s, &d)| match (s < 0, d) {
+                (true, 1) => Ok(0),
+                _ => {
+                    usize_of(s, "a negative stride (a mirrored axis): typed-layout addresses no such tensor")
+                }
             })
             .collect::<Result<Vec<_>, _>>()?;
         if let Some(k) = shape.iter().position(|&d| d == 0) {

@@ -178,7 +178,7 @@ fn refusals_name_the_rule() {
     ));
     assert!(matches!(
         dlpack::tensor_view::<f32, NcxHwx<4>>(&r).unwrap_err(),
-        DlpackError::Layout(LayoutError::DimCount { expected: 5, found: 4 })
+        DlpackError::Layout(LayoutError::AxisCount { expected: 5, found: 4 })
     ));
     // A data type with no element here.
     let exported = foreign(ArrayD::<u16>::zeros(IxDyn(&[1, 2, 2, 2])));

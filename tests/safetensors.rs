@@ -114,7 +114,7 @@ fn a_file_written_by_the_python_library_reads_element_by_element() {
     assert!(matches!(file.load("rank2_f32").unwrap_err(), SafetensorsError::Metadata { .. }));
     let e = file.load_as::<f32, Nchw>("rank2_f32").unwrap_err();
     assert!(
-        matches!(e, SafetensorsError::Layout { error: LayoutError::DimCount { expected: 4, found: 2 }, .. }),
+        matches!(e, SafetensorsError::Layout { error: LayoutError::AxisCount { expected: 4, found: 2 }, .. }),
         "{e}"
     );
     let e = file.load("no_such").unwrap_err();
@@ -190,7 +190,7 @@ fn bad_files_and_bad_requests_are_refused_naming_the_rule() {
         with(vec![1, 1, 2, 4], &[("typed_layout.layout.t", "NC/4HW4"), ("typed_layout.letters.t", "NCHW")]);
     let e = Safetensors::new(&file).unwrap().load("t").unwrap_err();
     assert!(
-        matches!(e, SafetensorsError::Layout { error: LayoutError::DimCount { expected: 5, found: 4 }, .. }),
+        matches!(e, SafetensorsError::Layout { error: LayoutError::AxisCount { expected: 5, found: 4 }, .. }),
         "{e}"
     );
     let file = with(

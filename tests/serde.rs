@@ -175,3 +175,17 @@ fn a_padded_runtime_tensor_is_refused_not_written_wrong() {
         serde_json::from_str(&serde_json::to_string(&packed).unwrap()).unwrap();
     assert_eq!(back, packed);
 }
+
+#[test]
+fn a_padded_shape_is_refused_not_written_wrong() {
+    typed_layout::layout! {
+        /// NHWC whose rows may be padded.
+        pub struct NhwcRows = "NHWC, WC-packed";
+    }
+    let padded = Shape::<NhwcRows>::with_strides([1, 2, 2, 2], [100, 1, 40, 2]).unwrap();
+    let e = serde_json::to_string(&padded).unwrap_err();
+    assert!(e.to_string().starts_with("a padded shape cannot be stored"), "{e}");
+    let packed = Shape::<NhwcRows>::new(padded.dims()).unwrap();
+    let back: Shape<NhwcRows> = serde_json::from_str(&serde_json::to_string(&packed).unwrap()).unwrap();
+    assert_eq!(back, packed);
+}

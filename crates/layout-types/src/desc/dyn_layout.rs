@@ -111,15 +111,24 @@ impl DynLayout {
     /// assert_eq!(l.from_physical(&[1, 2, 5, 4, 32])?.dims(), &[1, 64, 5, 4]);
     /// let e = l.from_physical(&[1, 2, 5, 4, 16]).unwrap_err();
     /// assert!(matches!(e, LayoutError::LaneCount { found: 16, width: 32, .. }));
+    /// // Four logical dims are five physical axes: N, C/32, H, W and the lanes.
+    /// let e = l.from_physical(&[1, 64, 5, 4]).unwrap_err();
+    /// assert_eq!(e, LayoutError::AxisCount { expected: 5, found: 4 });
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn from_physical(&self, extents: &[usize]) -> Result<Placement, LayoutError> {
-        // The axes' structure depends on the format alone: learn it from any valid dims.
-        let width = self.format.vector().map_or(1, |v| v.width);
-        let probe = self.shape(&[width; MAX_RANK][..self.rank])?;
+        // The axes' structure depends on the format alone: learn it from the smallest valid dims
+        // (every one 1, the vectorized one a single vector).
+        let vector = self.format.vector();
+        let width = vector.map_or(1, |v| v.width);
+        let mut probe = [1usize; MAX_RANK];
+        if let Some(v) = vector {
+            probe[v.dim] = v.width;
+        }
+        let probe = self.shape(&probe[..self.rank])?;
         let axes = probe.axes();
         if axes.len() != extents.len() {
-            return Err(LayoutError::DimCount { expected: axes.len(), found: extents.len() });
+            return Err(LayoutError::AxisCount { expected: axes.len(), found: extents.len() });
         }
         let mut dims = [1usize; MAX_RANK];
         for (axis, &extent) in axes.iter().zip(extents) {

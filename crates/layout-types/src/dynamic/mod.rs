@@ -26,7 +26,7 @@ use core::fmt;
 
 use crate::desc::DynLayout;
 use crate::dtype::{DataType, Element};
-use crate::error::{LayoutError, Letters};
+use crate::error::{DimName, LayoutError, Letters};
 use crate::layout::{Layout, Shape};
 use crate::loops::Geometry;
 use crate::placement::Placement;
@@ -114,10 +114,10 @@ impl DynTensor {
     /// A tensor of `dims` packed in `layout`, its elements copied from `bytes`, where the
     /// element at logical `index` lies `Σ index[k]·strides[k]` elements from the start: any
     /// non-negative strides, gaps and overlaps included (what a foreign array's strides
-    /// describe). Fails with [`LayoutError::StrideCount`] for a stride count other than the
-    /// rank, [`LayoutError::ByteLength`] when `bytes` ends before the last element the strides
-    /// reach, and [`LayoutError::NotApplicable`] when it does not start on the element's
-    /// alignment.
+    /// describe), at any address. Fails with [`LayoutError::StrideCount`] for a stride count
+    /// other than the rank, [`LayoutError::OutOfBounds`] when `bytes` ends before the last
+    /// element the strides reach, and [`LayoutError::SizeOverflow`] when that element lies past
+    /// `isize::MAX` bytes.
     ///
     /// ```
     /// use typed_layout::{DataType, DynLayout, DynTensor};
@@ -139,22 +139,35 @@ impl DynTensor {
         if strides.len() != dims.len() {
             return Err(LayoutError::StrideCount { dims: dims.len(), strides: strides.len() });
         }
-        // Bytes up to the end of the last element the strides reach.
-        let span = dims
-            .iter()
-            .zip(strides)
-            .try_fold(1usize, |span, (&d, &s)| span.checked_add((d - 1).checked_mul(s)?));
-        let needed = span.and_then(|n| n.checked_mul(data_type.size())).filter(|&n| n <= isize::MAX as usize);
-        match needed {
-            Some(n) if n <= bytes.len() => {}
-            _ => {
-                return Err(LayoutError::ByteLength {
-                    expected: needed.unwrap_or(usize::MAX),
-                    found: bytes.len(),
-                })
-            }
+        // Elements up to the last one the strides reach (a dim of 1 never steps).
+        let mut span = 1usize;
+        for (k, (&d, &s)) in dims.iter().zip(strides).enumerate() {
+            let overflow = LayoutError::SizeOverflow { dim: DimName::new(k, layout.letters().as_bytes()) };
+            let reach = (d - 1).checked_mul(s).and_then(|r| span.checked_add(r));
+            span = reach
+                .filter(|&n| n.checked_mul(data_type.size()).is_some_and(|b| b <= isize::MAX as usize))
+                .ok_or(overflow)?;
         }
+        let elements = bytes.len() / data_type.size();
+        if span > elements {
+            return Err(LayoutError::OutOfBounds { lowest: 0, highest: span as i128 - 1, len: elements });
+        }
+        let bytes = &bytes[..span * data_type.size()];
         let mut out = DynTensor::zeros(data_type, layout, dims)?;
+        // A copy at any address: bytes off the element's alignment are first copied to aligned
+        // storage.
+        let staged;
+        let bytes = match (bytes.as_ptr() as usize).is_multiple_of(data_type.size()) {
+            true => bytes,
+            false => {
+                staged = {
+                    let mut data = Data::zeroed(data_type, span, bytes.len())?;
+                    data.bytes_mut().copy_from_slice(bytes);
+                    data
+                };
+                staged.bytes()
+            }
+        };
         // Each stride of a dim longer than 1 is below the span; a dim of 1 never steps (its
         // stride, any value, becomes 0).
         let strides: Vec<isize> =

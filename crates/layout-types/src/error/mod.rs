@@ -245,6 +245,14 @@ pub enum LayoutError {
         /// The destination's.
         destination: Letters,
     },
+    /// An array of physical axes (a dense array's shape) of another count than the layout's:
+    /// NC/xHWx is exchanged as N, C/x, H, W and the lanes of x.
+    AxisCount {
+        /// The layout's physical axes.
+        expected: usize,
+        /// The array's axes.
+        found: usize,
+    },
     /// A vectorized dimension's lane axis, given as an array's extent, that is not the layout's
     /// vector width.
     LaneCount {
@@ -380,6 +388,11 @@ impl fmt::Display for LayoutError {
                 "cannot convert a tensor of the family {source} into one of {destination}: {}",
                 self.rule()
             ),
+            LayoutError::AxisCount { expected, found } => write!(
+                f,
+                "the array has {found} axes, but the layout stores {expected} physical axes: {}",
+                self.rule()
+            ),
             LayoutError::LaneCount { dim, found, width } => write!(
                 f,
                 "the lane axis of {dim} holds {found}, but the layout's vectors hold {width}: {}",
@@ -447,6 +460,9 @@ impl LayoutError {
             }
             LayoutError::FamilyMismatch { .. } => {
                 "a conversion stays within one family: the same dimension letters"
+            }
+            LayoutError::AxisCount { .. } => {
+                "a dense array of a layout's storage has one axis per physical axis (a vectorized C is two: its groups, and its lanes innermost)"
             }
             LayoutError::LaneCount { .. } => "NC/xHWx stores C as groups of x lanes, the lanes innermost",
             LayoutError::ByteLength { .. } => {

@@ -7,7 +7,7 @@
 //! * a [`TensorDesc`] is `{"version": 1, "data_type", "dims", "strides", "letters"}`, the last
 //!   `null` unless it names its dimensions ([`TensorDesc::with_letters`]);
 //! * a [`Shape<L>`](Shape) is `{"version": 1, "layout", "dims"}`, its layout's notation beside the
-//!   logical dims (these two read back in binary formats too);
+//!   logical dims (these two read back in binary formats too; a padded shape is refused);
 //! * a [`DynTensor`] is `{"version": 1, "data_type", "layout", "letters", "dims", "data"}`, the
 //!   elements' bytes last (a byte string where the format has one).
 //!
@@ -167,6 +167,12 @@ struct StoredShape {
 
 impl<L: Layout> Serialize for Shape<L> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        if self.len() != self.placement().dims().iter().product::<usize>() {
+            return Err(S::Error::custom(
+                "a padded shape cannot be stored (the stored form holds dims, not strides): store its packed shape, `Shape::new(shape.dims())`",
+            ));
+        }
         let stored = StoredShape {
             version: FORMAT_VERSION,
             layout: L::NOTATION.to_owned(),

@@ -107,6 +107,9 @@ impl<'a> DlpackRef<'a> {
         let shape =
             t.shape().iter().map(|&d| usize_of(d, "a negative dim")).collect::<Result<Vec<_>, _>>()?;
         let strides = t.strides_or_compact().map_err(dlpack_error)?;
+        if let Some(k) = shape.iter().position(|&d| d == 0) {
+            return Err(LayoutError::ZeroDim { dim: crate::error::DimName::new(k, b"") }.into());
+        }
         // A dim of extent 1 never steps: its stride, whatever its sign, addresses nothing.
         let strides = strides
             .iter()
@@ -118,9 +121,6 @@ impl<'a> DlpackRef<'a> {
                 }
             })
             .collect::<Result<Vec<_>, _>>()?;
-        if let Some(k) = shape.iter().position(|&d| d == 0) {
-            return Err(LayoutError::ZeroDim { dim: crate::error::DimName::new(k, b"") }.into());
-        }
         // The elements reached: one past the highest offset.
         let span = shape.iter().zip(&strides).try_fold(1usize, |span, (&d, &s)| {
             (d - 1).checked_mul(s).and_then(|reach| span.checked_add(reach))

@@ -112,7 +112,7 @@ impl TensorDesc {
     pub fn with_letters(mut self, letters: &str) -> Result<Self, LayoutError> {
         check_family_letters(letters)?;
         if letters.len() != self.rank {
-            return Err(LayoutError::StrideCount { dims: self.rank, strides: letters.len() });
+            return Err(LayoutError::LetterCount { expected: self.rank, found: letters.len() });
         }
         self.letters = [0; MAX_RANK];
         self.letters[..self.rank].copy_from_slice(letters.as_bytes());
@@ -254,6 +254,8 @@ mod tests {
         assert_eq!(e.to_string(), "the size or stride product overflows at dimension W (logical index 3): element offsets must fit in isize");
         let e = TensorDesc::new(DataType::Float, &[3, 3, 4], &[isize::MAX, 1, 1]).unwrap_err();
         assert!(matches!(e, LayoutError::SizeOverflow { dim: DimName { index: 0, letter: Some('B') } }));
+        let d = TensorDesc::new(DataType::Float, &[2, 3, 4, 5], &[60, 20, 5, 1]).unwrap();
+        assert_eq!(d.with_letters("NCDHW").unwrap_err(), LayoutError::LetterCount { expected: 4, found: 5 });
     }
 
     #[test]

@@ -245,6 +245,13 @@ pub enum LayoutError {
         /// The destination's.
         destination: Letters,
     },
+    /// Letters for a descriptor of another rank: a family names each dimension once.
+    LetterCount {
+        /// The descriptor's number of dimensions.
+        expected: usize,
+        /// The number of letters given.
+        found: usize,
+    },
     /// An array of physical axes (a dense array's shape) of another count than the layout's:
     /// NC/xHWx is exchanged as N, C/x, H, W and the lanes of x.
     AxisCount {
@@ -388,6 +395,11 @@ impl fmt::Display for LayoutError {
                 "cannot convert a tensor of the family {source} into one of {destination}: {}",
                 self.rule()
             ),
+            LayoutError::LetterCount { expected, found } => write!(
+                f,
+                "{found} letters given for a descriptor of {expected} dimensions: {}",
+                self.rule()
+            ),
             LayoutError::AxisCount { expected, found } => write!(
                 f,
                 "the array has {found} axes, but the layout stores {expected} physical axes: {}",
@@ -461,6 +473,7 @@ impl LayoutError {
             LayoutError::FamilyMismatch { .. } => {
                 "a conversion stays within one family: the same dimension letters"
             }
+            LayoutError::LetterCount { .. } => "a family names each of its dimensions with one letter",
             LayoutError::AxisCount { .. } => {
                 "a dense array of a layout's storage has one axis per physical axis (a vectorized C is two: its groups, and its lanes innermost)"
             }

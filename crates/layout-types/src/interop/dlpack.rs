@@ -10,12 +10,14 @@
 //!   strides `[H·W·C, 1, W·C, C]`, exactly how PyTorch describes a `channels_last` tensor and
 //!   NumPy a transposed array;
 //! * a vectorized layout (NC/xHWx, KC/xRSx), whose split C no stride can express, as its
-//!   **physical** array: `[N, C/x, H, W, x]`, compact (what cuDNN's int8x32 users hand around).
+//!   **physical** array: `[N, C/x, H, W, x]` with its axes' strides, compact unless the tensor
+//!   is padded (what cuDNN's int8x32 users hand around). The exchange carries no layout name:
+//!   such an array reads back as itself only through [`tensor_view`] naming the layout.
 //!
 //! Coming in, a foreign tensor is first checked and borrowed as a [`DlpackRef`] (an `unsafe`
 //! step: nothing can check a raw pointer), then read as the layout asked for
 //! ([`tensor_view`]), as any strides ([`strided_view`]) or as a copy in the layout its strides
-//! show ([`dyn_tensor`]).
+//! show, row-major when they show none ([`dyn_tensor`]).
 //!
 //! **Size-1 dims.** A dimension of extent 1 never steps, so producers give it any stride
 //! (PyTorch's `channels_last` of a one-pixel image has C's stride 1 and W's stride C, or not): a

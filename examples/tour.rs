@@ -1,7 +1,8 @@
 //! A tour of typed-layout: the guide's example tensor (N = 1, C = 64, H = 5, W = 4, values
 //! 0, 1, 2, … in NCHW order) in NCHW, NHWC and NC/32HW32, converted on the CPU, with the strides
 //! derived at compile time, the descriptor's answers to the guide's questions, cuDNN's own
-//! descriptor arguments, Tensor Core readiness, and the fused relayout + cast + pad.
+//! descriptor arguments, Tensor Core readiness, the fused relayout + cast + pad, and a tensor
+//! whose data type and layout are known only at run time.
 //!
 //! Run with `cargo run --release --example tour`.
 
@@ -9,8 +10,8 @@ use typed_layout::cast::{relayout_cast_pad, ChannelPadded, Unscaled};
 #[cfg(feature = "gpu")]
 use typed_layout::gpu::{DeviceChannelPadded, DeviceTensor, Gpu};
 use typed_layout::{
-    layout, DataType, DynLayout, ImageDims, Layout, LayoutError, Nchw, NcxHwx, Nhwc, Shape, StaticShape,
-    StridedViewMut, Tensor, TensorDesc,
+    layout, DataType, DynLayout, DynTensor, ImageDims, Layout, LayoutError, Nchw, NcxHwx, Nhwc, Shape,
+    StaticShape, StridedViewMut, Tensor, TensorDesc,
 };
 
 layout! {
@@ -112,6 +113,17 @@ fn main() -> Result<(), LayoutError> {
         pixel.join(", ")
     );
     println!("  its Tensor Core check now: {}", padded.tensor().tensor_core());
+
+    println!("\na tensor whose data type and layout are known only at run time (from a model file, say):");
+    let (data_type, layout) = (DataType::Half, DynLayout::parse("NC/8HW8")?);
+    let weights = DynTensor::zeros(data_type, layout, &[1, 16, 2, 2])?;
+    println!("  {weights:?}: {} bytes", weights.as_bytes().len());
+    let nhwc = weights.to_layout(DynLayout::parse("NHWC")?)?;
+    let typed: Tensor<half::f16, Nhwc> = nhwc.try_into_tensor().map_err(|e| e.error())?;
+    println!("  relaid out at run time to NHWC, then typed: {typed:?}");
+    if let Err(e) = DynTensor::from(typed).try_into_tensor::<f32, Nhwc>() {
+        println!("  asked for as f32: {e}");
+    }
 
     println!("\nbad input gets an error value:");
     let spec = "NC/32HW4";

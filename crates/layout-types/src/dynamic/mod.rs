@@ -30,6 +30,7 @@ use crate::error::{DimName, LayoutError, Letters};
 use crate::layout::{Layout, Shape};
 use crate::loops::Geometry;
 use crate::placement::Placement;
+use crate::predicates;
 use crate::tensor::{Tensor, TensorBase, TensorView, TensorViewMut};
 
 mod cast;
@@ -134,23 +135,28 @@ impl DynTensor {
         strides: &[usize],
         bytes: &[u8],
     ) -> Result<Self, LayoutError> {
-        // The dims first (every one at least 1), then the strides, then the allocation.
+        // The layout's rules on the dims, the offsets the strides reach (the strided views'
+        // check), the buffer, and only then the allocation.
         layout.shape(dims)?;
         if strides.len() != dims.len() {
             return Err(LayoutError::StrideCount { dims: dims.len(), strides: strides.len() });
         }
-        // Elements up to the last one the strides reach (a dim of 1 never steps).
-        let mut span = 1usize;
-        for (k, (&d, &s)) in dims.iter().zip(strides).enumerate() {
-            let overflow = LayoutError::SizeOverflow { dim: DimName::new(k, layout.letters().as_bytes()) };
-            let reach = (d - 1).checked_mul(s).and_then(|r| span.checked_add(r));
-            span = reach
-                .filter(|&n| n.checked_mul(data_type.size()).is_some_and(|b| b <= isize::MAX as usize))
-                .ok_or(overflow)?;
-        }
-        let elements = bytes.len() / data_type.size();
+        let letters = layout.letters().as_bytes();
+        // A dim of 1 never steps: its stride, any value, becomes 0.
+        let strides = dims
+            .iter()
+            .zip(strides)
+            .enumerate()
+            .map(|(k, (&d, &s))| match d {
+                1 => Ok(0),
+                _ => isize::try_from(s)
+                    .map_err(|_| LayoutError::SizeOverflow { dim: DimName::new(k, letters) }),
+            })
+            .collect::<Result<Vec<isize>, _>>()?;
+        let (_, highest) = predicates::validate(dims, &strides, letters)?;
+        let (span, elements) = (highest as usize + 1, bytes.len() / data_type.size());
         if span > elements {
-            return Err(LayoutError::OutOfBounds { lowest: 0, highest: span as i128 - 1, len: elements });
+            return Err(LayoutError::OutOfBounds { lowest: 0, highest: highest as i128, len: elements });
         }
         let bytes = &bytes[..span * data_type.size()];
         let mut out = DynTensor::zeros(data_type, layout, dims)?;
@@ -168,10 +174,6 @@ impl DynTensor {
                 staged.bytes()
             }
         };
-        // Each stride of a dim longer than 1 is below the span; a dim of 1 never steps (its
-        // stride, any value, becomes 0).
-        let strides: Vec<isize> =
-            dims.iter().zip(strides).map(|(&d, &s)| if d == 1 { 0 } else { s as isize }).collect();
         let sg = Geometry::strided(dims, &strides, 0);
         let dg = Geometry::packed(&out.placement);
         out.data.convert_from_bytes(&sg, bytes, &dg, layout.letters().as_bytes())?;

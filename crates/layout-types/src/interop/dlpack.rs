@@ -48,7 +48,7 @@
 use crate::desc::DynLayout;
 use crate::dtype::Element;
 use crate::dynamic::DynTensor;
-use crate::error::{DimName, LayoutError};
+use crate::error::LayoutError;
 use crate::family::{DimArray, Family};
 use crate::layout::{Layout, Shape};
 use crate::placement::Placement;
@@ -86,23 +86,17 @@ fn exchanged(layout: &DynLayout, placement: &Placement) -> (Vec<usize>, Vec<usiz
     }
 }
 
-/// `StrideMismatch` at the first dim longer than 1 whose stride differs from the layout's.
+/// `StrideMismatch` at the first dim longer than 1 whose stride differs from the layout's
+/// (the ndarray reader's check, on DLPack's unsigned strides).
 fn same_strides(
     shape: &[usize],
     found: &[usize],
     expected: &[usize],
     letters: &[u8],
 ) -> Result<(), LayoutError> {
-    for (k, ((&d, &f), &e)) in shape.iter().zip(found).zip(expected).enumerate() {
-        if d > 1 && f != e {
-            return Err(LayoutError::StrideMismatch {
-                dim: DimName::new(k, letters),
-                expected: e as isize,
-                found: f as isize,
-            });
-        }
-    }
-    Ok(())
+    // Below isize::MAX: DlpackRef checked the span, a placement its length.
+    let signed = |v: &[usize]| v.iter().map(|&s| s as isize).collect::<Vec<_>>();
+    super::same_strides(shape, &signed(found), &signed(expected), letters)
 }
 
 /// The placement of `r` in `layout`, if its shape and strides are that layout's (strides of

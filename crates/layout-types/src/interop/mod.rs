@@ -18,3 +18,25 @@ compile_error!(
 );
 #[cfg(feature = "serde")]
 pub mod serde;
+
+/// `StrideMismatch` at the first dim longer than 1 whose stride in another library's array
+/// (`found`) is not the layout's (`expected`), both in elements: a dim of 1 never steps, so its
+/// stride says nothing. Both zero-copy readers of foreign arrays (ndarray views, DLPack tensors)
+/// check with this.
+#[cfg(any(feature = "ndarray", feature = "dlpack"))]
+fn same_strides(
+    dims: &[usize],
+    found: &[isize],
+    expected: &[isize],
+    letters: &[u8],
+) -> Result<(), crate::error::LayoutError> {
+    let differs = (0..dims.len()).find(|&k| dims[k] > 1 && found[k] != expected[k]);
+    match differs {
+        None => Ok(()),
+        Some(k) => Err(crate::error::LayoutError::StrideMismatch {
+            dim: crate::error::DimName::new(k, letters),
+            expected: expected[k],
+            found: found[k],
+        }),
+    }
+}

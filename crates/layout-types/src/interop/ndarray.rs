@@ -22,7 +22,7 @@
 use ndarray::{ArrayD, ArrayViewD, ArrayViewMutD, IxDyn, ShapeBuilder};
 
 use crate::dtype::Element;
-use crate::error::{DimName, LayoutError};
+use crate::error::LayoutError;
 use crate::family::{DimArray, Family};
 use crate::layout::{DimsOf, Layout, PerDimStrides, Shape};
 use crate::tensor::{Storage, StorageMut, Tensor, TensorBase, TensorView, TensorViewMut};
@@ -74,17 +74,7 @@ fn layout_shape<L: Layout + PerDimStrides>(
     strides: &[isize],
 ) -> Result<Shape<L>, LayoutError> {
     let layout = Shape::<L>::from_slice(shape)?;
-    let letters = L::Family::LETTERS.as_bytes();
-    for (d, (&want, &got)) in layout.strides().as_ref().iter().zip(strides).enumerate() {
-        // A dim of size 1 has no stride to keep: any value addresses the same elements.
-        if want != got && shape[d] > 1 {
-            return Err(LayoutError::StrideMismatch {
-                dim: DimName::new(d, letters),
-                expected: want,
-                found: got,
-            });
-        }
-    }
+    super::same_strides(shape, strides, layout.strides().as_ref(), L::Family::LETTERS.as_bytes())?;
     Ok(layout)
 }
 

@@ -3,8 +3,8 @@
 #   bash run.sh REPORT_DIR
 # On a machine with an NVIDIA driver it finds NVRTC and cuDNN (TL_NVRTC_DIR / TL_CUDNN_DIR
 # choose a folder), runs every GPU test binary with TL_REQUIRE_GPU=1 TL_REQUIRE_CUDNN=1
-# TL_REQUIRE_NVRTC=1, then the benchmark, then the PyTorch rows when `import torch` works, and
-# writes REPORT_DIR/report.md (plus one log per step). Every step has a timeout and all of them
+# TL_REQUIRE_NVRTC=1, then the benchmark, then the DLPack exchange with PyTorch and the PyTorch
+# rows when `import torch` works, and writes REPORT_DIR/report.md (plus one log per step). Every step has a timeout and all of them
 # fit in TL_KIT_BUDGET_S seconds (default 480). Exits 0 when every step passed, 1 when one
 # failed, 2 when there is no GPU ("no GPU: <reason>").
 set -uo pipefail
@@ -163,8 +163,10 @@ for bin in "$kit"/bin/gpu_*; do # any further test binary a later commit adds
 done
 step gpu_bench 150 "$kit/bin/gpu_bench"
 if "$python" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+    step torch_dlpack 60 env PYTHONUNBUFFERED=1 "$python" "$kit/torch_dlpack.py" "$kit/lib/libdlpack_torch.so"
     step torch_peer 120 env PYTHONUNBUFFERED=1 "$python" "$kit/torch_peer.py"
 else
+    results+=("| torch_dlpack | NOT RUN (no PyTorch with CUDA for $python) | | |")
     results+=("| torch_peer | NOT RUN (no PyTorch with CUDA for $python) | | |")
 fi
 
@@ -180,7 +182,7 @@ fi
     echo "| step | result | time | summary |"
     echo "|---|---|---:|---|"
     printf '%s\n' "${results[@]}"
-    for name in gpu_bench torch_peer; do
+    for name in gpu_bench torch_dlpack torch_peer; do
         [[ -s "$report/$name.log" ]] || continue
         echo
         echo "## $name"

@@ -41,31 +41,34 @@ pub(crate) fn logical<T: Sample, L: Layout>(dims: &[usize]) -> Tensor<T, L> {
     Tensor::from_fn(d, |i| T::at(i.as_ref().iter().zip(dims).fold(0, |a, (&k, &n)| a * n + k))).unwrap()
 }
 
-/// Calls `$f::<T, L>(dims)` for every data type `T` and every named layout `L` (vectorized ones
-/// included), each with its own dims.
+/// Calls `$f::<T, L>(dims)` (or `$f::<T, L>(arg, dims)`) for every data type `T` and every
+/// named layout `L` (vectorized ones included), each with its own dims.
 #[allow(unused_macros)] // each test file uses part of the support
 macro_rules! every_named_layout_and_type {
-    ($f:ident) => {{
+    ($f:ident $(, $arg:expr)?) => {{
         use half::{bf16, f16};
         use typed_layout::*;
-        every_named_layout_and_type!(@layouts $f, f32, f64, f16, bf16, i8, u8, i32, i64);
+        every_named_layout_and_type!(@layouts $f ($($arg)?), f32, f64, f16, bf16, i8, u8, i32, i64);
     }};
-    (@layouts $f:ident, $($t:ty),*) => {$(
-        $f::<$t, Nchw>(&[2, 3, 4, 5]);
-        $f::<$t, Nhwc>(&[2, 3, 4, 5]);
-        $f::<$t, Chwn>(&[2, 3, 4, 5]);
-        $f::<$t, NcxHwx<4>>(&[2, 8, 3, 5]);
-        $f::<$t, NcxHwx<32>>(&[1, 64, 3, 2]);
-        $f::<$t, Ncdhw>(&[2, 3, 2, 4, 5]);
-        $f::<$t, Ndhwc>(&[2, 3, 2, 4, 5]);
-        $f::<$t, Cdhwn>(&[2, 3, 2, 4, 5]);
-        $f::<$t, Bmn<RowMajor>>(&[2, 3, 7]);
-        $f::<$t, Bmn<ColMajor>>(&[2, 3, 7]);
-        $f::<$t, Kcrs>(&[4, 3, 3, 5]);
-        $f::<$t, Krsc>(&[4, 3, 3, 5]);
-        $f::<$t, KcxRsx<4>>(&[4, 8, 3, 3]);
-        $f::<$t, Kcdrs>(&[4, 3, 2, 3, 3]);
-        $f::<$t, Kdrsc>(&[4, 3, 2, 3, 3]);
+    (@call $f:ident, $t:ty, $l:ty, ($($arg:expr)?), $dims:expr) => {
+        $f::<$t, $l>($($arg,)? $dims)
+    };
+    (@layouts $f:ident $args:tt, $($t:ty),*) => {$(
+        every_named_layout_and_type!(@call $f, $t, Nchw, $args, &[2, 3, 4, 5]);
+        every_named_layout_and_type!(@call $f, $t, Nhwc, $args, &[2, 3, 4, 5]);
+        every_named_layout_and_type!(@call $f, $t, Chwn, $args, &[2, 3, 4, 5]);
+        every_named_layout_and_type!(@call $f, $t, NcxHwx<4>, $args, &[2, 8, 3, 5]);
+        every_named_layout_and_type!(@call $f, $t, NcxHwx<32>, $args, &[1, 64, 3, 2]);
+        every_named_layout_and_type!(@call $f, $t, Ncdhw, $args, &[2, 3, 2, 4, 5]);
+        every_named_layout_and_type!(@call $f, $t, Ndhwc, $args, &[2, 3, 2, 4, 5]);
+        every_named_layout_and_type!(@call $f, $t, Cdhwn, $args, &[2, 3, 2, 4, 5]);
+        every_named_layout_and_type!(@call $f, $t, Bmn<RowMajor>, $args, &[2, 3, 7]);
+        every_named_layout_and_type!(@call $f, $t, Bmn<ColMajor>, $args, &[2, 3, 7]);
+        every_named_layout_and_type!(@call $f, $t, Kcrs, $args, &[4, 3, 3, 5]);
+        every_named_layout_and_type!(@call $f, $t, Krsc, $args, &[4, 3, 3, 5]);
+        every_named_layout_and_type!(@call $f, $t, KcxRsx<4>, $args, &[4, 8, 3, 3]);
+        every_named_layout_and_type!(@call $f, $t, Kcdrs, $args, &[4, 3, 2, 3, 3]);
+        every_named_layout_and_type!(@call $f, $t, Kdrsc, $args, &[4, 3, 2, 3, 3]);
     )*};
 }
 #[allow(unused_imports)] // each test file uses part of the support

@@ -98,6 +98,11 @@ pub enum GpuError {
     },
     /// The shapes of a conversion's two sides break a layout rule (different dims, say).
     Layout(LayoutError),
+    /// A DLPack export could not be built (feature `dlpack`).
+    Exchange {
+        /// What failed.
+        reason: String,
+    },
 }
 
 impl GpuError {
@@ -160,6 +165,7 @@ impl fmt::Display for GpuError {
             ),
             GpuError::Cudnn { call, status } => write!(f, "{call} failed: {status}"),
             GpuError::Layout(e) => e.fmt(f),
+            GpuError::Exchange { reason } => write!(f, "DLPack export: {reason}"),
         }
     }
 }

@@ -42,13 +42,15 @@
 
 #![deny(unsafe_code)]
 
-// The rooms, lowest first: error, tensor, ffi, kernels, cache, handle, convert, cast, cudnn; each
-// imports only rooms before it in that order (`ffi` holds every `unsafe`).
+// The rooms, lowest first: error, tensor, ffi, kernels, cache, handle, convert, cast, reorder,
+// dlpack, cudnn; each imports only rooms before it in that order (`ffi` holds every `unsafe`).
 mod cache;
 mod cast;
 mod convert;
 #[cfg(feature = "cudnn")]
 pub mod cudnn;
+#[cfg(feature = "dlpack")]
+pub mod dlpack;
 mod error;
 #[allow(unsafe_code)]
 mod ffi;

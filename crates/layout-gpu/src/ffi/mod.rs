@@ -11,3 +11,6 @@ pub(crate) mod nvrtc;
 
 #[cfg(feature = "cudnn")]
 pub(crate) mod cudnn;
+
+#[cfg(feature = "dlpack")]
+pub(crate) mod dlpack;

@@ -14,8 +14,12 @@
 //!   is padded (what cuDNN's int8x32 users hand around). The exchange carries no layout name:
 //!   such an array reads back as itself only through [`tensor_view`] naming the layout.
 //!
-//! Coming in, a foreign tensor is first checked and borrowed as a [`DlpackRef`] (an `unsafe`
-//! step: nothing can check a raw pointer), then read as the layout asked for
+//! Device tensors (CUDA) go out and come in through the GPU backend's `gpu::dlpack` (features
+//! `gpu` and `dlpack`), with the same [`geometry`] and [`placement`].
+//!
+//! Coming in, a foreign tensor's metadata is checked ([`DlpackInfo`], safe), then its memory is
+//! borrowed as a [`DlpackRef`] (an `unsafe` step: nothing can check a raw pointer), then read as
+//! the layout asked for
 //! ([`tensor_view`]), as any strides ([`strided_view`]) or as a copy in the layout its strides
 //! show, row-major when they show none ([`dyn_tensor`]).
 //!
@@ -55,7 +59,7 @@ use crate::placement::Placement;
 use crate::tensor::{StridedView, Tensor, TensorView};
 
 pub use crate::error::DlpackError;
-pub use crate::platform::dlpack::{Dlpack, DlpackRef};
+pub use crate::platform::dlpack::{dl_data_type, Dlpack, DlpackInfo, DlpackRef};
 
 /// Exports `tensor` without a copy: the managed tensor owns its storage until the consumer's
 /// deleter drops it.
@@ -65,7 +69,7 @@ pub fn export<T: Element, L: Layout>(tensor: Tensor<T, L>) -> Result<Dlpack, Dlp
 
 /// Exports a runtime tensor without a copy (as [`export`]).
 pub fn export_dyn(tensor: DynTensor) -> Result<Dlpack, DlpackError> {
-    let (shape, strides) = exchanged(&tensor.layout(), tensor.placement());
+    let (shape, strides) = geometry(&tensor.layout(), tensor.placement());
     let data_type = tensor.data_type();
     crate::platform::dlpack::export(
         Box::new(tensor),
@@ -78,8 +82,18 @@ pub fn export_dyn(tensor: DynTensor) -> Result<Dlpack, DlpackError> {
 
 /// The shape and strides a tensor of `layout` and `placement` is exchanged with: logical dims
 /// and strides, or for a vectorized layout its physical axes and their strides (compact for a
-/// packed tensor; a padded one's padding stays in them).
-fn exchanged(layout: &DynLayout, placement: &Placement) -> (Vec<usize>, Vec<usize>) {
+/// packed tensor; a padded one's padding stays in them). The export of every tensor, here and
+/// in the GPU backend.
+///
+/// ```
+/// use typed_layout::interop::dlpack;
+/// use typed_layout::{DynLayout, NcxHwx, Shape};
+/// let shape = Shape::<NcxHwx<32>>::new([1, 64, 2, 3])?;
+/// let (dims, strides) = dlpack::geometry(&DynLayout::of::<NcxHwx<32>>(), shape.placement());
+/// assert_eq!((dims, strides), (vec![1, 2, 2, 3, 32], vec![384, 192, 96, 32, 1]));
+/// # Ok::<(), typed_layout::LayoutError>(())
+/// ```
+pub fn geometry(layout: &DynLayout, placement: &Placement) -> (Vec<usize>, Vec<usize>) {
     match layout.format().vector() {
         None => (placement.dims().to_vec(), placement.strides().to_vec()),
         Some(_) => placement.axes().iter().map(|a| (a.extent, a.stride)).unzip(),
@@ -87,36 +101,61 @@ fn exchanged(layout: &DynLayout, placement: &Placement) -> (Vec<usize>, Vec<usiz
 }
 
 /// `StrideMismatch` at the first dim longer than 1 whose stride differs from the layout's
-/// (the ndarray reader's check, on DLPack's unsigned strides).
+/// (the ndarray reader's check, on DLPack's unsigned strides; `found` from a [`DlpackInfo`] or
+/// [`DlpackRef`], below `isize::MAX`).
 fn same_strides(
     shape: &[usize],
     found: &[usize],
     expected: &[usize],
     letters: &[u8],
 ) -> Result<(), LayoutError> {
-    // Below isize::MAX: DlpackRef checked the span, a placement its length.
-    let signed = |v: &[usize]| v.iter().map(|&s| s as isize).collect::<Vec<_>>();
+    // A stride past isize::MAX is no placement's: it reads as isize::MAX, which differs.
+    let signed =
+        |v: &[usize]| v.iter().map(|&s| isize::try_from(s).unwrap_or(isize::MAX)).collect::<Vec<_>>();
     super::same_strides(shape, &signed(found), &signed(expected), letters)
 }
 
-/// The placement of `r` in `layout`, if its shape and strides are that layout's (strides of
-/// size-1 dims aside).
-fn placement_in(r: &DlpackRef<'_>, layout: &DynLayout) -> Result<Placement, LayoutError> {
+/// The placement in `layout` of an exchanged tensor of `shape` and `strides` (in elements), if
+/// they are that layout's [`geometry`] (strides of size-1 dims aside; see the module's rule),
+/// else the error naming the first dim that differs. The import of every tensor, here and in
+/// the GPU backend.
+///
+/// ```
+/// use typed_layout::interop::dlpack;
+/// use typed_layout::{DynLayout, LayoutError};
+/// let nhwc = DynLayout::parse("NHWC")?;
+/// let p = dlpack::placement(&nhwc, &[2, 3, 4, 5], &[60, 1, 15, 3])?;
+/// assert_eq!(p.strides(), &[60, 1, 15, 3]);
+/// // One pixel: W's stride says nothing, NHWC wins.
+/// assert!(dlpack::placement(&nhwc, &[2, 3, 4, 1], &[12, 1, 3, 99]).is_ok());
+/// let e = dlpack::placement(&nhwc, &[2, 3, 4, 5], &[60, 20, 5, 1]).unwrap_err();
+/// assert!(matches!(e, LayoutError::StrideMismatch { .. }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn placement(layout: &DynLayout, shape: &[usize], strides: &[usize]) -> Result<Placement, LayoutError> {
+    if strides.len() != shape.len() {
+        return Err(LayoutError::StrideCount { dims: shape.len(), strides: strides.len() });
+    }
     let letters = layout.letters().as_bytes();
     match layout.format().vector() {
         None => {
-            let placement = layout.shape(r.shape())?;
-            same_strides(r.shape(), r.strides(), placement.strides(), letters)?;
+            let placement = layout.shape(shape)?;
+            same_strides(shape, strides, placement.strides(), letters)?;
             Ok(placement)
         }
         Some(_) => {
-            let placement = layout.from_physical(r.shape())?;
+            let placement = layout.from_physical(shape)?;
             let expected: Vec<usize> = placement.axes().iter().map(|a| a.stride).collect();
             // Physical axes carry no letters: name them by position.
-            same_strides(r.shape(), r.strides(), &expected, b"")?;
+            same_strides(shape, strides, &expected, b"")?;
             Ok(placement)
         }
     }
+}
+
+/// The placement of `r` in `layout` ([`placement`]).
+fn placement_in(r: &DlpackRef<'_>, layout: &DynLayout) -> Result<Placement, LayoutError> {
+    placement(layout, r.shape(), r.strides())
 }
 
 /// `DataTypeMismatch` unless `r` holds `T`s.

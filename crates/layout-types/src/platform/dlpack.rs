@@ -20,7 +20,7 @@ use crate::error::{DlpackError, LayoutError};
 pub type Dlpack = dlpark::versioned::Dlpack;
 
 /// DLPack's data type of each of ours (one lane each).
-pub(crate) fn dl_data_type(data_type: DataType) -> DLDataType {
+pub fn dl_data_type(data_type: DataType) -> DLDataType {
     match data_type {
         DataType::Float => DLDataType::F32,
         DataType::Double => DLDataType::F64,
@@ -66,38 +66,40 @@ pub(crate) fn export<O: Send + 'static>(
     Ok(unsafe { tensor.finish() })
 }
 
-/// A foreign host tensor, checked, with the bytes its strides reach: what the safe readers of
-/// [`crate::interop::dlpack`] build typed views and copies from.
-#[derive(Debug)]
-pub struct DlpackRef<'a> {
+/// What a DLPack tensor says about itself, checked: its device, data type, shape, strides and
+/// the bytes its strides span. Reading it touches no element, so it is safe; a host tensor's
+/// elements are then borrowed with [`DlpackRef::new`], a device tensor's copied by the GPU
+/// backend (`gpu::dlpack`, features `gpu` and `dlpack`).
+///
+/// ```
+/// use typed_layout::interop::dlpack::{self, DlpackInfo};
+/// use typed_layout::{DataType, Nhwc, Tensor};
+/// let exported = dlpack::export(Tensor::<half::f16, Nhwc>::filled([2, 3, 4, 5], half::f16::ONE)?)?;
+/// let info = DlpackInfo::read(&exported)?;
+/// assert_eq!((info.device_type(), info.device_id()), (1, 0)); // kDLCPU
+/// assert_eq!((info.data_type(), info.shape()), (DataType::Half, &[2, 3, 4, 5][..]));
+/// assert_eq!((info.strides(), info.byte_len()), (&[60, 1, 15, 3][..], 240));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DlpackInfo {
+    device_type: u32,
+    device_id: i32,
     data_type: DataType,
     shape: Vec<usize>,
     strides: Vec<usize>,
-    bytes: &'a [u8],
+    address: usize,
+    byte_len: usize,
 }
 
-impl<'a> DlpackRef<'a> {
-    /// Reads `tensor`'s metadata (dlpark's validation, then: in host memory, one of the eight
-    /// data types, no negative stride, no zero dim) and borrows the bytes its shape and strides
-    /// reach from its data pointer and byte offset.
-    ///
-    /// # Safety
-    ///
-    /// For as long as the borrow `'a` lasts, every byte from the byte-offset data pointer of
-    /// `tensor` to the end of the last element its shape and strides address must be
-    /// initialized memory of one allocation, and nothing may write any of it (the producer
-    /// included, also between the elements of a gapped view: the whole span is borrowed as one
-    /// `&[u8]`, which Rust assumes never changes). A tensor from a producer that keeps writing
-    /// it must be copied on its side first.
-    pub unsafe fn new(tensor: &'a Dlpack) -> Result<DlpackRef<'a>, DlpackError> {
+impl DlpackInfo {
+    /// Reads `tensor`'s metadata: dlpark's validation (ABI version, shape and strides), a
+    /// non-null data pointer and a byte offset that applies to it, then one of the eight data types, no negative stride (but on a dim
+    /// of extent 1, which never steps: its stride is read as 0), no zero dim, and a span of bytes
+    /// within `isize::MAX`.
+    pub fn read(tensor: &Dlpack) -> Result<DlpackInfo, DlpackError> {
         let t = tensor.validate().map_err(dlpack_error)?;
         let device = t.device();
-        if device.device_type != DLDevice::CPU.device_type {
-            return Err(DlpackError::Device {
-                device_type: device.device_type.0,
-                device_id: device.device_id,
-            });
-        }
         let dtype = t.dtype();
         let unknown = DlpackError::DataType { code: dtype.code.0, bits: dtype.bits, lanes: dtype.lanes };
         let data_type = DataType::ALL.into_iter().find(|&d| dl_data_type(d) == dtype).ok_or(unknown)?;
@@ -126,16 +128,34 @@ impl<'a> DlpackRef<'a> {
             (d - 1).checked_mul(s).and_then(|reach| span.checked_add(reach))
         });
         let len = span.and_then(|n| n.checked_mul(data_type.size())).filter(|&b| b <= isize::MAX as usize);
-        let len = len.ok_or(DlpackError::Strides { reason: "the strides reach past the address space" })?;
-        // SAFETY: dlpark checked the pointer is non-null and the byte offset applies without
-        // overflow; the caller's contract is that `len` bytes from there (every element the
-        // shape and strides address, the highest one last) are initialized, readable and not
-        // written for `'a`.
-        let bytes = unsafe {
-            let start = t.offset_bytes_ptr().map_err(dlpack_error)?;
-            core::slice::from_raw_parts(start, len)
+        let byte_len =
+            len.ok_or(DlpackError::Strides { reason: "the strides reach past the address space" })?;
+        let address = match t.data_ptr() as usize {
+            0 => return Err(DlpackError::Address { reason: "the tensor's data pointer is null" }),
+            data => usize::try_from(t.byte_offset()).ok().and_then(|offset| data.checked_add(offset)),
         };
-        Ok(DlpackRef { data_type, shape, strides, bytes })
+        let address = address.ok_or(DlpackError::Address {
+            reason: "the tensor's byte offset moves its data pointer past the address space",
+        })?;
+        Ok(DlpackInfo {
+            device_type: device.device_type.0,
+            device_id: device.device_id,
+            data_type,
+            shape,
+            strides,
+            address,
+            byte_len,
+        })
+    }
+
+    /// DLPack's device type code: `kDLCPU` 1, `kDLCUDA` 2, `kDLCUDAHost` 3, …
+    pub fn device_type(&self) -> u32 {
+        self.device_type
+    }
+
+    /// The device's id (a CUDA tensor's device ordinal).
+    pub fn device_id(&self) -> i32 {
+        self.device_id
     }
 
     /// The elements' data type.
@@ -148,9 +168,80 @@ impl<'a> DlpackRef<'a> {
         &self.shape
     }
 
-    /// The strides, in elements (compact row-major ones where the tensor gives none).
+    /// The strides, in elements (compact row-major ones where the tensor gives none; 0 for a
+    /// dim of extent 1 given a negative one).
     pub fn strides(&self) -> &[usize] {
         &self.strides
+    }
+
+    /// The address of the first element (the data pointer plus the byte offset), in the
+    /// tensor's device's address space.
+    pub fn address(&self) -> usize {
+        self.address
+    }
+
+    /// The bytes from the first element to the end of the last one its strides reach.
+    pub fn byte_len(&self) -> usize {
+        self.byte_len
+    }
+
+    /// `Device` unless the tensor is on `device_type`, named `expected` in the error.
+    pub fn expect_device(&self, device_type: u32, expected: &'static str) -> Result<(), DlpackError> {
+        match self.device_type == device_type {
+            true => Ok(()),
+            false => Err(DlpackError::Device {
+                device_type: self.device_type,
+                device_id: self.device_id,
+                expected,
+            }),
+        }
+    }
+}
+
+/// A foreign host tensor, checked, with the bytes its strides reach: what the safe readers of
+/// [`crate::interop::dlpack`] build typed views and copies from.
+#[derive(Debug)]
+pub struct DlpackRef<'a> {
+    info: DlpackInfo,
+    bytes: &'a [u8],
+}
+
+impl<'a> DlpackRef<'a> {
+    /// Reads `tensor`'s metadata ([`DlpackInfo::read`], then: in host memory) and borrows the
+    /// bytes its shape and strides reach from its data pointer and byte offset.
+    ///
+    /// # Safety
+    ///
+    /// For as long as the borrow `'a` lasts, every byte from the byte-offset data pointer of
+    /// `tensor` to the end of the last element its shape and strides address must be
+    /// initialized memory of one allocation, and nothing may write any of it (the producer
+    /// included, also between the elements of a gapped view: the whole span is borrowed as one
+    /// `&[u8]`, which Rust assumes never changes). A tensor from a producer that keeps writing
+    /// it must be copied on its side first.
+    pub unsafe fn new(tensor: &'a Dlpack) -> Result<DlpackRef<'a>, DlpackError> {
+        let info = DlpackInfo::read(tensor)?;
+        info.expect_device(DLDevice::CPU.device_type.0, "host memory (kDLCPU, 1)")?;
+        // SAFETY: a host tensor: `address` is its non-null data pointer plus the byte offset
+        // (checked not to overflow), and `byte_len` (within isize::MAX) covers every
+        // element the shape and strides address, the highest one last. The caller's contract
+        // is that those bytes are initialized, readable and not written for `'a`.
+        let bytes = unsafe { core::slice::from_raw_parts(info.address as *const u8, info.byte_len) };
+        Ok(DlpackRef { info, bytes })
+    }
+
+    /// The elements' data type.
+    pub fn data_type(&self) -> DataType {
+        self.info.data_type
+    }
+
+    /// The dims, as the tensor gives them.
+    pub fn shape(&self) -> &[usize] {
+        &self.info.shape
+    }
+
+    /// The strides, in elements (compact row-major ones where the tensor gives none).
+    pub fn strides(&self) -> &[usize] {
+        &self.info.strides
     }
 
     /// The bytes from the first element to the last one the strides reach.

@@ -19,9 +19,8 @@
 //!
 //! Coming in, a foreign tensor's metadata is checked ([`DlpackInfo`], safe), then its memory is
 //! borrowed as a [`DlpackRef`] (an `unsafe` step: nothing can check a raw pointer), then read as
-//! the layout asked for
-//! ([`tensor_view`]), as any strides ([`strided_view`]) or as a copy in the layout its strides
-//! show, row-major when they show none ([`dyn_tensor`]).
+//! the layout asked for ([`tensor_view`]), as any strides ([`strided_view`]) or as a copy in the
+//! layout its strides show, row-major when they show none ([`dyn_tensor`]).
 //!
 //! **Size-1 dims.** A dimension of extent 1 never steps, so producers give it any stride
 //! (PyTorch's `channels_last` of a one-pixel image has C's stride 1 and W's stride C, or not): a

@@ -70,7 +70,53 @@ fn shapes_carry_their_layout_and_version() {
     let err = serde_json::from_str::<Shape<Nhwc>>(future).unwrap_err().to_string();
     assert!(err.contains("format version 2"), "{err}");
     let extra = r#"{"version":1,"layout":"NHWC","dims":[1,64,5,4],"align":128}"#;
-    assert!(serde_json::from_str::<Shape<Nhwc>>(extra).is_err());
+    let err = serde_json::from_str::<Shape<Nhwc>>(extra).unwrap_err().to_string();
+    assert!(err.starts_with("unknown field `align`, expected one of `version`, `layout`, `dims`"), "{err}");
+}
+
+/// A newer version's stored form is refused by its version, not by the fields it adds or
+/// changes: in a map wherever the version stands, in a sequence (binary formats) before the
+/// rest is read.
+#[test]
+fn a_newer_version_speaks_first() {
+    let later = [
+        r#"{"version":2,"layout":"NHWC","dims":[1,64,5,4],"align":128}"#,
+        r#"{"align":128,"version":2,"layout":"NHWC","dims":[1,64,5,4]}"#,
+        r#"{"version":2,"layout":"NHWC","dims":"1x64x5x4"}"#,
+        r#"[2,"NHWC",[1,64,5,4],128]"#,
+        r#"[2,{"notation":"NHWC"},"1x64x5x4"]"#,
+    ];
+    for json in later {
+        let err = serde_json::from_str::<Shape<Nhwc>>(json).unwrap_err().to_string();
+        assert!(err.starts_with("format version 2: this typed-layout reads version 1"), "{json}: {err}");
+    }
+    let desc = r#"{"version":3,"data_type":"CUDNN_DATA_FP8_E4M3","dims":[1,2,3,4],"strides":[24,12,4,1],"scale":0.5}"#;
+    let err = serde_json::from_str::<TensorDesc>(desc).unwrap_err().to_string();
+    assert!(err.starts_with("format version 3"), "{err}");
+    let tensor = r#"{"version":2,"data_type":"CUDNN_DATA_INT8","layout":"NCHW","letters":"NCHW","dims":[1,1,1,2],"data":"AAE=","encoding":"base64"}"#;
+    let err = serde_json::from_str::<typed_layout::DynTensor>(tensor).unwrap_err().to_string();
+    assert!(err.starts_with("format version 2"), "{err}");
+    // Sequences of this version read as maps do (what a binary format writes); a short one
+    // says what it lacks.
+    let shape: Shape<Nhwc> = serde_json::from_str(r#"[1,"NHWC",[1,64,5,4]]"#).unwrap();
+    assert_eq!(shape, Shape::<Nhwc>::new([1, 64, 5, 4]).unwrap());
+    let t: typed_layout::DynTensor =
+        serde_json::from_str(r#"[1,"CUDNN_DATA_INT8","NCHW","NCHW",[1,1,1,2],[0,1]]"#).unwrap();
+    assert_eq!(t.as_bytes(), &[0, 1]);
+    let err = serde_json::from_str::<Shape<Nhwc>>(r#"[1,"NHWC"]"#).unwrap_err().to_string();
+    assert!(err.starts_with("invalid length 2, expected a stored form {version, layout, dims}"), "{err}");
+    // A descriptor's letters may be missing from a map (they are optional); its dims may not.
+    let desc: TensorDesc = serde_json::from_str(
+        r#"{"version":1,"data_type":"CUDNN_DATA_FLOAT","dims":[1,2,3],"strides":[6,3,1]}"#,
+    )
+    .unwrap();
+    assert_eq!(desc, TensorDesc::new(DataType::Float, &[1, 2, 3], &[6, 3, 1]).unwrap());
+    let err = serde_json::from_str::<TensorDesc>(
+        r#"{"version":1,"data_type":"CUDNN_DATA_FLOAT","strides":[6,3,1]}"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.starts_with("missing field `dims`"), "{err}");
 }
 
 #[test]

@@ -11,9 +11,13 @@
 //! * a [`DynTensor`] is `{"version": 1, "data_type", "layout", "letters", "dims", "data"}`, the
 //!   elements' bytes last (a byte string where the format has one).
 //!
-//! Stored forms carry [`FORMAT_VERSION`]; reading checks everything a constructor checks (a
-//! bad notation, dims that break the layout's rules, another layout than the one asked for, an
-//! unknown version), and each refusal is an error naming the rule, never a panic.
+//! Stored forms carry [`FORMAT_VERSION`], written first; reading checks everything a
+//! constructor checks (a bad notation, dims that break the layout's rules, another layout than
+//! the one asked for, an unknown version), and each refusal is an error naming the rule, never
+//! a panic. The version speaks first: a later version's form is refused as that version,
+//! whatever fields it adds or changes (in a map wherever its version stands, in a sequence
+//! before the rest is read); a field unknown to this version is refused once the version is
+//! known to be ours.
 //!
 //! ```
 //! use typed_layout::{DataType, DynLayout, Nhwc, Shape, TensorDesc};
@@ -115,17 +119,91 @@ fn check_version<E: de::Error>(version: u32) -> Result<(), E> {
     }
 }
 
-/// A descriptor's stored form.
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StoredDesc {
-    version: u32,
-    data_type: DataType,
-    dims: Vec<usize>,
-    strides: Vec<isize>,
-    // Always written (`null` when absent), so formats that count fields read it back too.
-    #[serde(default)]
-    letters: Option<String>,
+/// A stored form: a struct whose first field is `version`, written by serde's derive, read
+/// version first. In a map (JSON) the version is checked the moment it is read, and a field
+/// this version does not know is refused only once the version is known to be ours: a newer
+/// version's file says "format version 2", not "unknown field". In a sequence (binary formats)
+/// the version is the first element and is checked before the rest is read. A field given a
+/// default (`= expr`) may be missing from a map.
+macro_rules! stored_form {
+    ($(#[$doc:meta])* $name:ident { $($field:ident: $ty:ty $(= $default:expr)?),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Serialize)]
+        struct $name {
+            version: u32,
+            $($field: $ty),*
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                const FIELDS: &[&str] = &["version", $(stringify!($field)),*];
+                struct Fields;
+                impl<'de> Visitor<'de> for Fields {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        write!(f, "a stored form {{{}}}", FIELDS.join(", "))
+                    }
+                    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<$name, A::Error> {
+                        let version: u32 = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(0, &self))?;
+                        check_version(version)?;
+                        let mut read = 1;
+                        $(
+                            let $field: $ty = seq.next_element()?.ok_or_else(|| de::Error::invalid_length(read, &Fields))?;
+                            read += 1;
+                        )*
+                        let _ = read;
+                        Ok($name { version, $($field),* })
+                    }
+                    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<$name, A::Error> {
+                        let mut version: Option<u32> = None;
+                        $(let mut $field: Option<$ty> = None;)*
+                        let mut unknown: Option<String> = None;
+                        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                            match key.as_ref() {
+                                "version" => {
+                                    let v = map.next_value()?;
+                                    check_version(v)?;
+                                    version = Some(v);
+                                }
+                                $(stringify!($field) => $field = Some(map.next_value()?),)*
+                                other => {
+                                    map.next_value::<de::IgnoredAny>()?;
+                                    unknown.get_or_insert_with(|| other.to_owned());
+                                }
+                            }
+                        }
+                        let version = version.ok_or_else(|| de::Error::missing_field("version"))?;
+                        if let Some(other) = unknown {
+                            return Err(de::Error::unknown_field(&other, FIELDS));
+                        }
+                        $(let $field = match $field {
+                            Some(v) => v,
+                            None => stored_form!(@missing $field $($default)?),
+                        };)*
+                        Ok($name { version, $($field),* })
+                    }
+                }
+                d.deserialize_struct(stringify!($name), FIELDS, Fields)
+            }
+        }
+    };
+    (@missing $field:ident) => {
+        return Err(de::Error::missing_field(stringify!($field)))
+    };
+    (@missing $field:ident $default:expr) => {
+        $default
+    };
+}
+
+stored_form! {
+    /// A descriptor's stored form.
+    StoredDesc {
+        data_type: DataType,
+        dims: Vec<usize>,
+        strides: Vec<isize>,
+        // Always written (`null` when absent), so formats that count fields read it back too.
+        letters: Option<String> = None,
+    }
 }
 
 impl Serialize for TensorDesc {
@@ -144,7 +222,6 @@ impl Serialize for TensorDesc {
 impl<'de> Deserialize<'de> for TensorDesc {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let stored = StoredDesc::deserialize(d)?;
-        check_version(stored.version)?;
         let desc = TensorDesc::new(stored.data_type, &stored.dims, &stored.strides);
         match stored.letters {
             Some(letters) => desc.and_then(|d| d.with_letters(&letters)),
@@ -154,15 +231,14 @@ impl<'de> Deserialize<'de> for TensorDesc {
     }
 }
 
-/// A shape's stored form.
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StoredShape {
-    version: u32,
-    // The notation alone: the type says which family it is, and a plain string reads back in
-    // every format (a standalone `DynLayout` needs a self-describing one, as JSON is).
-    layout: String,
-    dims: Vec<usize>,
+stored_form! {
+    /// A shape's stored form.
+    StoredShape {
+        // The notation alone: the type says which family it is, and a plain string reads back
+        // in every format (a standalone `DynLayout` needs a self-describing one, as JSON is).
+        layout: String,
+        dims: Vec<usize>,
+    }
 }
 
 impl<L: Layout> Serialize for Shape<L> {
@@ -185,7 +261,6 @@ impl<L: Layout> Serialize for Shape<L> {
 impl<'de, L: Layout> Deserialize<'de> for Shape<L> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let stored = StoredShape::deserialize(d)?;
-        check_version(stored.version)?;
         let ours = DynLayout::of::<L>();
         if DynLayout::parse_in(&stored.layout, ours.letters()).ok() != Some(ours) {
             return Err(de::Error::custom(format_args!(
@@ -206,18 +281,17 @@ fn check_little_endian() -> Result<(), &'static str> {
     }
 }
 
-/// A runtime tensor's stored form: its elements' bytes (little-endian, in memory order) beside
-/// what they are.
-#[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StoredTensor {
-    version: u32,
-    data_type: DataType,
-    // Notation and letters as plain strings, so that every format reads them back.
-    layout: String,
-    letters: String,
-    dims: Vec<usize>,
-    data: Bytes,
+stored_form! {
+    /// A runtime tensor's stored form: its elements' bytes (little-endian, in memory order)
+    /// beside what they are.
+    StoredTensor {
+        data_type: DataType,
+        // Notation and letters as plain strings, so that every format reads them back.
+        layout: String,
+        letters: String,
+        dims: Vec<usize>,
+        data: Bytes,
+    }
 }
 
 /// Bytes written as a byte string where the format has one (CBOR, bincode, MessagePack) and
@@ -299,7 +373,6 @@ impl Serialize for DynTensor {
 impl<'de> Deserialize<'de> for DynTensor {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let stored = StoredTensor::deserialize(d)?;
-        check_version(stored.version)?;
         check_little_endian().map_err(de::Error::custom)?;
         let layout = DynLayout::parse_in(&stored.layout, &stored.letters).map_err(de::Error::custom)?;
         DynTensor::from_bytes(stored.data_type, layout, &stored.dims, &stored.data.0)

@@ -18,6 +18,9 @@ pub(crate) struct Strips {
     level: Level,
     streaming: bool,
     size: usize,
+    /// The conversion's destination fits in the caches (its stores were made ordinary), so its
+    /// source does too: kept by [`Strips::with_stores`].
+    in_cache: bool,
 }
 
 /// `count` strips of a plane whose source runs down its rows and destination along its columns
@@ -44,6 +47,7 @@ impl Strips {
             level,
             streaming: stores == Stores::Streaming,
             size,
+            in_cache: stores == Stores::Ordinary,
         })
     }
 
@@ -64,7 +68,8 @@ impl Strips {
         self.has_blocks() && self.size >= 2
     }
 
-    /// The same strips with `stores`.
+    /// The same strips with `stores` (a streamed conversion's staged tiles: ordinary strips into
+    /// a cache-resident buffer, the source still read from memory).
     pub(crate) fn with_stores(self, stores: Stores) -> Strips {
         Strips { streaming: stores == Stores::Streaming, ..self }
     }
@@ -132,6 +137,7 @@ impl Strips {
         super::x86::band(
             self.level,
             stream,
+            self.in_cache,
             size,
             &src[band.from * size..],
             &mut dst[band.to * size..],

@@ -176,10 +176,12 @@ unsafe fn f32_to_f16_f16c(dst: &mut [u16], src: &[f32]) {
 /// `[src_stride, src_step, dst_stride, dst_step]`) for elements of `size` bytes, from the start
 /// of `src` and `dst`. The caller (`Strips::band`) has checked that every strip lies inside both
 /// slices, that `level` is on this CPU and above `Portable`, and, with `stream`, that every
-/// destination row starts on a cache line.
+/// destination row starts on a cache line. `in_cache`: the conversion's buffers fit in the
+/// caches (which byte strips are faster depends on it).
 pub(super) fn band(
     level: Level,
     stream: bool,
+    in_cache: bool,
     size: usize,
     src: &[u8],
     dst: &mut [u8],
@@ -223,11 +225,16 @@ pub(super) fn band(
     // and streamed rows are aligned.
     unsafe {
         match level {
-            // Bytes: AVX2's blocks in their EVEX forms for ordinary stores (measured faster than
-            // AVX-512's paired strips, u8 NHWC→NCHW at 256 MiB 0.82 against 0.73 of the strongest
-            // copy); the paired strips where the lines are streamed from registers.
+            // Bytes: AVX-512's paired strips where the lines are streamed from registers, and in
+            // cache, where they are shuffle-bound and the pairing halves the shuffles (u8
+            // NHWC→NCHW at 1 MiB 16–17 → 22–23 GB/s); AVX2's blocks in their EVEX forms for a
+            // streamed conversion's staged tiles, whose source comes from memory (u8 NHWC→NCHW at
+            // 256 MiB: 0.82–0.85 of the strongest copy, 0.72–0.76 with the paired strips).
             Level::Avx512 if size == 1 && stream => {
-                avx512_bytes::band(s, ss, src_step, d, ds, dst_step, count)
+                avx512_bytes::band::<true>(s, ss, src_step, d, ds, dst_step, count)
+            }
+            Level::Avx512 if size == 1 && in_cache => {
+                avx512_bytes::band::<false>(s, ss, src_step, d, ds, dst_step, count)
             }
             Level::Avx512 if size == 1 => run!(avx2_evex),
             Level::Avx512 => run!(avx512),

@@ -283,15 +283,15 @@ pub(crate) mod avx512_bytes {
     }
 
     /// One strip: source runs `j * ss` bytes from `src` (32 bytes each, `j` in 0..64), rows
-    /// `r * ds` bytes from `dst` (64 bytes each, `r` in 0..32), streamed.
+    /// `r * ds` bytes from `dst` (64 bytes each, `r` in 0..32), streamed when `STREAM`.
     ///
     /// # Safety
     ///
-    /// The CPU has AVX-512 F and BW; those bytes are inside live, disjoint allocations; every
-    /// destination row starts 64-byte aligned.
+    /// The CPU has AVX-512 F and BW; those bytes are inside live, disjoint allocations; when
+    /// `STREAM`, every destination row starts 64-byte aligned.
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
-    unsafe fn strip(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
+    unsafe fn strip<const STREAM: bool>(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
         let v: [__m512i; E] = core::array::from_fn(|j| {
             // SAFETY: source runs `j` and `E + j` are inside `src` (the caller's contract).
             unsafe {
@@ -313,21 +313,26 @@ pub(crate) mod avx512_bytes {
                 (E / 2 + k, _mm512_permutex2var_epi64(a, high, b)),
             ];
             for (r, line) in rows {
-                // SAFETY: row `r`'s 64 bytes are inside `dst` and start aligned (the caller's
-                // contract).
-                unsafe { _mm512_stream_si512(dst.add(r * ds).cast(), line) };
+                // SAFETY: row `r`'s 64 bytes are inside `dst`, and start aligned when streamed
+                // (the caller's contract).
+                unsafe {
+                    match STREAM {
+                        true => _mm512_stream_si512(dst.add(r * ds).cast(), line),
+                        false => _mm512_storeu_si512(dst.add(r * ds).cast(), line),
+                    }
+                }
             }
         }
     }
 
-    /// `count` strips, the `i`-th at `src + i * src_step` and `dst + i * dst_step`, then a store
-    /// fence.
+    /// `count` strips, the `i`-th at `src + i * src_step` and `dst + i * dst_step`, then (when
+    /// `STREAM`) a store fence.
     ///
     /// # Safety
     ///
     /// As [`strip`], for every strip.
     #[target_feature(enable = "avx512f,avx512bw")]
-    pub(crate) unsafe fn band(
+    pub(crate) unsafe fn band<const STREAM: bool>(
         src: *const u8,
         ss: usize,
         src_step: usize,
@@ -338,8 +343,10 @@ pub(crate) mod avx512_bytes {
     ) {
         for i in 0..count {
             // SAFETY: strip `i` is inside both buffers (the caller's contract).
-            unsafe { strip(src.add(i * src_step), ss, dst.add(i * dst_step), ds) };
+            unsafe { strip::<STREAM>(src.add(i * src_step), ss, dst.add(i * dst_step), ds) };
         }
-        _mm_sfence();
+        if STREAM {
+            _mm_sfence();
+        }
     }
 }

@@ -134,10 +134,15 @@ impl Strips {
         let src: &[u8] = bytemuck::cast_slice(src);
         let dst: &mut [u8] = bytemuck::cast_slice_mut(dst);
         #[cfg(target_arch = "x86_64")]
+        let writes = match (stream, self.in_cache) {
+            (true, _) => super::x86::Writes::Streamed,
+            (false, true) => super::x86::Writes::InCache,
+            (false, false) => super::x86::Writes::Ordinary,
+        };
+        #[cfg(target_arch = "x86_64")]
         super::x86::band(
             self.level,
-            stream,
-            self.in_cache,
+            writes,
             size,
             &src[band.from * size..],
             &mut dst[band.to * size..],

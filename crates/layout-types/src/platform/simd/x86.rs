@@ -172,16 +172,26 @@ unsafe fn f32_to_f16_f16c(dst: &mut [u16], src: &[f32]) {
     }
 }
 
+/// How a band's rows are written: which strips are fastest depends on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Writes {
+    /// Streamed from registers (every row on a cache line).
+    Streamed,
+    /// Ordinary stores in a conversion whose buffers fit in the caches.
+    InCache,
+    /// Ordinary stores in a conversion that does not fit (its staged tiles, or rows not on a
+    /// cache line): the source comes from memory.
+    Ordinary,
+}
+
 /// Runs `count` strips at `level` (`super::strips::Band`'s geometry in bytes:
 /// `[src_stride, src_step, dst_stride, dst_step]`) for elements of `size` bytes, from the start
 /// of `src` and `dst`. The caller (`Strips::band`) has checked that every strip lies inside both
 /// slices, that `level` is on this CPU and above `Portable`, and, with `stream`, that every
-/// destination row starts on a cache line. `in_cache`: the conversion's buffers fit in the
-/// caches (which byte strips are faster depends on it).
+/// destination row starts on a cache line when `writes` is [`Writes::Streamed`].
 pub(super) fn band(
     level: Level,
-    stream: bool,
-    in_cache: bool,
+    writes: Writes,
     size: usize,
     src: &[u8],
     dst: &mut [u8],
@@ -190,6 +200,7 @@ pub(super) fn band(
 ) {
     use transpose::{avx2, avx2_evex, avx512, avx512_bytes, sse2, LINE};
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let stream = writes == Writes::Streamed;
     macro_rules! run {
         ($isa:ident) => {
             match (size, stream) {
@@ -230,10 +241,10 @@ pub(super) fn band(
             // NHWC→NCHW at 1 MiB 16–17 → 22–23 GB/s); AVX2's blocks in their EVEX forms for a
             // streamed conversion's staged tiles, whose source comes from memory (u8 NHWC→NCHW at
             // 256 MiB: 0.82–0.85 of the strongest copy, 0.72–0.76 with the paired strips).
-            Level::Avx512 if size == 1 && stream => {
+            Level::Avx512 if size == 1 && writes == Writes::Streamed => {
                 avx512_bytes::band::<true>(s, ss, src_step, d, ds, dst_step, count)
             }
-            Level::Avx512 if size == 1 && in_cache => {
+            Level::Avx512 if size == 1 && writes == Writes::InCache => {
                 avx512_bytes::band::<false>(s, ss, src_step, d, ds, dst_step, count)
             }
             Level::Avx512 if size == 1 => run!(avx2_evex),

@@ -73,6 +73,12 @@ const CONTENDERS: [&str; 9] = [
 const COPIES: [usize; 4] = [0, 1, 2, 3];
 const ONE_THREAD_COPIES: [usize; 2] = [0, 2];
 
+/// How long an in-cache race (a 1 MiB row, an in-cache probe) runs at least. Shuffle-bound
+/// loops here move twice as fast in some seconds as in others (a sibling hyperthread on the
+/// shared shuffle port, by inference), while copies hold steady; a race of a few milliseconds
+/// lands in one phase, one of a few seconds gives every contender the quiet windows.
+const IN_CACHE_RACE: Duration = Duration::from_secs(2);
+
 /// Per row, in the order the rows ran: its name, bytes read + written, best time per contender.
 static RESULTS: Mutex<Vec<(String, u64, [Duration; 9])>> = Mutex::new(Vec::new());
 
@@ -138,7 +144,10 @@ impl Bench {
             _ => 5,
         };
         let mut best = [Duration::MAX; 9];
-        for _ in 0..rounds {
+        let race = Instant::now();
+        let mut round = 0;
+        while round < rounds || (bytes <= 4 << 20 && race.elapsed() < IN_CACHE_RACE) {
+            round += 1;
             for (k, slot) in best.iter_mut().enumerate() {
                 let start = Instant::now();
                 match k {
@@ -357,35 +366,57 @@ fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     eprintln!("{row}: done");
 }
 
-/// The in-cache limit probe of the 1 MiB NCHW→NHWC rows, on one thread: the strips' access
-/// pattern without their shuffles. Per band of one cache line of channels and block of as many
-/// pixels, each source run (one channel, a line of pixels) is copied whole into one destination
-/// row (one pixel, a line of channels): the same lines read and written as the transpose, no
-/// element moved across lanes. Raced against the one-thread copy and typed-layout on one thread.
-fn probe_in_cache<T: Sample>(b: &Bench, out: &mut Vec<String>) {
-    let row = format!("{}/1MiB/NCHW->NHWC probe", T::NAME);
+/// The in-cache limit probe of a 1 MiB row, on one thread: the transpose's access pattern
+/// without its shuffles. The row is `batch` planes of `a × b` source elements (source rows of
+/// `b`, destination rows of `a`). Per tile of `ta = min(a, line)` source rows by one cache line
+/// (`line` elements) of source columns, each source run is copied whole into the tile's
+/// destination rows (one run into one row when `ta` is a line, into `line / ta` rows when it is
+/// less): the same lines read and written as the transpose's strips, no element moved across
+/// lanes. Raced against the one-thread copy and typed-layout on one thread.
+#[allow(clippy::too_many_arguments)]
+fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
+    b: &Bench,
+    what: &str,
+    dims: DimsOf<S>,
+    [batch, a, bb]: [usize; 3],
+    out: &mut Vec<String>,
+) where
+    D::Family: SameFamily<S::Family>,
+{
+    let row = format!("{}/1MiB/{what} probe", T::NAME);
     if b.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
         return;
     }
-    let (c, hw) = (64, (1 << 20) / T::SIZE / 64);
-    let (h, w) = plane(hw);
-    let src = Tensor::<T, Nchw>::from_fn([1, c, h, w], |i| T::at(i[1] * 7 + i[3])).unwrap();
-    let mut dst = Tensor::<T, Nhwc>::zeros([1, c, h, w]).unwrap();
+    let src =
+        Tensor::<T, S>::from_fn(dims, |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k))).unwrap();
+    let mut dst = Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
     let s = src.as_slice();
+    assert_eq!(s.len(), batch * a * bb, "{row}: the plane geometry covers the tensor");
     let mut copy_out = vec![T::default(); s.len()];
     let mut probe_out = vec![T::default(); s.len()];
-    let e = 64 / T::SIZE; // elements of a cache line
+    let line = 64 / T::SIZE; // elements of a cache line
+    let ta = a.min(line);
+    assert!(a % ta == 0 && bb % line == 0 && line % ta == 0, "{row}: whole tiles");
     let pattern = |d: &mut [T]| {
-        for c0 in (0..c).step_by(e) {
-            for p0 in (0..hw).step_by(e) {
-                for j in 0..e {
-                    d[(p0 + j) * c + c0..][..e].copy_from_slice(&s[(c0 + j) * hw + p0..][..e]);
+        for plane in 0..batch {
+            let (s, d) = (&s[plane * a * bb..][..a * bb], &mut d[plane * a * bb..][..a * bb]);
+            for a0 in (0..a).step_by(ta) {
+                for b0 in (0..bb).step_by(line) {
+                    for j in 0..ta {
+                        let run = &s[(a0 + j) * bb + b0..][..line];
+                        for (q, part) in run.chunks_exact(ta).enumerate() {
+                            d[(b0 + j * (line / ta) + q) * a + a0..][..ta].copy_from_slice(part);
+                        }
+                    }
                 }
             }
         }
     };
     let mut best = [Duration::MAX; 3];
-    for _ in 0..201 {
+    let race = Instant::now();
+    let mut round = 0;
+    while round < 201 || race.elapsed() < IN_CACHE_RACE {
+        round += 1;
         for (k, slot) in best.iter_mut().enumerate() {
             let start = Instant::now();
             match k {
@@ -410,6 +441,23 @@ fn probe_in_cache<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     eprintln!("{row}: done");
 }
 
+/// The in-cache probes of every 1 MiB transpose row (the rows of `rows` at 1 MiB but C = 3,
+/// whose planes are three rows deep), each with its plane geometry.
+fn probes_in_cache<T: Sample>(b: &Bench, out: &mut Vec<String>) {
+    let elements = (1 << 20) / T::SIZE;
+    let (n, c) = (1, 64);
+    let (h, w) = plane(elements / (n * c));
+    let hw = h * w;
+    probe_in_cache::<T, Nchw, Nhwc>(b, "NCHW->NHWC", [n, c, h, w], [n, c, hw], out);
+    probe_in_cache::<T, Nhwc, Nchw>(b, "NHWC->NCHW", [n, c, h, w], [n, hw, c], out);
+    probe_in_cache::<T, Nchw, NcxHwx<32>>(b, "NCHW->NC/32HW32", [n, c, h, w], [n * c / 32, 32, hw], out);
+    let (d, (h3, w3)) = (8, plane(elements / (n * 32 * 8)));
+    let dhw = d * h3 * w3;
+    probe_in_cache::<T, Ncdhw, Ndhwc>(b, "NCDHW->NDHWC", [n, 32, d, h3, w3], [n, 32, dhw], out);
+    let (m, k) = plane(elements / n);
+    probe_in_cache::<T, Bmn<RowMajor>, Bmn<ColMajor>>(b, "BMN row->col", [n, m, k], [n, m, k], out);
+}
+
 fn main() {
     // `cargo bench --bench convert -- FILTER`: cargo passes `--bench` too.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
@@ -424,9 +472,9 @@ fn main() {
     probe::<f16>(&b, &mut probes);
     probe::<u8>(&b, &mut probes);
     let mut in_cache = Vec::new();
-    probe_in_cache::<f32>(&b, &mut in_cache);
-    probe_in_cache::<f16>(&b, &mut in_cache);
-    probe_in_cache::<u8>(&b, &mut in_cache);
+    probes_in_cache::<f32>(&b, &mut in_cache);
+    probes_in_cache::<f16>(&b, &mut in_cache);
+    probes_in_cache::<u8>(&b, &mut in_cache);
     print_table();
     if !probes.is_empty() {
         println!();

@@ -103,6 +103,31 @@ fn foreign<T: dlpark::DlpackElement + Send + Clone>(array: ArrayD<T>) -> Dlpack 
     unsafe { initialized.finish() }
 }
 
+/// A producer's tensor that starts `byte_offset` bytes into its buffer (DLPack's byte offset):
+/// the reader starts there, and `DlpackInfo` says so.
+#[test]
+fn a_byte_offset_moves_the_first_element() {
+    let buffer: Vec<f32> = (0..40).map(|i| i as f32).collect();
+    let base = buffer.as_ptr();
+    let mut t = dlpark::metadata::Dynamic::new(vec![1i64, 2, 3, 4], vec![24i64, 12, 4, 1])
+        .initialize(Box::new(buffer))
+        .unwrap();
+    t.set_data(base as *mut core::ffi::c_void)
+        .set_byte_offset(4 * 16)
+        .set_device(dlpark::ffi::DLDevice::CPU)
+        .set_dtype(dlpack::dl_data_type(DataType::Float));
+    // SAFETY: the data pointer is the boxed Vec's (which the tensor owns), and 16 + 24 elements
+    // are inside its 40.
+    let exported: Dlpack = unsafe { t.finish() };
+    let info = typed_layout::interop::dlpack::DlpackInfo::read(&exported).unwrap();
+    assert_eq!(info.address(), base as usize + 64);
+    assert_eq!(info.byte_len(), 24 * 4);
+    // SAFETY: ours, alive and unwritten while `r` borrows it.
+    let r = unsafe { DlpackRef::new(&exported) }.unwrap();
+    let view = dlpack::tensor_view::<f32, Nchw>(&r).unwrap();
+    assert_eq!(view.as_slice(), &(16..40).map(|i| i as f32).collect::<Vec<_>>()[..]);
+}
+
 #[test]
 fn foreign_tensors_are_read_as_their_strides_say() {
     // An image stored pixel after pixel (N, H, W, C), seen in logical axis order: NHWC strides.

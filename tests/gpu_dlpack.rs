@@ -135,6 +135,15 @@ fn refusals_name_the_rule() {
     let e = read(&n).unwrap_err();
     assert!(matches!(e, DlpackError::Address { .. }), "{e}");
     assert!(e.to_string().contains("null"), "{e}");
+    // A span running past the end of the address space.
+    let mut w = Dynamic::new(vec![1i64, 2, 3, 4], vec![24i64, 12, 4, 1]).initialize(Box::new(())).unwrap();
+    w.set_data((usize::MAX - 63) as *mut c_void)
+        .set_device(DLDevice::cuda(0))
+        .set_dtype(dl_data_type(DataType::Float));
+    // SAFETY: never dereferenced: refused while reading the metadata.
+    let w: Dlpack = unsafe { w.finish() };
+    let e = read(&w).unwrap_err();
+    assert!(matches!(e, DlpackError::Address { .. }), "{e}");
 }
 
 /// Uploads the logical tensor of `L`, exports it, reads it back by a copy and downloads it.
@@ -163,6 +172,23 @@ fn device_round_trip<T: Sample + layout_gpu::DeviceElement, L: Layout>(gpu: &Gpu
 fn every_named_layout_and_type_goes_out_and_comes_back_on_the_device() {
     let Some(gpu) = gpu_or_skip("device DLPack round trips") else { return };
     every_named_layout_and_type!(device_round_trip, &gpu);
+}
+
+/// A tensor last written on another handle's stream is exported only once that write is done:
+/// read back on a third stream (the importing handle's), it is whole.
+#[test]
+fn an_export_waits_for_writes_on_other_streams() {
+    let Some(gpu) = gpu_or_skip("device DLPack export after another stream's write") else { return };
+    let other = Gpu::new(0).unwrap();
+    let host = logical::<f32, Nchw>(&[8, 64, 64, 64]); // 8 MiB: the conversion takes a while
+    let x = gpu.upload(&host).unwrap();
+    let y: DeviceTensor<f32, Nhwc> = other.to_layout(&x).unwrap(); // queued on `other`'s stream
+    let exported = device::export(y).unwrap();
+    let reader = Gpu::new(0).unwrap();
+    // SAFETY: ours: device memory, complete (export waited for the write), nothing writes it.
+    let r = unsafe { DeviceDlpackRef::new(&exported) }.unwrap();
+    let back: DeviceTensor<f32, Nhwc> = device::import(&reader, &r).unwrap();
+    assert_eq!(reader.download(&back).unwrap(), host.to_layout::<Nhwc>().unwrap());
 }
 
 #[test]

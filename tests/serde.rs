@@ -105,6 +105,13 @@ fn a_newer_version_speaks_first() {
     assert_eq!(t.as_bytes(), &[0, 1]);
     let err = serde_json::from_str::<Shape<Nhwc>>(r#"[1,"NHWC"]"#).unwrap_err().to_string();
     assert!(err.starts_with("invalid length 2, expected a stored form {version, layout, dims}"), "{err}");
+    // A field given twice is refused, not overwritten.
+    let twice = r#"{"version":1,"layout":"NCHW","layout":"NHWC","dims":[1,64,5,4]}"#;
+    let err = serde_json::from_str::<Shape<Nhwc>>(twice).unwrap_err().to_string();
+    assert!(err.starts_with("duplicate field `layout`"), "{err}");
+    let twice = r#"{"version":1,"version":1,"layout":"NHWC","dims":[1,64,5,4]}"#;
+    let err = serde_json::from_str::<Shape<Nhwc>>(twice).unwrap_err().to_string();
+    assert!(err.starts_with("duplicate field `version`"), "{err}");
     // A descriptor's letters may be missing from a map (they are optional); its dims may not.
     let desc: TensorDesc = serde_json::from_str(
         r#"{"version":1,"data_type":"CUDNN_DATA_FLOAT","dims":[1,2,3],"strides":[6,3,1]}"#,

@@ -34,6 +34,14 @@ capsule_set_destructor.restype = ctypes.c_int
 capsule_set_destructor.argtypes = [ctypes.py_object, ctypes.c_void_p]
 
 print(f"torch {torch.__version__}, {torch.cuda.get_device_name(0)}")
+# typed-layout exchanges DLPack 1.x (versioned) tensors: say so plainly where torch has none.
+try:
+    probe = torch.empty(1, device="cuda").__dlpack__(max_version=(1, 0))
+except TypeError:
+    sys.exit(f"torch {torch.__version__} has no versioned DLPack (no max_version): typed-layout exchanges DLPack 1.x")
+if capsule_name(probe) != b"dltensor_versioned":
+    sys.exit(f"torch {torch.__version__} exported a {capsule_name(probe)!r} capsule: typed-layout exchanges DLPack 1.x")
+del probe
 expected = torch.arange(N * C * H * W, dtype=torch.float32).reshape(N, C, H, W)
 
 # 1. Ours into PyTorch.
@@ -46,7 +54,10 @@ class Exported:
         self.capsule = capsule
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
-        # The export waited for its stream: any consumer stream may read it.
+        # A consumer that reads no versioned tensor gets none (the protocol's rule).
+        if max_version is None or max_version[0] < 1:
+            raise BufferError("typed-layout exports DLPack 1.x (versioned) tensors only")
+        # The export waited for its writes: any consumer stream may read it.
         return self.capsule
 
     def __dlpack_device__(self):
@@ -65,14 +76,8 @@ del x
 # 2. PyTorch's into ours: channels_last memory, axes in logical order.
 y = expected.cuda().contiguous(memory_format=torch.channels_last)
 torch.cuda.synchronize()
-try:
-    capsule = y.__dlpack__(max_version=(1, 0))
-except TypeError:
-    sys.exit(f"torch {torch.__version__} has no versioned DLPack export (max_version): typed-layout reads DLPack 1.x")
-name = capsule_name(capsule)
-if name != b"dltensor_versioned":
-    sys.exit(f"torch exported a {name!r} capsule, not dltensor_versioned: typed-layout reads DLPack 1.x")
-pointer = capsule_pointer(capsule, name)
+capsule = y.__dlpack__(max_version=(1, 0))
+pointer = capsule_pointer(capsule, b"dltensor_versioned")
 # Ownership passes to typed-layout, which calls PyTorch's deleter: the capsule must not.
 assert capsule_set_destructor(capsule, None) == 0
 assert lib.tl_check_device_nhwc_f32(pointer, N, C, H, W) == 0, "typed-layout read PyTorch's CUDA tensor wrong"

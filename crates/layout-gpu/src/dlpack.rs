@@ -4,15 +4,18 @@
 //! geometry, its size-1 rule, its physical axes for NC/xHWx).
 //!
 //! **Streams.** DLPack's C exchange names no stream, so both directions settle the order
-//! themselves. [`export`] waits for the work queued on the tensor's stream before it hands the
-//! tensor out: the consumer may read it on any stream. [`import`] copies on the handle's stream
-//! and waits for the copy, so the foreign memory is only borrowed for the call: its producer
-//! must have finished writing it ([`DeviceDlpackRef::new`]'s contract), as PyTorch has after
-//! `torch.cuda.synchronize()` or on the stream it was asked to export for.
+//! themselves. [`export`] waits for every write of the tensor (on whichever handle's stream it
+//! was queued) before it hands the tensor out: the consumer may read it on any stream.
+//! [`import`] copies on the handle's stream and waits for the copy, so the foreign memory is
+//! only borrowed for the call. Its one rule for the producer: the tensor's contents are
+//! complete before `import` is called (PyTorch: after `torch.cuda.synchronize()`, or exported
+//! for the handle's stream, `gpu.stream()`), and nothing writes them until it returns
+//! ([`DeviceDlpackRef::new`]'s contract).
 //!
-//! **Lifetime.** The exported tensor owns the [`DeviceTensor`]; the consumer's deleter drops it,
-//! which frees the allocation in order on its stream. A consumer must have finished its own
-//! work on the memory when it calls the deleter (PyTorch: when the tensor is collected).
+//! **Lifetime.** The exported tensor owns the [`DeviceTensor`]; the consumer's deleter drops it.
+//! A consumer may call the deleter while its own kernels still read the memory (PyTorch does,
+//! when the last reference goes), so the drop first waits for all work queued in the device's
+//! context (PyTorch's streams on the primary context included), then frees the allocation.
 //!
 //! ```no_run
 //! // Needs a CUDA device.
@@ -57,14 +60,28 @@ pub fn export<T: DeviceElement, L: Layout>(tensor: DeviceTensor<T, L>) -> Result
     let ordinal = i32::try_from(tensor.ordinal())
         .map_err(|_| GpuError::Exchange { reason: "a device ordinal past i32".into() })?;
     let stream = tensor.data().stream().clone();
-    stream.synchronize().map_err(|e| GpuError::driver("synchronizing before a DLPack export", 0, e))?;
+    // The pointer first: taking it orders this stream after the tensor's last write, whichever
+    // stream that was on; then the host waits for this stream.
     let (address, record) = tensor.data().device_ptr(&stream);
     drop(record);
-    let tensor = Box::new(tensor);
+    stream.synchronize().map_err(|e| GpuError::driver("synchronizing before a DLPack export", 0, e))?;
+    let tensor = Box::new(Handed(tensor));
     // The contract: `address` starts the allocation the boxed tensor owns, and the geometry
     // is its placement's, so it addresses that allocation only.
     ffi::dlpack::export(tensor, address, ordinal, T::DATA_TYPE, dims, strides)
         .map_err(|reason| GpuError::Exchange { reason })
+}
+
+/// A device tensor handed out through DLPack: dropped by the consumer's deleter, once every
+/// stream of its context is done (the consumer's kernels may still be reading it).
+struct Handed<T: DeviceElement, L: Layout>(DeviceTensor<T, L>);
+
+impl<T: DeviceElement, L: Layout> Drop for Handed<T, L> {
+    fn drop(&mut self) {
+        // A failed wait (a context already broken by an earlier fault) leaves nothing better
+        // to do than free as cudarc does: on the tensor's stream, after its own events.
+        let _ = self.0.data().context().synchronize();
+    }
 }
 
 /// Copies the tensor `r` checked into a new [`DeviceTensor`] of layout `L` on `gpu`'s device
@@ -86,10 +103,9 @@ pub fn import<T: DeviceElement, L: Layout>(
             reason: "the tensor's strides reach fewer bytes than its layout holds".into(),
         });
     }
-    gpu.bind()?;
     let mut data = gpu.alloc_zeros::<T>(shape.len())?;
     // The contract: `bytes` fit `data` (its length is the shape's), and the source is the span
-    // `r` checked on this device, ready and unwritten by DeviceDlpackRef::new's contract.
+    // `r` checked on this device, complete and unwritten by DeviceDlpackRef::new's contract.
     ffi::dlpack::copy_from(gpu.stream(), r.info().address() as u64, bytes, &mut data)
         .map_err(|e| GpuError::driver("copying a DLPack tensor in", bytes, e))?;
     Ok(DeviceTensor::new(data, shape))

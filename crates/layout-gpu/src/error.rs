@@ -98,7 +98,8 @@ pub enum GpuError {
     },
     /// The shapes of a conversion's two sides break a layout rule (different dims, say).
     Layout(LayoutError),
-    /// A DLPack export could not be built (feature `dlpack`).
+    /// A DLPack exchange failed (feature `dlpack`): an export that could not be built, or an
+    /// import whose tensor holds fewer bytes than its layout.
     Exchange {
         /// What failed.
         reason: String,
@@ -165,7 +166,7 @@ impl fmt::Display for GpuError {
             ),
             GpuError::Cudnn { call, status } => write!(f, "{call} failed: {status}"),
             GpuError::Layout(e) => e.fmt(f),
-            GpuError::Exchange { reason } => write!(f, "DLPack export: {reason}"),
+            GpuError::Exchange { reason } => write!(f, "DLPack exchange: {reason}"),
         }
     }
 }

@@ -203,7 +203,7 @@ impl Gpu {
     }
 
     /// Makes this handle's context current on the calling thread (for raw CUDA library calls).
-    #[cfg(any(feature = "cudnn", feature = "dlpack"))]
+    #[cfg(feature = "cudnn")]
     pub(crate) fn bind(&self) -> Result<(), GpuError> {
         self.kernels.context().bind_to_thread().map_err(|e| GpuError::driver("binding the context", 0, e))
     }

@@ -49,14 +49,14 @@ pub(crate) fn export<O: Send + 'static>(
     Ok(unsafe { tensor.finish() })
 }
 
-/// Copies `bytes` bytes from the device address `from` into the start of `to` on `stream`, and
-/// waits until the copy is done.
+/// Copies `bytes` bytes from the device address `from` into the start of `to` on `stream` (its
+/// context made current on this thread), and waits until the copy is done.
 ///
 /// # Contract
 ///
 /// `bytes` is at most `to`'s size in bytes, and the `bytes` bytes from `from` are memory of
-/// `to`'s device (or memory it can address), whose contents are ready for `stream` and which
-/// nothing writes until this call returns.
+/// `to`'s device (or memory it can address), whose contents are complete before this call
+/// and which nothing writes until it returns.
 pub(crate) fn copy_from<T>(
     stream: &CudaStream,
     from: CUdeviceptr,
@@ -64,6 +64,7 @@ pub(crate) fn copy_from<T>(
     to: &mut CudaSlice<T>,
 ) -> Result<(), DriverError> {
     debug_assert!(bytes <= to.len() * core::mem::size_of::<T>());
+    stream.context().bind_to_thread()?;
     let (dst, record) = to.device_ptr_mut(stream);
     // SAFETY: the contract above: `dst` is a live allocation of ours of at least `bytes` bytes
     // (the guard orders the copy after earlier work on it), and the source is readable device
@@ -90,8 +91,7 @@ impl<'a> DeviceDlpackRef<'a> {
     /// For as long as the borrow `'a` lasts, every byte from the byte-offset data pointer of
     /// `tensor` to the end of the last element its shape and strides address must be memory
     /// of that CUDA device (an allocation the current process can address), whose contents are
-    /// complete (the producer's writes finished, or ordered before any stream) and which
-    /// nothing writes.
+    /// complete (the producer's writes finished) and which nothing writes.
     pub unsafe fn new(tensor: &'a Dlpack) -> Result<DeviceDlpackRef<'a>, DlpackError> {
         let info = DlpackInfo::read(tensor)?;
         info.expect_device(KDL_CUDA, "CUDA device memory (kDLCUDA, 2)")?;

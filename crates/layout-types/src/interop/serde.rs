@@ -15,9 +15,10 @@
 //! constructor checks (a bad notation, dims that break the layout's rules, another layout than
 //! the one asked for, an unknown version), and each refusal is an error naming the rule, never
 //! a panic. The version speaks first: a later version's form is refused as that version,
-//! whatever fields it adds or changes (in a map wherever its version stands, in a sequence
-//! before the rest is read); a field unknown to this version is refused once the version is
-//! known to be ours.
+//! whatever fields it adds, and whatever fields it changes that come after the version (as every
+//! writer puts it: first); a field unknown to this version, or given twice, is refused once the
+//! version is known to be ours. A sequence (what binary formats write) holds every field, in
+//! order.
 //!
 //! ```
 //! use typed_layout::{DataType, DynLayout, Nhwc, Shape, TensorDesc};
@@ -122,9 +123,10 @@ fn check_version<E: de::Error>(version: u32) -> Result<(), E> {
 /// A stored form: a struct whose first field is `version`, written by serde's derive, read
 /// version first. In a map (JSON) the version is checked the moment it is read, and a field
 /// this version does not know is refused only once the version is known to be ours: a newer
-/// version's file says "format version 2", not "unknown field". In a sequence (binary formats)
-/// the version is the first element and is checked before the rest is read. A field given a
-/// default (`= expr`) may be missing from a map.
+/// version's file says "format version 2", not "unknown field". A field given twice is refused.
+/// In a sequence (binary formats) the version is the first element and is checked before the
+/// rest is read; every field follows. A field given a default (`= expr`) may be missing from a
+/// map.
 macro_rules! stored_form {
     ($(#[$doc:meta])* $name:ident { $($field:ident: $ty:ty $(= $default:expr)?),* $(,)? }) => {
         $(#[$doc])*
@@ -161,11 +163,19 @@ macro_rules! stored_form {
                         while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
                             match key.as_ref() {
                                 "version" => {
+                                    if version.is_some() {
+                                        return Err(de::Error::duplicate_field("version"));
+                                    }
                                     let v = map.next_value()?;
                                     check_version(v)?;
                                     version = Some(v);
                                 }
-                                $(stringify!($field) => $field = Some(map.next_value()?),)*
+                                $(stringify!($field) => {
+                                    if $field.is_some() {
+                                        return Err(de::Error::duplicate_field(stringify!($field)));
+                                    }
+                                    $field = Some(map.next_value()?);
+                                })*
                                 other => {
                                     map.next_value::<de::IgnoredAny>()?;
                                     unknown.get_or_insert_with(|| other.to_owned());

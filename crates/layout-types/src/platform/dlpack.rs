@@ -93,10 +93,11 @@ pub struct DlpackInfo {
 }
 
 impl DlpackInfo {
-    /// Reads `tensor`'s metadata: dlpark's validation (ABI version, shape and strides), a
-    /// non-null data pointer and a byte offset that applies to it, then one of the eight data types, no negative stride (but on a dim
-    /// of extent 1, which never steps: its stride is read as 0), no zero dim, and a span of bytes
-    /// within `isize::MAX`.
+    /// Reads `tensor`'s metadata: dlpark's validation (ABI version, shape and strides), then
+    /// one of the eight data types, no negative dim, no negative stride (but on a dim of extent
+    /// 1, which never steps: its stride is read as 0), no zero dim, a span of bytes within
+    /// `isize::MAX`, and a non-null data pointer that the byte offset and the span keep inside
+    /// the address space.
     pub fn read(tensor: &Dlpack) -> Result<DlpackInfo, DlpackError> {
         let t = tensor.validate().map_err(dlpack_error)?;
         let device = t.device();
@@ -134,8 +135,8 @@ impl DlpackInfo {
             0 => return Err(DlpackError::Address { reason: "the tensor's data pointer is null" }),
             data => usize::try_from(t.byte_offset()).ok().and_then(|offset| data.checked_add(offset)),
         };
-        let address = address.ok_or(DlpackError::Address {
-            reason: "the tensor's byte offset moves its data pointer past the address space",
+        let address = address.filter(|a| a.checked_add(byte_len).is_some()).ok_or(DlpackError::Address {
+            reason: "the tensor's byte offset and span reach past the address space",
         })?;
         Ok(DlpackInfo {
             device_type: device.device_type.0,
@@ -222,10 +223,14 @@ impl<'a> DlpackRef<'a> {
         let info = DlpackInfo::read(tensor)?;
         info.expect_device(DLDevice::CPU.device_type.0, "host memory (kDLCPU, 1)")?;
         // SAFETY: a host tensor: `address` is its non-null data pointer plus the byte offset
-        // (checked not to overflow), and `byte_len` (within isize::MAX) covers every
+        // (checked not to overflow; the pointer keeps the data pointer's provenance), and
+        // `byte_len` (within isize::MAX, not past the address space) covers every
         // element the shape and strides address, the highest one last. The caller's contract
         // is that those bytes are initialized, readable and not written for `'a`.
-        let bytes = unsafe { core::slice::from_raw_parts(info.address as *const u8, info.byte_len) };
+        let bytes = unsafe {
+            let data = tensor.validate().map_err(dlpack_error)?.data_ptr().cast::<u8>();
+            core::slice::from_raw_parts(data.with_addr(info.address), info.byte_len)
+        };
         Ok(DlpackRef { info, bytes })
     }
 

@@ -122,8 +122,15 @@ pub(super) fn by_strips<T: Element>(
     if !strips.has_blocks() {
         return false;
     }
+    // Destination rows shorter than a line (NC/32HW32's of int8) take tall strips where there
+    // are some: whole source lines in, half-line rows out, ordinary stores, no alignment asked.
+    let tall = strips.tall().filter(|t| cols.extent < strips.cols() && cols.extent >= t.cols());
+    let strips = tall.unwrap_or(strips);
     let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
-    let head = dst[d..].as_ptr().align_offset(CACHE_LINE).min(cols.extent);
+    let head = match tall {
+        Some(_) => 0,
+        None => dst[d..].as_ptr().align_offset(CACHE_LINE).min(cols.extent),
+    };
     let n_cols = (cols.extent - head) / strips.cols() * strips.cols();
     let n_rows = rows.extent / strips.rows() * strips.rows();
     if n_cols == 0 || n_rows == 0 {

@@ -85,8 +85,8 @@ fn line_walk_finishes_in_half_the_blocks() {
 
 /// Planes of every element size through [`transpose`] with the strips of every level this CPU
 /// has (a level it lacks prints SKIPPED), both store kinds and none, against the definition:
-/// odd shapes, padded and dense strides, misaligned and line-aligned starts; elements outside
-/// the plane stay untouched.
+/// odd shapes (rows of half a line to a line among them: tall strips), padded and dense
+/// strides, misaligned and line-aligned starts; elements outside the plane stay untouched.
 #[test]
 fn strips_of_every_level_transpose_planes_like_the_definition() {
     use crate::platform::simd::{Level, Stores};
@@ -112,6 +112,9 @@ fn check_planes<T: Element>(strips: Option<Strips>) -> usize {
     let mut planes = 0;
     for (rows, cols) in
         [(1, 1), (7, 9), (16, 16), (17, 65), (64, 64), (65, 130), (130, 67), (200, 300), (100, 192)]
+            .into_iter()
+            // Rows of half a line to a line: tall strips (u8 32..64, f16 16..32, f32 8..16, f64 4..8).
+            .chain([(100, 32), (130, 40), (67, 16), (64, 20), (70, 8), (65, 12), (64, 4), (80, 6)])
     {
         for (src_pad, dst_pad) in [(0, 0), (3, 5)] {
             let (src_stride, dst_stride) = (rows + src_pad, cols + dst_pad);

@@ -21,6 +21,8 @@ pub(crate) struct Strips {
     /// The conversion's destination fits in the caches (its stores were made ordinary), so its
     /// source does too: kept by [`Strips::with_stores`].
     in_cache: bool,
+    /// Tall strips ([`Strips::tall`]).
+    tall: bool,
 }
 
 /// `count` strips of a plane whose source runs down its rows and destination along its columns
@@ -48,6 +50,7 @@ impl Strips {
             streaming: stores == Stores::Streaming,
             size,
             in_cache: stores == Stores::Ordinary,
+            tall: false,
         })
     }
 
@@ -68,14 +71,27 @@ impl Strips {
         self.has_blocks() && self.size >= 2
     }
 
+    /// Tall strips of the same kind, for destination rows shorter than a cache line but at
+    /// least half one (NC/32HW32's 32 bytes of int8, 8 to 15 channels of f32 NHWC): each strip
+    /// reads one whole line of [`Strips::rows`] elements from each of its source runs and
+    /// writes as many destination rows of [`Strips::cols`] elements (half a line), with
+    /// ordinary stores. `None` below AVX2 or for streaming strips.
+    pub(crate) fn tall(self) -> Option<Strips> {
+        let has = matches!(self.level, Level::Avx2 | Level::Avx512) && !self.streaming;
+        has.then_some(Strips { tall: true, ..self })
+    }
+
     /// The same strips with `stores` (a streamed conversion's staged tiles: ordinary strips into
     /// a cache-resident buffer, the source still read from memory).
     pub(crate) fn with_stores(self, stores: Stores) -> Strips {
-        Strips { streaming: stores == Stores::Streaming, ..self }
+        Strips { streaming: stores == Stores::Streaming && !self.tall, ..self }
     }
 
-    /// Destination rows of a strip: the elements of one register.
+    /// Destination rows of a strip: the elements of one register (of a tall strip: a line).
     pub(crate) fn rows(&self) -> usize {
+        if self.tall {
+            return LINE / self.size;
+        }
         let register = match self.level {
             // Bytes at AVX-512 take 32-row strips (AVX2's blocks, or two of them paired in
             // 64-byte registers when streamed): a 64-byte register's block is 64 registers,
@@ -89,9 +105,12 @@ impl Strips {
         register / self.size
     }
 
-    /// Destination columns of a strip: one cache line.
+    /// Destination columns of a strip: one cache line (of a tall strip: half one).
     pub(crate) fn cols(&self) -> usize {
-        LINE / self.size
+        match self.tall {
+            true => LINE / 2 / self.size,
+            false => LINE / self.size,
+        }
     }
 
     /// Whether rows are written with streaming stores where their alignment allows.
@@ -141,9 +160,7 @@ impl Strips {
         };
         #[cfg(target_arch = "x86_64")]
         super::x86::band(
-            self.level,
-            writes,
-            size,
+            super::x86::Kind { level: self.level, size, writes, tall: self.tall },
             &src[band.from * size..],
             &mut dst[band.to * size..],
             [band.src_stride * size, band.src_step * size, band.dst_stride * size, band.dst_step * size],

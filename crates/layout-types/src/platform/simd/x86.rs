@@ -184,15 +184,27 @@ pub(super) enum Writes {
     Ordinary,
 }
 
-/// Runs `count` strips at `level` (`super::strips::Band`'s geometry in bytes:
-/// `[src_stride, src_step, dst_stride, dst_step]`) for elements of `size` bytes, from the start
-/// of `src` and `dst`. The caller (`Strips::band`) has checked that every strip lies inside both
-/// slices, that `level` is on this CPU and above `Portable`, and, with `stream`, that every
-/// destination row starts on a cache line when `writes` is [`Writes::Streamed`].
+/// Which strips a band runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Kind {
+    /// A level this CPU has, above `Portable`.
+    pub(super) level: Level,
+    /// Bytes of an element: 1, 2, 4 or 8.
+    pub(super) size: usize,
+    /// How the rows are written.
+    pub(super) writes: Writes,
+    /// Tall strips (AVX2 and AVX-512 levels, ordinary stores): blocks stacked along the source
+    /// runs, for destination rows shorter than a line.
+    pub(super) tall: bool,
+}
+
+/// Runs `count` strips of `kind` (`super::strips::Band`'s geometry in bytes:
+/// `[src_stride, src_step, dst_stride, dst_step]`) from the start of `src` and `dst`. The caller
+/// (`Strips::band`) has checked that every strip lies inside both slices, that the level is on
+/// this CPU and above `Portable` (AVX2 at least for tall strips), and that every destination
+/// row starts on a cache line when the rows are [`Writes::Streamed`] (never tall).
 pub(super) fn band(
-    level: Level,
-    writes: Writes,
-    size: usize,
+    kind: Kind,
     src: &[u8],
     dst: &mut [u8],
     [ss, src_step, ds, dst_step]: [usize; 4],
@@ -200,34 +212,27 @@ pub(super) fn band(
 ) {
     use transpose::{avx2, avx2_evex, avx512, avx512_bytes, sse2, LINE};
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
-    let stream = writes == Writes::Streamed;
+    let Kind { level, size, writes, tall } = kind;
+    macro_rules! with {
+        ($isa:ident, $w:literal, $m:literal, $stream:literal, $tall:literal) => {
+            $isa::band::<$w, { $isa::V / $w }, { LINE / $isa::V }, $m, $stream, $tall>(
+                s, ss, src_step, d, ds, dst_step, count,
+            )
+        };
+    }
     macro_rules! run {
+        ($isa:ident, $stream:literal, $tall:literal) => {
+            match size {
+                1 => with!($isa, 1, 16, $stream, $tall),
+                2 => with!($isa, 2, 8, $stream, $tall),
+                4 => with!($isa, 4, 4, $stream, $tall),
+                _ => with!($isa, 8, 2, $stream, $tall),
+            }
+        };
         ($isa:ident) => {
-            match (size, stream) {
-                (1, false) => $isa::band::<1, { $isa::V }, { LINE / $isa::V }, 16, false>(
-                    s, ss, src_step, d, ds, dst_step, count,
-                ),
-                (1, true) => $isa::band::<1, { $isa::V }, { LINE / $isa::V }, 16, true>(
-                    s, ss, src_step, d, ds, dst_step, count,
-                ),
-                (2, false) => $isa::band::<2, { $isa::V / 2 }, { LINE / $isa::V }, 8, false>(
-                    s, ss, src_step, d, ds, dst_step, count,
-                ),
-                (2, true) => $isa::band::<2, { $isa::V / 2 }, { LINE / $isa::V }, 8, true>(
-                    s, ss, src_step, d, ds, dst_step, count,
-                ),
-                (4, false) => $isa::band::<4, { $isa::V / 4 }, { LINE / $isa::V }, 4, false>(
-                    s, ss, src_step, d, ds, dst_step, count,
-                ),
-                (4, true) => $isa::band::<4, { $isa::V / 4 }, { LINE / $isa::V }, 4, true>(
-                    s, ss, src_step, d, ds, dst_step, count,
-                ),
-                (_, false) => $isa::band::<8, { $isa::V / 8 }, { LINE / $isa::V }, 2, false>(
-                    s, ss, src_step, d, ds, dst_step, count,
-                ),
-                (_, true) => $isa::band::<8, { $isa::V / 8 }, { LINE / $isa::V }, 2, true>(
-                    s, ss, src_step, d, ds, dst_step, count,
-                ),
+            match writes {
+                Writes::Streamed => run!($isa, true, false),
+                _ => run!($isa, false, false),
             }
         };
     }
@@ -236,6 +241,9 @@ pub(super) fn band(
     // and streamed rows are aligned.
     unsafe {
         match level {
+            // Tall strips: AVX2's blocks (their EVEX forms at AVX-512), one register wide.
+            Level::Avx512 if tall => run!(avx2_evex, false, true),
+            Level::Avx2 if tall => run!(avx2, false, true),
             // Bytes: AVX-512's paired strips where the lines are streamed from registers, and in
             // cache, where they are shuffle-bound and the pairing halves the shuffles (u8
             // NHWC→NCHW at 1 MiB 16–17 → 22–23 GB/s); AVX2's blocks in their EVEX forms for a

@@ -3,7 +3,9 @@
 //!
 //! A strip is `E` destination rows by one cache line of columns (`LINE / W` elements of `W`
 //! bytes): `B = LINE / V` blocks of `E`×`E` elements side by side, `E = V / W` being the elements
-//! of one `V`-byte register. Each block loads its `E` source runs, one register each, and
+//! of one `V`-byte register. A tall strip (`TALL`, ordinary stores only) stacks its blocks
+//! instead: `B · E` destination rows by one register of columns, reading one cache line of each
+//! source run, for destination rows shorter than a line (NC/32HW32's 32 bytes of int8). Each block loads its `E` source runs, one register each, and
 //! transposes them in two steps: within each 16-byte lane, groups of `M = 16 / W` registers
 //! interleave pairwise `log2 M` times (each round rotates the bits of (register, lane element)
 //! by one, so `log2 M` rounds swap them); then the 16-byte lanes move across registers (AVX2's
@@ -66,7 +68,8 @@ macro_rules! strips {
 
             /// One strip: block `b` reads the `E` source runs `(b * E + j) * ss` bytes from
             /// `src` (`V` bytes each) and writes `V` bytes at `r * ds + b * V` from `dst` for
-            /// each row `r`.
+            /// each row `r`; a `TALL` strip's block `b` reads `V` bytes at `j * ss + b * V` and
+            /// writes row `b * E + r` at `(b * E + r) * ds`.
             ///
             /// # Safety
             ///
@@ -74,13 +77,20 @@ macro_rules! strips {
             /// with `STREAM`, every destination row starts `V`-byte aligned.
             #[target_feature(enable = $feature)]
             #[inline]
-            unsafe fn strip<const W: usize, const E: usize, const B: usize, const M: usize, const STREAM: bool>(
+            unsafe fn strip<
+                const W: usize,
+                const E: usize,
+                const B: usize,
+                const M: usize,
+                const STREAM: bool,
+                const TALL: bool,
+            >(
                 src: *const u8,
                 ss: usize,
                 dst: *mut u8,
                 ds: usize,
             ) {
-                const { assert!(E * W == V && B * V == super::LINE) };
+                const { assert!(E * W == V && B * V == super::LINE && !(STREAM && TALL)) };
                 // Each block is loaded, transposed and stored in this body (no closure: one was
                 // compiled out of line, its registers returned through memory, and f16 strips
                 // ran at half speed in cache).
@@ -90,7 +100,7 @@ macro_rules! strips {
                     let mut rows = [[$zero(); E]; B];
                     for (b, block) in rows.iter_mut().enumerate() {
                         // SAFETY: block `b`'s source runs are inside `src` (the caller's contract).
-                        let mut v = unsafe { load::<E>(src, ss, b) };
+                        let mut v = unsafe { load::<E, false>(src, ss, b) };
                         in_lanes::<W, E, M>(&mut v);
                         *block = cross::<W, E>(v);
                     }
@@ -106,30 +116,32 @@ macro_rules! strips {
                     // no more than one block is ever held in registers.
                     for b in 0..B {
                         // SAFETY: block `b`'s source runs are inside `src` (the caller's contract).
-                        let mut v = unsafe { load::<E>(src, ss, b) };
+                        let mut v = unsafe { load::<E, TALL>(src, ss, b) };
                         in_lanes::<W, E, M>(&mut v);
                         for (r, row) in cross::<W, E>(v).iter().enumerate() {
+                            let at = if TALL { (b * E + r) * ds } else { r * ds + b * V };
                             // SAFETY: row `r`'s bytes of block `b` are inside `dst` (the
                             // caller's contract).
-                            unsafe { $store(dst.add(r * ds + b * V).cast(), *row) };
+                            unsafe { $store(dst.add(at).cast(), *row) };
                         }
                     }
                 }
             }
 
             /// Block `b`'s `E` source runs, one register each: run `j` at `(b * E + j) * ss`
-            /// bytes from `src`.
+            /// bytes from `src`, or for a `TALL` strip `V` bytes into run `j`, `j * ss + b * V`.
             ///
             /// # Safety
             ///
             /// The CPU has the feature; those bytes are inside a live allocation.
             #[target_feature(enable = $feature)]
             #[inline]
-            unsafe fn load<const E: usize>(src: *const u8, ss: usize, b: usize) -> [$reg; E] {
+            unsafe fn load<const E: usize, const TALL: bool>(src: *const u8, ss: usize, b: usize) -> [$reg; E] {
                 let mut v = [$zero(); E];
                 for (j, r) in v.iter_mut().enumerate() {
-                    // SAFETY: source run `b * E + j` is inside `src` (the caller's contract).
-                    *r = unsafe { $load(src.add((b * E + j) * ss).cast()) };
+                    let at = if TALL { j * ss + b * V } else { (b * E + j) * ss };
+                    // SAFETY: that register's bytes are inside `src` (the caller's contract).
+                    *r = unsafe { $load(src.add(at).cast()) };
                 }
                 v
             }
@@ -148,6 +160,7 @@ macro_rules! strips {
                 const B: usize,
                 const M: usize,
                 const STREAM: bool,
+                const TALL: bool,
             >(
                 src: *const u8,
                 ss: usize,
@@ -159,7 +172,7 @@ macro_rules! strips {
             ) {
                 for i in 0..count {
                     // SAFETY: strip `i` is inside both buffers (the caller's contract).
-                    unsafe { strip::<W, E, B, M, STREAM>(src.add(i * src_step), ss, dst.add(i * dst_step), ds) };
+                    unsafe { strip::<W, E, B, M, STREAM, TALL>(src.add(i * src_step), ss, dst.add(i * dst_step), ds) };
                 }
                 if STREAM {
                     _mm_sfence();

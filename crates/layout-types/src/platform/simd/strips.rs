@@ -113,6 +113,11 @@ impl Strips {
         }
     }
 
+    /// Whether the conversion's buffers fit in the caches (its stores were chosen ordinary).
+    pub(crate) fn in_cache(&self) -> bool {
+        self.in_cache
+    }
+
     /// Whether rows are written with streaming stores where their alignment allows.
     pub(crate) fn streaming(&self) -> bool {
         self.streaming

@@ -279,11 +279,9 @@ fn interleave<T: Element, const K: usize>(
     n: usize,
 ) {
     let streams: [&[T]; K] = core::array::from_fn(|c| &src[s + c * stream..s + c * stream + n]);
-    // Dense RGB bytes: the platform's byte shuffle.
-    if T::SIZE == 1 && K == 3 && row == 3 {
-        let to: &mut [u8] = bytemuck::cast_slice_mut(&mut dst[d..d + 3 * n]);
-        let from = core::array::from_fn(|c| bytemuck::cast_slice(streams[c]));
-        return simd::interleave3(to, from);
+    // Dense RGB of bytes or halves: the platform's byte shuffle.
+    if T::SIZE <= 2 && K == 3 && row == 3 {
+        return simd::interleave3(&mut dst[d..d + 3 * n], core::array::from_fn(|c| streams[c]));
     }
     // Dense rows get their own loop: `chunks_exact` drops the per-row bounds check, which one
     // `chunks(row)` loop for both cases does not (measured: C = 3 up to 20 % slower).

@@ -156,17 +156,21 @@ pub(crate) fn f32_to_f16(dst: &mut [half::f16], src: &[f32]) {
     }
 }
 
-/// Three byte streams of equal length interleaved into `dst` (three bytes per position: an RGB
-/// image's planes into its pixels): SSSE3's byte shuffle where this CPU has it (detected once),
-/// plain Rust for the rest.
-pub(crate) fn interleave3(dst: &mut [u8], streams: [&[u8]; 3]) {
+/// Three streams of equal length interleaved into `dst`, element after element (three per
+/// position: an RGB image's planes into its pixels), for elements of one or two bytes (`T`'s
+/// size): SSSE3's byte shuffle where this CPU has it (detected once), plain Rust for the rest.
+pub(crate) fn interleave3<T: Element>(dst: &mut [T], streams: [&[T]; 3]) {
+    let to: &mut [u8] = bytemuck::cast_slice_mut(dst);
+    let from: [&[u8]; 3] = streams.map(bytemuck::cast_slice);
     #[cfg(target_arch = "x86_64")]
-    let done = match x86::has_ssse3() {
-        true => x86::interleave3(dst, streams),
-        false => 0,
+    let done = match (x86::has_ssse3(), T::SIZE) {
+        (true, 1) => x86::interleave3::<1>(to, from),
+        (true, 2) => x86::interleave3::<2>(to, from),
+        _ => 0,
     };
     #[cfg(not(target_arch = "x86_64"))]
     let done = 0;
+    let _ = (to, from);
     let [a, b, c] = streams;
     for (i, px) in dst.chunks_exact_mut(3).enumerate().skip(done) {
         px.copy_from_slice(&[a[i], b[i], c[i]]);

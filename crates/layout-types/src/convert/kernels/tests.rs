@@ -183,22 +183,31 @@ fn streamed_square_planes_transpose_like_the_definition() {
     }
 }
 
-/// Three byte planes into dense three-byte pixels (the byte shuffle where the CPU has it, plain
-/// Rust for the tail): every length around the 16-position groups, misaligned starts.
+/// Three planes of bytes or halves into dense three-element pixels (the byte shuffle where the
+/// CPU has it, plain Rust for the tail): every length around the shuffle's groups (16 bytes, 8
+/// halves), misaligned starts, nothing outside written.
 #[test]
-fn rgb_bytes_interleave_like_the_definition() {
-    for n in (0..70).chain([1000, 1007]) {
-        for (s, d) in [(0, 0), (3, 1)] {
-            let stream = n + 5;
-            let src: Vec<u8> = (0..s + 3 * stream).map(|i| (i * 37 + 11) as u8).collect();
-            let mut dst = vec![0xA5u8; d + 3 * n + 4];
-            interleave::<u8, 3>(&src, s, stream, &mut dst, d, 3, n);
-            for i in 0..n {
-                for c in 0..3 {
-                    assert_eq!(dst[d + 3 * i + c], src[s + c * stream + i], "n {n} at ({i}, {c})");
+fn rgb_bytes_and_halves_interleave_like_the_definition() {
+    fn check<T: Element>() {
+        let fill = T::from_word(0xA5A5);
+        for n in (0..70).chain([1000, 1007]) {
+            for (s, d) in [(0, 0), (3, 1)] {
+                let stream = n + 5;
+                let src: Vec<T> = (0..s + 3 * stream).map(|i| T::from_word((i * 37 + 11) as u64)).collect();
+                let mut dst = vec![fill; d + 3 * n + 4];
+                interleave::<T, 3>(&src, s, stream, &mut dst, d, 3, n);
+                let mut expected = vec![fill; d + 3 * n + 4];
+                for i in 0..n {
+                    for c in 0..3 {
+                        expected[d + 3 * i + c] = src[s + c * stream + i];
+                    }
                 }
+                // Bits, not values: some of these f16 words are NaNs.
+                let bits = |v: &[T]| bytemuck::cast_slice::<T, u8>(v).to_vec();
+                assert_eq!(bits(&dst), bits(&expected), "n {n}, starts ({s}, {d})");
             }
-            assert!(dst[..d].iter().chain(&dst[d + 3 * n..]).all(|&v| v == 0xA5), "n {n}: outside written");
         }
     }
+    check::<u8>();
+    check::<half::f16>();
 }

@@ -92,40 +92,42 @@ pub(super) fn has_ssse3() -> bool {
     *SSSE3.get_or_init(|| is_x86_feature_detected!("ssse3"))
 }
 
-/// Interleaves the whole groups of 16 of three byte streams into `dst` (three bytes per
-/// position) with SSSE3's byte shuffle; returns how many positions it wrote. The caller checked
-/// [`has_ssse3`] and that `dst` holds three bytes per position of the streams.
-pub(super) fn interleave3(dst: &mut [u8], [a, b, c]: [&[u8]; 3]) -> usize {
-    let n = a.len().min(b.len()).min(c.len()).min(dst.len() / 3) / 16 * 16;
-    // SAFETY: the caller checked `has_ssse3`; the function touches whole groups of 16 positions
-    // inside every slice (`n` is bounded by each length).
-    unsafe { interleave3_ssse3(&mut dst[..3 * n], [&a[..n], &b[..n], &c[..n]]) };
-    n
+/// Interleaves the whole groups of 16 bytes of three equally long streams of `W`-byte elements
+/// into `dst` (three elements per position) with SSSE3's byte shuffle; returns the positions
+/// done. The caller checked [`has_ssse3`].
+pub(super) fn interleave3<const W: usize>(dst: &mut [u8], [a, b, c]: [&[u8]; 3]) -> usize {
+    let bytes = a.len().min(b.len()).min(c.len()).min(dst.len() / 3) / 16 * 16;
+    // SAFETY: the caller checked `has_ssse3`; the function touches whole groups of 16 bytes
+    // inside every slice (`bytes` is bounded by each length).
+    unsafe { interleave3_ssse3::<W>(&mut dst[..3 * bytes], [&a[..bytes], &b[..bytes], &c[..bytes]]) };
+    bytes / W
 }
 
-/// The `pshufb` masks of `interleave3`: output register `k`, stream `s`. Byte `j` of output
-/// register `k` is position `(16k + j) / 3` of stream `(16k + j) % 3`; other streams' masks hold
-/// 0x80 there (a zero).
-const INTERLEAVE3_MASKS: [[[u8; 16]; 3]; 3] = {
+/// The `pshufb` masks of `interleave3` for `w`-byte elements: output register `k`, stream `s`.
+/// Byte `j` of output register `k` is byte `p % w` of element `p / w` (`p = 16k + j`), which is
+/// position `p / w / 3` of stream `p / w % 3`; other streams' masks hold 0x80 there (a zero).
+const fn interleave3_masks(w: usize) -> [[[u8; 16]; 3]; 3] {
     let mut masks = [[[0x80u8; 16]; 3]; 3];
     let mut p = 0;
     while p < 48 {
-        masks[p / 16][p % 3][p % 16] = (p / 3) as u8;
+        let element = p / w;
+        masks[p / 16][element % 3][p % 16] = ((element / 3) * w + p % w) as u8;
         p += 1;
     }
     masks
-};
+}
 
 /// # Safety
 ///
-/// The CPU has SSSE3; the streams hold whole groups of 16 of equal count and `dst` three bytes
-/// for each of their positions.
+/// The CPU has SSSE3; the streams hold whole groups of 16 bytes of equal count and `dst` three
+/// times their bytes.
 #[target_feature(enable = "ssse3")]
-unsafe fn interleave3_ssse3(dst: &mut [u8], [a, b, c]: [&[u8]; 3]) {
+unsafe fn interleave3_ssse3<const W: usize>(dst: &mut [u8], [a, b, c]: [&[u8]; 3]) {
+    let masks = const { interleave3_masks(W) };
     let m: [[__m128i; 3]; 3] = core::array::from_fn(|k| {
         core::array::from_fn(|s| {
             // SAFETY: every mask is 16 bytes of a constant; unaligned loads.
-            unsafe { _mm_loadu_si128(INTERLEAVE3_MASKS[k][s].as_ptr().cast()) }
+            unsafe { _mm_loadu_si128(masks[k][s].as_ptr().cast()) }
         })
     });
     let groups = a.chunks_exact(16).zip(b.chunks_exact(16)).zip(c.chunks_exact(16));

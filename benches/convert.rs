@@ -17,8 +17,13 @@
 //! The last row is the fused relayout + cast + pad (f32 NCHW C = 3 → f16 NHWC C = 8): into an
 //! existing buffer, and allocating in the `to_layout` column.
 //!
-//! One table gives GB/s (bytes read + written, best round) and the ratios.
-//! `cargo bench --bench convert -- 256MiB` runs the rows whose name contains `256MiB`.
+//! One table gives GB/s (bytes read + written, best round) and the ratios. Two probes follow,
+//! each raced against the copy and typed-layout: the 256 MiB NCHW→NHWC access pattern without
+//! its transposes, and for every 1 MiB transpose row the strips' lines copied whole without
+//! their shuffles (one thread). In-cache races (the 1 MiB rows, the in-cache probes) run at
+//! least [`IN_CACHE_RACE`], so every contender sees the machine's quiet seconds.
+//! `cargo bench --bench convert -- 256MiB` runs the rows whose name contains `256MiB` (about 4
+//! minutes for everything).
 
 use std::hint::black_box;
 use std::sync::Mutex;

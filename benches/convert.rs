@@ -25,6 +25,11 @@
 //! `cargo bench --bench convert -- 256MiB` runs the rows whose name contains `256MiB` (about 4
 //! minutes for everything).
 
+// The two limit probes, each raced against the copy and typed-layout.
+#[path = "convert/probes.rs"]
+mod probes;
+use probes::{probe, probes_in_cache};
+
 use std::hint::black_box;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -343,155 +348,6 @@ fn write_csv() -> std::io::Result<()> {
         out += &format!("{row},{dtype},{view},{axes},{bytes},{},{hot}\n", secs.join(","));
     }
     std::fs::write(path, out)
-}
-
-/// The limit probe of the NCHW→NHWC rows: the access pattern of the conversion without its
-/// transpose. Per image and block of 1024 pixels, every channel plane's run is copied into a
-/// staging buffer and the buffer is streamed out, on all threads (an image per task): the same
-/// source streams and destination lines, no shuffles. Raced against the strongest copies and
-/// typed-layout; printed as its own table.
-fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
-    use rayon::prelude::*;
-    let row = format!("{}/256MiB/NCHW->NHWC probe", T::NAME);
-    if b.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
-        return;
-    }
-    let (n, c) = (16, 64);
-    let elements = (256 << 20) / T::SIZE;
-    let (h, w) = plane(elements / (n * c));
-    let src = Tensor::<T, Nchw>::from_fn([n, c, h, w], |i| T::at(i[1] * 7 + i[3])).unwrap();
-    let mut dst = Tensor::<T, Nhwc>::zeros([n, c, h, w]).unwrap();
-    let s = src.as_slice();
-    let mut out_buf = vec![T::default(); s.len()];
-    let threads = rayon::current_num_threads();
-    let (hw, block) = (h * w, 1024);
-    let pattern = |dst: &mut [T]| {
-        dst.par_chunks_mut(c * hw).enumerate().for_each(|(image, d)| {
-            let mut staging = vec![T::default(); c * block];
-            for p0 in (0..hw).step_by(block) {
-                for ch in 0..c {
-                    let from = &s[image * c * hw + ch * hw + p0..][..block];
-                    staging[ch * block..(ch + 1) * block].copy_from_slice(from);
-                }
-                copy(&mut d[p0 * c..(p0 + block) * c], &staging, Stores::Streaming).unwrap();
-            }
-        })
-    };
-    let mut best = [Duration::MAX; 4];
-    for _ in 0..5 {
-        for (k, slot) in best.iter_mut().enumerate() {
-            let start = Instant::now();
-            match k {
-                0 => copy_parallel(&mut out_buf, black_box(s), Stores::Ordinary, threads).unwrap(),
-                1 => copy_parallel(&mut out_buf, black_box(s), Stores::Streaming, threads).unwrap(),
-                2 => convert(black_box(&src), &mut dst).unwrap(),
-                _ => pattern(&mut out_buf),
-            }
-            *slot = (*slot).min(start.elapsed());
-        }
-    }
-    let gbps = |t: Duration| (2 * s.len() * T::SIZE) as f64 / t.as_secs_f64() / 1e9;
-    let copy_best = gbps(best[0].min(best[1]));
-    out.push(format!(
-        "| {row} | {copy_best:.1} | {:.1} | {:.2} | {:.1} | {:.2} |",
-        gbps(best[2]),
-        gbps(best[2]) / copy_best,
-        gbps(best[3]),
-        gbps(best[3]) / copy_best
-    ));
-    eprintln!("{row}: done");
-}
-
-/// The in-cache limit probe of a 1 MiB row, on one thread: the transpose's access pattern
-/// without its shuffles. The row is `batch` planes of `a × b` source elements (source rows of
-/// `b`, destination rows of `a`). Per tile of `ta = min(a, line)` source rows by one cache line
-/// (`line` elements) of source columns, each source run is copied whole into the tile's
-/// destination rows (one run into one row when `ta` is a line, into `line / ta` rows when it is
-/// less): the same lines read and written as the transpose's strips, no element moved across
-/// lanes. Raced against the one-thread copy and typed-layout on one thread.
-#[allow(clippy::too_many_arguments)]
-fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
-    b: &Bench,
-    what: &str,
-    dims: DimsOf<S>,
-    [batch, a, bb]: [usize; 3],
-    out: &mut Vec<String>,
-) where
-    D::Family: SameFamily<S::Family>,
-{
-    let row = format!("{}/1MiB/{what} probe", T::NAME);
-    if b.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
-        return;
-    }
-    let src =
-        Tensor::<T, S>::from_fn(dims, |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k))).unwrap();
-    let mut dst = Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
-    let s = src.as_slice();
-    assert_eq!(s.len(), batch * a * bb, "{row}: the plane geometry covers the tensor");
-    let mut copy_out = vec![T::default(); s.len()];
-    let mut probe_out = vec![T::default(); s.len()];
-    let line = 64 / T::SIZE; // elements of a cache line
-    let ta = a.min(line);
-    assert!(a % ta == 0 && bb % line == 0 && line % ta == 0, "{row}: whole tiles");
-    let pattern = |d: &mut [T]| {
-        for plane in 0..batch {
-            let (s, d) = (&s[plane * a * bb..][..a * bb], &mut d[plane * a * bb..][..a * bb]);
-            for a0 in (0..a).step_by(ta) {
-                for b0 in (0..bb).step_by(line) {
-                    for j in 0..ta {
-                        let run = &s[(a0 + j) * bb + b0..][..line];
-                        for (q, part) in run.chunks_exact(ta).enumerate() {
-                            d[(b0 + j * (line / ta) + q) * a + a0..][..ta].copy_from_slice(part);
-                        }
-                    }
-                }
-            }
-        }
-    };
-    let mut best = [Duration::MAX; 3];
-    let race = Instant::now();
-    let mut round = 0;
-    while round < 201 || race.elapsed() < IN_CACHE_RACE {
-        round += 1;
-        for (k, slot) in best.iter_mut().enumerate() {
-            let start = Instant::now();
-            match k {
-                0 => copy_out.copy_from_slice(black_box(s)),
-                1 => b.one_thread.install(|| convert(black_box(&src), &mut dst).unwrap()),
-                _ => pattern(black_box(&mut probe_out)),
-            }
-            *slot = (*slot).min(start.elapsed());
-        }
-    }
-    black_box((&copy_out, &probe_out));
-    let gbps = |t: Duration| (2 * s.len() * T::SIZE) as f64 / t.as_secs_f64() / 1e9;
-    let copy = gbps(best[0]);
-    out.push(format!(
-        "| {row} | {copy:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {:.2} |",
-        gbps(best[1]),
-        gbps(best[1]) / copy,
-        gbps(best[2]),
-        gbps(best[2]) / copy,
-        gbps(best[1]) / gbps(best[2]),
-    ));
-    eprintln!("{row}: done");
-}
-
-/// The in-cache probes of every 1 MiB transpose row (the rows of `rows` at 1 MiB but C = 3,
-/// whose planes are three rows deep), each with its plane geometry.
-fn probes_in_cache<T: Sample>(b: &Bench, out: &mut Vec<String>) {
-    let elements = (1 << 20) / T::SIZE;
-    let (n, c) = (1, 64);
-    let (h, w) = plane(elements / (n * c));
-    let hw = h * w;
-    probe_in_cache::<T, Nchw, Nhwc>(b, "NCHW->NHWC", [n, c, h, w], [n, c, hw], out);
-    probe_in_cache::<T, Nhwc, Nchw>(b, "NHWC->NCHW", [n, c, h, w], [n, hw, c], out);
-    probe_in_cache::<T, Nchw, NcxHwx<32>>(b, "NCHW->NC/32HW32", [n, c, h, w], [n * c / 32, 32, hw], out);
-    let (d, (h3, w3)) = (8, plane(elements / (n * 32 * 8)));
-    let dhw = d * h3 * w3;
-    probe_in_cache::<T, Ncdhw, Ndhwc>(b, "NCDHW->NDHWC", [n, 32, d, h3, w3], [n, 32, dhw], out);
-    let (m, k) = plane(elements / n);
-    probe_in_cache::<T, Bmn<RowMajor>, Bmn<ColMajor>>(b, "BMN row->col", [n, m, k], [n, m, k], out);
 }
 
 fn main() {

@@ -61,7 +61,7 @@ impl fmt::Display for LayoutError {
             ),
             LayoutError::StrideMismatch { dim, expected, found } => write!(
                 f,
-                "{dim} has stride {found} in the array but {expected} in the layout: a zero-copy view keeps its layout's strides (copy it instead)"
+                "{dim} has stride {found} in the array but {expected} in the layout: an array read as a layout has that layout's strides (read other strides as a strided view)"
             ),
             LayoutError::ShapeMismatch { dim, source, destination } => write!(
                 f,
@@ -164,7 +164,7 @@ impl LayoutError {
             LayoutError::OutOfBounds { .. } => "a view addresses only elements inside its buffer",
             LayoutError::OverlappingOutput { .. } => "dimensions of an output tensor cannot overlap",
             LayoutError::ShapeMismatch { .. } => "a conversion keeps the logical shape",
-            LayoutError::StrideMismatch { .. } => "a zero-copy view keeps its layout's strides",
+            LayoutError::StrideMismatch { .. } => "an array read as a layout has that layout's strides",
             LayoutError::DimCount { .. } => "a shape gives one size per dimension of its layout",
             LayoutError::IndexOutOfBounds { .. } => "a logical index is below its dimension's size",
             LayoutError::RangeOutOfBounds { .. } => "a sub-tensor lies inside its tensor",

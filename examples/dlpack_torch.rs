@@ -9,6 +9,8 @@
 //! ```
 //!
 //! The element of the NHWC image at logical (n, c, h, w) is `((n·C + c)·H + h)·W + w` (as f32).
+//! Each call makes its own `Gpu` (a test does two calls); a library keeps one handle, whose
+//! stream and kernel cache every call then shares.
 
 use dlpark::ffi::DLManagedTensorVersioned;
 use typed_layout::gpu::dlpack::{self, DeviceDlpackRef, Dlpack};

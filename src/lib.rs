@@ -316,7 +316,7 @@
 //! | `serde` | | serde for layouts (as their cuDNN notation), shapes, descriptors and data types, stored forms versioned: `interop::serde` |
 //! | `ndarray` | | `interop::ndarray`: zero-copy views both ways (axes in logical order, strides checked) and owned conversions |
 //! | `safetensors` | | `interop::safetensors`: tensors in and out of `.safetensors` files, their layouts recorded in the header (loaded back as themselves; other writers' files as the row-major layout they are), zero-copy views of a memory-mapped file |
-//! | `dlpack` | | `interop::dlpack`: host tensors out through DLPack without a copy, the layout in the strides, and foreign host tensors in (an `unsafe` borrow of the foreign memory, then every field checked); with `gpu`, `gpu::dlpack`: device tensors out without a copy (after their stream's work) and CUDA tensors in by a device-to-device copy |
+//! | `dlpack` | | `interop::dlpack`: host tensors out through DLPack without a copy, the layout in the strides, and foreign host tensors in (an `unsafe` borrow of the foreign memory, then every field checked); with `gpu`, `gpu::dlpack`: device tensors out without a copy (once their writes are done) and CUDA tensors of exactly the layout's strides in by a device-to-device copy; DLPack 1.x (versioned) only |
 //!
 //! `default-features = false, features = ["parallel"]` is the CPU-only build: neither the GPU
 //! backend nor cudarc is compiled. The CPU's SIMD level is detected at run time whatever the

@@ -7,6 +7,11 @@ examples/dlpack_torch.rs).
 2. PyTorch makes the same image as a channels_last CUDA tensor and exports it with __dlpack__;
    typed-layout imports it as an NHWC device tensor and checks every element.
 Prints what it checked; exits non-zero on the first difference.
+
+A test, not a template: a real producer gives its capsule a destructor that calls the managed
+tensor's deleter unless the consumer renamed it `used_dltensor_versioned`, and hands out a new
+capsule per `__dlpack__` call; a real consumer renames the capsule it takes instead of clearing
+its destructor. Here each capsule is used once, and a failure ends the process.
 """
 import ctypes
 import sys

@@ -1,31 +1,46 @@
-//! DLPack for device tensors (feature `dlpack`): a [`DeviceTensor`] out without a copy, and a
-//! foreign CUDA tensor in by a device-to-device copy, the layout carried in the strides exactly
-//! as for host tensors ([`typed_layout::interop::dlpack`](layout_types::interop::dlpack): its
-//! geometry, its size-1 rule, its physical axes for NC/xHWx).
+//! DLPack for device tensors (feature `dlpack`; through the facade `typed_layout::gpu::dlpack`):
+//! a [`DeviceTensor`] out without a copy, and a foreign CUDA tensor in by a device-to-device copy,
+//! the layout carried in the strides exactly as for host tensors
+//! ([`typed_layout::interop::dlpack`](layout_types::interop::dlpack): its geometry, its size-1
+//! rule, its physical axes for NC/xHWx). Only versioned DLPack (1.x, `dltensor_versioned`
+//! capsules) is exchanged: from PyTorch, `t.__dlpack__(max_version=(1, 0))`
+//! (`torch.utils.dlpack.to_dlpack` and older builds give legacy capsules, which this cannot
+//! read). [`Dlpack`] is dlpark 0.10's managed tensor, which a caller turns into a Python capsule
+//! with dlpark's own bindings (its `pyo3` feature, on the caller's `dlpark` dependency).
+//!
+//! **Layouts in.** [`import`] reads a tensor whose strides are exactly the layout's (size-1 dims
+//! aside); there is no strided or any-layout import on the device. A PyTorch tensor of shape
+//! `(N, C, H, W)` in `channels_last` memory is NHWC here; a contiguous `(N, H, W, C)` tensor is
+//! the same memory seen as `t.permute(0, 3, 1, 2)` (a view, no copy). Anything else: make it
+//! contiguous in one of the layout's memory formats first.
 //!
 //! **Streams.** DLPack's C exchange names no stream, so both directions settle the order
-//! themselves. [`export`] waits for every write of the tensor (on whichever handle's stream it
-//! was queued) before it hands the tensor out: the consumer may read it on any stream.
-//! [`import`] copies on the handle's stream and waits for the copy, so the foreign memory is
-//! only borrowed for the call. Its one rule for the producer: the tensor's contents are
-//! complete before `import` is called (PyTorch: after `torch.cuda.synchronize()`, or exported
-//! for the handle's stream, `gpu.stream()`), and nothing writes them until it returns
-//! ([`DeviceDlpackRef::new`]'s contract).
+//! themselves.
+//! * [`export`] blocks the calling thread until every write of the tensor (on whichever handle's
+//!   stream it was queued) is done, then hands it out: the consumer may read it on any stream.
+//! * [`import`] copies on the handle's stream and blocks until the copy is done: the foreign
+//!   memory is only read during the call. The producer's writes must be complete before the call
+//!   ([`DeviceDlpackRef::new`]'s contract). The handle's stream is a non-blocking stream, not
+//!   ordered after any of PyTorch's: call `torch.cuda.synchronize()` (or synchronize the
+//!   producing stream) before `__dlpack__`.
 //!
 //! **Lifetime.** The exported tensor owns the [`DeviceTensor`]; the consumer's deleter drops it.
 //! A consumer may call the deleter while its own kernels still read the memory (PyTorch does,
-//! when the last reference goes), so the drop first waits for all work queued in the device's
-//! context (PyTorch's streams on the primary context included), then frees the allocation.
+//! when the tensor's last reference goes), so the drop first blocks the dropping thread until all
+//! work queued on the device's primary context is done (the context [`Gpu`] uses, and PyTorch:
+//! all of PyTorch's queued kernels), then frees the allocation. Do not let an exported tensor go
+//! inside a CUDA graph capture (a context synchronize breaks it) or a latency-critical loop: keep
+//! it alive, or copy it into memory the consumer owns.
 //!
 //! ```no_run
 //! // Needs a CUDA device.
-//! use layout_gpu::dlpack::{self, DeviceDlpackRef};
-//! use layout_gpu::{DeviceTensor, Gpu};
+//! use typed_layout::gpu::dlpack::{self, DeviceDlpackRef};
+//! use typed_layout::gpu::{DeviceTensor, Gpu};
 //! use typed_layout::{Nhwc, Tensor};
-//! let gpu = Gpu::new(0)?;
+//! let gpu = Gpu::new(0)?; // one handle for the program: each has its stream and kernel cache
 //! let x = gpu.upload(&Tensor::<f32, Nhwc>::filled([1, 3, 2, 2], 0.5)?)?;
 //! let exported = dlpack::export(x)?;
-//! // SAFETY: our own export: device memory, ready (export waited), and nothing writes it.
+//! // SAFETY: our own export: device memory, complete (export waited), and nothing writes it.
 //! let r = unsafe { DeviceDlpackRef::new(&exported)? };
 //! assert_eq!((r.info().device_type(), r.info().strides()), (2, &[12, 1, 6, 3][..]));
 //! let back: DeviceTensor<f32, Nhwc> = dlpack::import(&gpu, &r)?;
@@ -45,7 +60,7 @@ use crate::tensor::{DeviceElement, DeviceTensor};
 pub use crate::ffi::dlpack::DeviceDlpackRef;
 pub use layout_types::interop::dlpack::{Dlpack, DlpackError, DlpackInfo};
 
-/// Exports `tensor` without a copy, once the work queued on its stream is done: a DLPack
+/// Exports `tensor` without a copy, blocking until the writes queued for it are done: a DLPack
 /// tensor of `kDLCUDA` and the tensor's ordinal, with the geometry of
 /// [`interop::dlpack::geometry`](layout_types::interop::dlpack::geometry) (logical dims and
 /// the layout's strides; NC/xHWx's physical axes). The managed tensor owns the device tensor

@@ -90,8 +90,10 @@ impl<'a> DeviceDlpackRef<'a> {
     ///
     /// For as long as the borrow `'a` lasts, every byte from the byte-offset data pointer of
     /// `tensor` to the end of the last element its shape and strides address must be memory
-    /// of that CUDA device (an allocation the current process can address), whose contents are
-    /// complete (the producer's writes finished) and which nothing writes.
+    /// of that CUDA device (an allocation the current process can address). Whenever an
+    /// [`import`](crate::dlpack::import) reads it, its contents must be complete (the producer's
+    /// writes finished, not merely queued on a stream) and nothing may write them until that
+    /// import returns.
     pub unsafe fn new(tensor: &'a Dlpack) -> Result<DeviceDlpackRef<'a>, DlpackError> {
         let info = DlpackInfo::read(tensor)?;
         info.expect_device(KDL_CUDA, "CUDA device memory (kDLCUDA, 2)")?;

@@ -2,8 +2,11 @@
 //! layout carried in the strides.
 //!
 //! DLPack is the exchange format of PyTorch, JAX, CuPy and NumPy: a data pointer, a shape and
-//! strides in elements. typed-layout's tensors go out as [`Dlpack`], dlpark's managed tensor
-//! (which its Python bindings turn into a capsule):
+//! strides in elements. Only versioned DLPack (1.x, `dltensor_versioned` capsules) is exchanged:
+//! ask a producer for it (`x.__dlpack__(max_version=(1, 0))`). typed-layout's tensors go out as
+//! [`Dlpack`], the managed tensor of dlpark 0.10, which typed-layout does not re-export: add
+//! `dlpark = "0.10"` to call its `into_raw` / `from_raw`, or its `pyo3` feature to hand a tensor
+//! to Python as a capsule. Tensors go out as:
 //!
 //! * a layout with one stride per dimension (NCHW, NHWC, CHWN, the volumes, BMN, the filters) as
 //!   its **logical** dims with the layout's strides: an NHWC image is shape `[N, C, H, W]` with
@@ -14,8 +17,8 @@
 //!   is padded (what cuDNN's int8x32 users hand around). The exchange carries no layout name:
 //!   such an array reads back as itself only through [`tensor_view`] naming the layout.
 //!
-//! Device tensors (CUDA) go out and come in through the GPU backend's `gpu::dlpack` (features
-//! `gpu` and `dlpack`), with the same [`geometry`] and [`placement`].
+//! Device tensors (CUDA) go out and come in through the GPU backend's `typed_layout::gpu::dlpack`
+//! (features `gpu` and `dlpack`), with the same [`geometry`] and [`placement`].
 //!
 //! Coming in, a foreign tensor's metadata is checked ([`DlpackInfo`], safe), then its memory is
 //! borrowed as a [`DlpackRef`] (an `unsafe` step: nothing can check a raw pointer), then read as

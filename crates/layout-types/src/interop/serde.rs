@@ -4,21 +4,32 @@
 //! * a [`DynLayout`] is its cuDNN notation, `"NC/32HW32"`, or, for a family the notation does not
 //!   name by itself (`layout!`'s user families), `{"notation": "NTDHWC", "letters": "NTCDHW"}`
 //!   (reading one back takes a self-describing format: JSON, TOML, YAML, CBOR);
-//! * a [`TensorDesc`] is `{"version": 1, "data_type", "dims", "strides", "letters"}`, the last
-//!   `null` unless it names its dimensions ([`TensorDesc::with_letters`]);
+//! * a [`TensorDesc`] is `{"version": 1, "data_type", "dims", "strides", "letters"}`: `letters`
+//!   are the family's dimension letters in logical order (`"NCHW"` for every rank-4 descriptor,
+//!   whatever its strides; a filter's `"KCRS"` after [`TensorDesc::with_letters`]), `null` for
+//!   ranks 6 to 8 without them, and may be left out when reading;
 //! * a [`Shape<L>`](Shape) is `{"version": 1, "layout", "dims"}`, its layout's notation beside the
-//!   logical dims (these two read back in binary formats too; a padded shape is refused);
+//!   logical dims (a padded shape is refused);
 //! * a [`DynTensor`] is `{"version": 1, "data_type", "layout", "letters", "dims", "data"}`, the
 //!   elements' bytes last (a byte string where the format has one).
 //!
-//! Stored forms carry [`FORMAT_VERSION`], written first; reading checks everything a
-//! constructor checks (a bad notation, dims that break the layout's rules, another layout than
-//! the one asked for, an unknown version), and each refusal is an error naming the rule, never
-//! a panic. The version speaks first: a later version's form is refused as that version,
-//! whatever fields it adds, and whatever fields it changes that come after the version (as every
-//! writer puts it: first); a field unknown to this version, or given twice, is refused once the
-//! version is known to be ours. A sequence (what binary formats write) holds every field, in
-//! order.
+//! Descriptors, shapes and runtime tensors read back from binary formats too: their fields are
+//! plain strings, numbers and bytes, and a sequence of the fields reads as the map does (tested
+//! through JSON arrays). A standalone `DynLayout` of a user family needs a self-describing format.
+//!
+//! **Versions.** Stored forms carry [`FORMAT_VERSION`] as their first field, and `version` is
+//! required. Readers of version 1 refuse any other version and any field they do not know, so a
+//! later typed-layout that adds a field writes version 2, which this one refuses as such: the
+//! version is checked the moment it is read, and a field unknown to this version, or given
+//! twice, is refused only once the version is known to be ours. In a sequence (what binary
+//! formats write) the version is the first element and every field follows in order. In a map,
+//! fields that come *before* `version` are parsed first: a later version that changed such a
+//! field's type fails with that field's type error, not the version's. Every writer here puts
+//! `version` first; keep it first (`serde_json::Value` without its `preserve_order` feature,
+//! Python's `json.dumps(sort_keys=True)` and `jq -S` move it last). Bare `DataType` and
+//! `DynLayout` values carry no version. Reading checks everything a constructor checks (a bad
+//! notation, dims that break the layout's rules, another layout than the one asked for), and
+//! each refusal is an error naming the rule, never a panic.
 //!
 //! ```
 //! use typed_layout::{DataType, DynLayout, Nhwc, Shape, TensorDesc};
@@ -47,7 +58,8 @@ use crate::dtype::DataType;
 use crate::dynamic::DynTensor;
 use crate::layout::{Layout, Shape};
 
-/// The version of the stored forms ([`TensorDesc`], [`Shape`]) this crate writes and reads.
+/// The version of the stored forms ([`TensorDesc`], [`Shape`], [`DynTensor`]) this crate writes
+/// and reads.
 pub const FORMAT_VERSION: u32 = 1;
 
 impl Serialize for DataType {

@@ -8,6 +8,7 @@
 //! `TL_REQUIRE_GPU=1` turns a missing device into a failure.
 
 mod support;
+use support::gpu_or_skip;
 
 use half::{bf16, f16};
 use layout_gpu::kernels::{self, ImageKind};
@@ -15,17 +16,6 @@ use layout_gpu::{driver_available, DeviceChannelPadded, DeviceElement, DeviceTen
 use support::{bytes_of, every_pair, mix, Bits, Visit};
 use typed_layout::cast::{relayout_cast_pad, Cast, Scale, Unscaled};
 use typed_layout::{Chwn, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, SameFamily, Shape, Tensor};
-
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::new(0) {
-        Ok(gpu) => Some(gpu),
-        Err(e) => {
-            assert!(std::env::var_os("TL_REQUIRE_GPU").is_none(), "TL_REQUIRE_GPU is set but {e}");
-            println!("SKIPPED: {test}: {e}");
-            None
-        }
-    }
-}
 
 #[test]
 fn the_handle_is_send_and_sync() {

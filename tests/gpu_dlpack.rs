@@ -9,6 +9,7 @@
 //! missing device into a failure.
 
 mod support;
+use support::gpu_or_skip;
 use support::samples::{every_named_layout_and_type, logical, Sample};
 
 use core::ffi::c_void;
@@ -19,17 +20,6 @@ use layout_gpu::dlpack::{self as device, DeviceDlpackRef};
 use layout_gpu::{DeviceTensor, Gpu, GpuError};
 use typed_layout::interop::dlpack::{self, dl_data_type, Dlpack, DlpackError, DlpackInfo, DlpackRef};
 use typed_layout::{DataType, DynLayout, Layout, LayoutError, Nchw, NcxHwx, Nhwc, Tensor};
-
-fn gpu_or_skip(test: &str) -> Option<Gpu> {
-    match Gpu::new(0) {
-        Ok(gpu) => Some(gpu),
-        Err(e) => {
-            assert!(std::env::var_os("TL_REQUIRE_GPU").is_none(), "TL_REQUIRE_GPU is set but {e}");
-            println!("SKIPPED: {test}: {e}");
-            None
-        }
-    }
-}
 
 /// A DLPack tensor that claims CUDA memory of `device` at an address nothing ever reads: these
 /// tests inspect metadata only (DeviceDlpackRef::new and shape_as read no element; import is

@@ -170,6 +170,20 @@ pub(crate) fn bytes_of<T: Bits>(v: &[T]) -> Vec<u8> {
     out
 }
 
+/// The handle of device 0, or `None` after printing `SKIPPED: <test>: <why>` where there is no
+/// device; a failure instead when `TL_REQUIRE_GPU` is set (as the GPU kit's runner does).
+#[cfg(feature = "gpu")]
+pub(crate) fn gpu_or_skip(test: &str) -> Option<layout_gpu::Gpu> {
+    match layout_gpu::Gpu::new(0) {
+        Ok(gpu) => Some(gpu),
+        Err(e) => {
+            assert!(std::env::var_os("TL_REQUIRE_GPU").is_none(), "TL_REQUIRE_GPU is set but {e}");
+            println!("SKIPPED: {test}: {e}");
+            None
+        }
+    }
+}
+
 #[cfg(feature = "gpu")]
 /// `Err(why)` when NVRTC cannot be loaded (the caller prints SKIPPED); a failure instead when
 /// `TL_REQUIRE_NVRTC` is set (as `.ci/run` does, after installing NVRTC).

@@ -155,11 +155,6 @@ pub fn placement(layout: &DynLayout, shape: &[usize], strides: &[usize]) -> Resu
     }
 }
 
-/// The placement of `r` in `layout` ([`placement`]).
-fn placement_in(r: &DlpackRef<'_>, layout: &DynLayout) -> Result<Placement, LayoutError> {
-    placement(layout, r.shape(), r.strides())
-}
-
 /// `DataTypeMismatch` unless `r` holds `T`s.
 fn check_data_type<T: Element>(r: &DlpackRef<'_>) -> Result<(), LayoutError> {
     match r.data_type() == T::DATA_TYPE {
@@ -183,7 +178,7 @@ pub fn tensor_view<'a, T: Element, L: Layout>(
     r: &DlpackRef<'a>,
 ) -> Result<TensorView<'a, T, L>, DlpackError> {
     check_data_type::<T>(r)?;
-    let placement = placement_in(r, &DynLayout::of::<L>())?;
+    let placement = placement(&DynLayout::of::<L>(), r.shape(), r.strides())?;
     let shape = Shape::<L>::from_slice(placement.dims())?;
     Ok(TensorView::<T, L>::new_in(shape, elements(r, placement.len())?)?)
 }
@@ -223,7 +218,7 @@ pub fn dyn_tensor(r: &DlpackRef<'_>) -> Result<DynTensor, DlpackError> {
     let layouts = candidates.iter().map(|n| DynLayout::parse(n).map_err(LayoutError::from));
     let layouts = layouts.collect::<Result<Vec<_>, _>>()?;
     for layout in &layouts {
-        if let Ok(placement) = placement_in(r, layout) {
+        if let Ok(placement) = placement(layout, r.shape(), r.strides()) {
             let bytes = placement.len() * r.data_type().size();
             let data = r.bytes().get(..bytes).ok_or(DlpackError::Strides {
                 reason: "the tensor's strides reach fewer elements than its layout holds",

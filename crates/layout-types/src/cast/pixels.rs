@@ -10,6 +10,7 @@
 use super::steps::{CastLoop, ChannelMap};
 use super::Cast;
 use crate::dtype::Element;
+use crate::platform::out::Out;
 use crate::platform::simd;
 
 /// Elements of a block's staging buffers (the cast runs and the pixels).
@@ -126,7 +127,7 @@ impl Pixels {
             }
             let out = &mut dst[first * self.padded..(first + n) * self.padded];
             match self.streaming {
-                true => simd::stream_unfenced(out, block),
+                true => simd::stream_unfenced(Out::new(out), block),
                 false => out.copy_from_slice(block),
             }
         }

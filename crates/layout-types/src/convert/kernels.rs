@@ -27,6 +27,7 @@
 
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
+use crate::platform::out::Out;
 use crate::platform::simd;
 use crate::platform::simd::strips::Strips;
 use core::ops::Range;
@@ -69,19 +70,19 @@ const SQUARE_TILE_BYTES: (usize, usize) = (1024, 128);
 
 /// Copies one run along `axis`.
 #[inline]
-pub(super) fn copy_run<T: Copy>(src: &[T], s: isize, dst: &mut [T], d: isize, axis: LoopAxis) {
+pub(super) fn copy_run<T: Copy>(src: &[T], s: isize, mut dst: Out<'_, T>, d: isize, axis: LoopAxis) {
     let n = axis.extent;
     if axis.src == 1 && axis.dst == 1 {
         let (s, d) = (s as usize, d as usize);
-        dst[d..d + n].copy_from_slice(&src[s..s + n]);
+        dst.at(d..d + n).copy_from(&src[s..s + n]);
     } else if axis.dst == 1 {
-        let out = &mut dst[d as usize..d as usize + n];
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = src[(s + i as isize * axis.src) as usize];
+        let out = dst.into_at(d as usize..d as usize + n);
+        for (i, o) in out.slots().enumerate() {
+            o.set(src[(s + i as isize * axis.src) as usize]);
         }
     } else {
         for i in 0..n as isize {
-            dst[(d + i * axis.dst) as usize] = src[(s + i * axis.src) as usize];
+            dst.set((d + i * axis.dst) as usize, src[(s + i * axis.src) as usize]);
         }
     }
 }
@@ -117,7 +118,7 @@ macro_rules! narrow {
 pub(super) fn transpose<T: Element>(
     src: &[T],
     s: isize,
-    dst: &mut [T],
+    mut dst: Out<'_, T>,
     d: isize,
     rows: LoopAxis,
     cols: LoopAxis,
@@ -126,9 +127,9 @@ pub(super) fn transpose<T: Element>(
     let unit = cols.dst == 1 && rows.src == 1 && cols.src >= 0 && rows.dst >= 0;
     if let Some(strips) = strips.filter(|_| unit) {
         let (s, d) = (s as usize, d as usize);
-        if by_panels(src, s, dst, d, rows, cols, strips)
-            || by_staged_tiles(src, s, dst, d, rows, cols, strips)
-            || by_strips(src, s, dst, d, rows, cols, strips)
+        if by_panels(src, s, dst.rb(), d, rows, cols, strips)
+            || by_staged_tiles(src, s, dst.rb(), d, rows, cols, strips)
+            || by_strips(src, s, dst.rb(), d, rows, cols, strips)
         {
             return;
         }
@@ -137,11 +138,11 @@ pub(super) fn transpose<T: Element>(
 }
 
 /// [`transpose`] without strips: the SSE2 or SWAR blocks, the narrow loops, or the scalar loop.
-fn plane<T: Element>(src: &[T], s: isize, dst: &mut [T], d: isize, rows: LoopAxis, cols: LoopAxis) {
+fn plane<T: Element>(src: &[T], s: isize, mut dst: Out<'_, T>, d: isize, rows: LoopAxis, cols: LoopAxis) {
     let unit = cols.dst == 1 && rows.src == 1 && cols.src >= 0 && rows.dst >= 0;
     if !unit {
         for (r, c) in tiles(rows.extent, cols.extent, square_tile::<T>()) {
-            scalar_tile(src, s, dst, d, rows, cols, r, c);
+            scalar_tile(src, s, dst.rb(), d, rows, cols, r, c);
         }
         return;
     }
@@ -171,7 +172,7 @@ fn plane<T: Element>(src: &[T], s: isize, dst: &mut [T], d: isize, rows: LoopAxi
 fn tiled<T: Element, const E: usize>(
     src: &[T],
     s: usize,
-    dst: &mut [T],
+    mut dst: Out<'_, T>,
     d: usize,
     rows: LoopAxis,
     cols: LoopAxis,
@@ -192,21 +193,25 @@ fn tiled<T: Element, const E: usize>(
             (r_tile.start..rb, c_tile.start..cb)
         };
         let blocks = (bands.len() / E) * (sweep.len() / E);
-        let near: &[T] = if along_rows { dst } else { src };
-        let mut next = tiles.peek().map(|(r, c)| LineWalk::new(near_lines(r, c), blocks, near));
+        let mut next = tiles.peek().map(|(r, c)| match along_rows {
+            true => LineWalk::new(near_lines(r, c), blocks, dst.places()),
+            false => LineWalk::new(near_lines(r, c), blocks, src),
+        });
         for band in bands.step_by(E) {
             for at in sweep.clone().step_by(E) {
                 let (r, c) = if along_rows { (at, band) } else { (band, at) };
                 let (from, to) = (s + r + c * src_stride, d + r * dst_stride + c);
-                transpose_block::<T, E>(src, from, src_stride, dst, to, dst_stride);
-                if let Some(walk) = &mut next {
-                    walk.step(if along_rows { dst } else { src });
+                transpose_block::<T, E>(src, from, src_stride, dst.rb(), to, dst_stride);
+                match (&mut next, along_rows) {
+                    (Some(walk), true) => walk.step(dst.places()),
+                    (Some(walk), false) => walk.step(src),
+                    (None, _) => {}
                 }
             }
         }
         let (s, d) = (s as isize, d as isize);
-        scalar_tile(src, s, dst, d, rows, cols, r_tile.start..rb, cb..c_tile.end);
-        scalar_tile(src, s, dst, d, rows, cols, rb..r_tile.end, c_tile);
+        scalar_tile(src, s, dst.rb(), d, rows, cols, r_tile.start..rb, cb..c_tile.end);
+        scalar_tile(src, s, dst.rb(), d, rows, cols, rb..r_tile.end, c_tile);
     }
 }
 
@@ -273,7 +278,7 @@ fn interleave<T: Element, const K: usize>(
     src: &[T],
     s: usize,
     stream: usize,
-    dst: &mut [T],
+    mut dst: Out<'_, T>,
     d: usize,
     row: usize,
     n: usize,
@@ -281,21 +286,21 @@ fn interleave<T: Element, const K: usize>(
     let streams: [&[T]; K] = core::array::from_fn(|c| &src[s + c * stream..s + c * stream + n]);
     // Dense RGB of bytes or halves: the platform's byte shuffle.
     if T::SIZE <= 2 && K == 3 && row == 3 {
-        return simd::interleave3(&mut dst[d..d + 3 * n], core::array::from_fn(|c| streams[c]));
+        return simd::interleave3(dst.into_at(d..d + 3 * n), core::array::from_fn(|c| streams[c]));
     }
     // Dense rows get their own loop: `chunks_exact` drops the per-row bounds check, which one
     // `chunks(row)` loop for both cases does not (measured: C = 3 up to 20 % slower).
     if row == K {
-        for (i, out) in dst[d..d + n * K].chunks_exact_mut(K).enumerate() {
-            for (o, from) in out.iter_mut().zip(&streams) {
-                *o = from[i];
+        for (i, out) in dst.into_at(d..d + n * K).chunks_exact(K).enumerate() {
+            for (o, from) in out.slots().zip(&streams) {
+                o.set(from[i]);
             }
         }
     } else {
         for i in 0..n {
-            let out = &mut dst[d + i * row..d + i * row + K];
-            for (o, from) in out.iter_mut().zip(&streams) {
-                *o = from[i];
+            let out = dst.at(d + i * row..d + i * row + K);
+            for (o, from) in out.slots().zip(&streams) {
+                o.set(from[i]);
             }
         }
     }
@@ -308,29 +313,27 @@ fn deinterleave<T: Copy, const K: usize>(
     src: &[T],
     s: usize,
     run: usize,
-    dst: &mut [T],
+    dst: Out<'_, T>,
     d: usize,
     stream: usize,
     n: usize,
 ) {
     // The destination does not overlap itself, so `stream >= n` and the streams are disjoint chunks.
-    let mut chunks = dst[d..].chunks_mut(stream);
-    let mut streams: [&mut [T]; K] = core::array::from_fn(|_| {
-        let chunk = chunks.next().unwrap_or_default();
-        &mut chunk[..n]
-    });
+    let mut chunks = dst.into_at(d..).chunks(stream);
+    let mut streams: [Out<'_, T>; K] =
+        core::array::from_fn(|_| chunks.next().unwrap_or_default().into_at(..n));
     // Dense runs get their own loop, as in `interleave`.
     if run == K {
         for (i, from) in src[s..s + n * K].chunks_exact(K).enumerate() {
             for (to, &v) in streams.iter_mut().zip(from) {
-                to[i] = v;
+                to.set(i, v);
             }
         }
     } else {
         for i in 0..n {
             let from = &src[s + i * run..s + i * run + K];
             for (to, &v) in streams.iter_mut().zip(from) {
-                to[i] = v;
+                to.set(i, v);
             }
         }
     }
@@ -344,7 +347,7 @@ fn transpose_block<T: Element, const E: usize>(
     src: &[T],
     from: usize,
     src_stride: usize,
-    dst: &mut [T],
+    dst: Out<'_, T>,
     to: usize,
     dst_stride: usize,
 ) {
@@ -366,7 +369,7 @@ fn transpose_block<T: Element, const E: usize>(
 fn scalar_tile<T: Copy>(
     src: &[T],
     s: isize,
-    dst: &mut [T],
+    mut dst: Out<'_, T>,
     d: isize,
     rows: LoopAxis,
     cols: LoopAxis,
@@ -376,7 +379,7 @@ fn scalar_tile<T: Copy>(
     for r in rs {
         let (sr, dr) = (s + r as isize * rows.src, d + r as isize * rows.dst);
         for c in cs.clone() {
-            dst[(dr + c as isize * cols.dst) as usize] = src[(sr + c as isize * cols.src) as usize];
+            dst.set((dr + c as isize * cols.dst) as usize, src[(sr + c as isize * cols.src) as usize]);
         }
     }
 }

@@ -5,7 +5,9 @@
 //! [`Destination`]. The plan's innermost runs are copied directly when they are contiguous on
 //! both sides; otherwise the plane of the destination's and the source's innermost axes is
 //! transposed in cache tiles (`kernels`, one file per instruction set). Large conversions are cut
-//! along the outermost axis into rayon tasks (`run`).
+//! along the outermost axis into rayon tasks (`run`). Every kernel writes through the platform's
+//! write-only `Out`, so a new tensor's storage needs no value before its conversion writes it:
+//! [`to_layout`](crate::Tensor::to_layout) writes each byte once, with no zero fill first.
 //!
 //! The loops are generic over the element type and both sides, so each (source, destination,
 //! type) is its own monomorphized function with no per-element dispatch. Vector widths that do
@@ -26,6 +28,8 @@ use crate::error::LayoutError;
 use crate::family::{Family, SameFamily};
 use crate::loops::{same_dims, Geometry, LoopNest};
 use crate::notation::MAX_RANK;
+use crate::placement::Placement;
+use crate::platform::out::{self, Out};
 
 mod kernels;
 mod run;
@@ -120,7 +124,7 @@ where
     D::Family: SameFamily<S::Family>,
 {
     let (sg, dg) = (src.geometry(), dst.geometry());
-    convert_geometries(&sg, src.data(), &dg, dst.data_mut(), S::Family::LETTERS.as_bytes())
+    convert_geometries(&sg, src.data(), &dg, Out::new(dst.data_mut()), S::Family::LETTERS.as_bytes())
 }
 
 /// [`convert`] on each side's geometry over its elements: the one run of every conversion, for
@@ -129,7 +133,7 @@ pub(crate) fn convert_geometries<T: Element>(
     sg: &Geometry,
     src: &[T],
     dg: &Geometry,
-    dst: &mut [T],
+    dst: Out<'_, T>,
     letters: &[u8],
 ) -> Result<(), LayoutError> {
     same_dims(sg, dg, letters)?;
@@ -138,6 +142,30 @@ pub(crate) fn convert_geometries<T: Element>(
         None => per_element(sg, src, dg, dst),
     }
     Ok(())
+}
+
+/// [`convert_geometries`] into a new tensor of placement `dst`: its `dst.len()` elements are
+/// appended to `data` (whose capacity has room for them) and written once, with no value stored
+/// there first.
+///
+/// This keeps [`out::extend_written`]'s contract, that every appended element is written: a
+/// placement maps distinct indices to distinct offsets below its length, and one with as many
+/// elements as offsets (no padding, checked here) therefore covers each offset once; a
+/// conversion writes every logical index of the dims ([`same_dims`] passed, so the loop nest or
+/// the per-element walk spans them all). A placement with padding is refused before anything is
+/// written.
+pub(crate) fn convert_fresh<T: Element>(
+    sg: &Geometry,
+    src: &[T],
+    dst: &Placement,
+    data: &mut Vec<T>,
+    letters: &[u8],
+) -> Result<(), LayoutError> {
+    if dst.dims().iter().product::<usize>() != dst.len() {
+        return Err(LayoutError::NotApplicable { reason: "a new tensor's storage has no padding" });
+    }
+    let dg = Geometry::packed(dst);
+    out::extend_written(data, dst.len(), |out| convert_geometries(sg, src, &dg, out, letters))
 }
 
 /// Conversions moving fewer bytes than this run on the calling thread, without allocating.
@@ -153,11 +181,11 @@ pub(crate) fn convert_geometries<T: Element>(
 pub const PARALLEL_THRESHOLD_BYTES: usize = 1 << 20;
 
 /// The general path: every logical index, offsets from each side's maps.
-fn per_element<T: Copy>(sg: &Geometry, src: &[T], dg: &Geometry, dst: &mut [T]) {
+fn per_element<T: Copy>(sg: &Geometry, src: &[T], dg: &Geometry, mut dst: Out<'_, T>) {
     let dims = dg.dims();
     let mut index = [0usize; MAX_RANK];
     loop {
-        dst[dg.offset(&index[..dims.len()]) as usize] = src[sg.offset(&index[..dims.len()]) as usize];
+        dst.set(dg.offset(&index[..dims.len()]) as usize, src[sg.offset(&index[..dims.len()]) as usize]);
         let mut k = dims.len();
         loop {
             if k == 0 {

@@ -4,6 +4,7 @@
 use super::kernels;
 use crate::dtype::Element;
 use crate::loops::{for_each_offset, LoopAxis, LoopNest, MAX_LOOPS};
+use crate::platform::out::Out;
 use crate::platform::simd::strips::Strips;
 use crate::platform::simd::{self, Level};
 
@@ -16,7 +17,7 @@ pub(super) fn strips_for<T: Element>(bytes: usize) -> Option<Strips> {
 /// Runs on rayon's pool when the `parallel` feature is on, the conversion moves at least
 /// [`PARALLEL_THRESHOLD_BYTES`](super::PARALLEL_THRESHOLD_BYTES), and the destination splits
 /// into disjoint contiguous ranges.
-pub(super) fn run_maybe_parallel<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T]) {
+pub(super) fn run_maybe_parallel<T: Element>(nest: &LoopNest, src: &[T], dst: Out<'_, T>) {
     let bytes = nest.axes().iter().map(|a| a.extent).product::<usize>().saturating_mul(T::SIZE);
     let strips = strips_for::<T>(bytes);
     #[cfg(feature = "parallel")]
@@ -72,11 +73,17 @@ fn parallel_rows<T>(nest: &LoopNest) -> Option<usize> {
 
 /// Cuts the outermost axis into tasks of `rows` positions, each writing its own chunk.
 #[cfg(feature = "parallel")]
-fn run_parallel<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T], rows: usize, strips: Option<Strips>) {
+fn run_parallel<T: Element>(
+    nest: &LoopNest,
+    src: &[T],
+    dst: Out<'_, T>,
+    rows: usize,
+    strips: Option<Strips>,
+) {
     use rayon::prelude::*;
     let outer = nest.axes()[0];
-    let region = &mut dst[nest.bases().1 as usize..];
-    region.par_chunks_mut(rows * outer.dst as usize).enumerate().for_each(|(task, chunk)| {
+    let region = dst.into_at(nest.bases().1 as usize..);
+    region.par_chunks(rows * outer.dst as usize).enumerate().for_each(|(task, chunk)| {
         let start = task * rows;
         if start >= outer.extent {
             return; // trailing storage past the last position (padding)
@@ -85,11 +92,11 @@ fn run_parallel<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T], rows: usi
     });
 }
 
-fn run<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T], strips: Option<Strips>) {
+fn run<T: Element>(nest: &LoopNest, src: &[T], mut dst: Out<'_, T>, strips: Option<Strips>) {
     let axes = nest.axes();
     let (src_base, dst_base) = nest.bases();
     let Some((&inner, outer)) = axes.split_last() else {
-        dst[dst_base as usize] = src[src_base as usize];
+        dst.set(dst_base as usize, src[src_base as usize]);
         return;
     };
     // The axis the source walks fastest; if it is not the destination's innermost, tile the two.
@@ -104,9 +111,9 @@ fn run<T: Element>(nest: &LoopNest, src: &[T], dst: &mut [T], strips: Option<Str
             }
         }
         for_each_offset(&rest[..m], src_base, dst_base, |s, d| {
-            kernels::transpose(src, s, dst, d, src_inner, inner, strips)
+            kernels::transpose(src, s, dst.rb(), d, src_inner, inner, strips)
         });
     } else {
-        for_each_offset(outer, src_base, dst_base, |s, d| kernels::copy_run(src, s, dst, d, inner));
+        for_each_offset(outer, src_base, dst_base, |s, d| kernels::copy_run(src, s, dst.rb(), d, inner));
     }
 }

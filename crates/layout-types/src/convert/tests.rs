@@ -40,3 +40,90 @@ fn negative_strides_mirror() {
     let t: Tensor<i8, Nchw> = v.to_layout().unwrap();
     assert_eq!(t.as_slice(), &[2, 1, 0, 5, 4, 3]);
 }
+
+/// A new tensor from `to_layout` is written by the conversion alone, into room no value was
+/// stored in first. In this crate's tests that room starts as a sentinel byte (0xA5 in every
+/// byte, `platform::out::sentinel`), which no element below equals: every path (narrow planes,
+/// blocks, strips, tall strips, staged tiles and panels, streamed and rayon-split planes, the
+/// per-element walk, runtime tensors) must write each element, or the sentinel shows.
+mod fresh {
+    use crate::platform::out::sentinel;
+    use crate::{
+        Bmn, ColMajor, DataType, DynLayout, DynTensor, Element, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor,
+        Tensor,
+    };
+
+    /// An element from a small number (below 100: never the sentinel's bytes for any type).
+    fn value<T: Element>(v: usize) -> T {
+        T::from_f64((v % 97) as f64)
+    }
+
+    /// A logical index's number, the same for every layout.
+    fn id(index: &[usize], dims: &[usize]) -> usize {
+        index.iter().zip(dims).fold(0, |acc, (&i, &d)| acc * d + i) * 7 + 3
+    }
+
+    macro_rules! check {
+        ($t:ty, $from:ty => $to:ty, $dims:expr) => {{
+            let dims = $dims;
+            let x = Tensor::<$t, $from>::from_fn(dims, |i| value(id(&i, &dims))).unwrap();
+            let y: Tensor<$t, $to> = x.to_layout().unwrap();
+            let expected = Tensor::<$t, $to>::from_fn(dims, |i| value(id(&i, &dims))).unwrap();
+            let bytes = |t: &Tensor<$t, $to>| bytemuck::cast_slice::<_, u8>(t.as_slice()).to_vec();
+            assert_eq!(bytes(&y), bytes(&expected), "{} {dims:?}", stringify!($t $from => $to));
+        }};
+    }
+
+    #[test]
+    fn the_sentinel_is_no_element() {
+        for v in 0..97 {
+            assert_ne!(value::<u8>(v), sentinel::BYTE);
+            assert_ne!(value::<i8>(v), sentinel::BYTE as i8);
+            assert_ne!(value::<half::f16>(v).to_bits(), u16::from_ne_bytes([sentinel::BYTE; 2]));
+            assert_ne!(value::<f32>(v).to_bits(), u32::from_ne_bytes([sentinel::BYTE; 4]));
+            assert_ne!(value::<f64>(v).to_bits(), u64::from_ne_bytes([sentinel::BYTE; 8]));
+        }
+    }
+
+    #[test]
+    fn small_and_odd_planes() {
+        check!(f32, Nchw => Nhwc, [2, 5, 3, 7]);
+        check!(u8, Nhwc => Nchw, [2, 5, 3, 7]);
+        check!(half::f16, Nchw => Nhwc, [1, 3, 17, 19]); // RGB through the byte shuffle
+        check!(u8, Nchw => Nhwc, [1, 3, 17, 19]);
+        check!(f64, Nchw => Nhwc, [1, 9, 11, 13]);
+        check!(i32, NcxHwx<3> => NcxHwx<4>, [2, 12, 3, 2]); // the per-element walk
+        check!(i8, Nchw => NcxHwx<32>, [1, 64, 9, 11]);
+    }
+
+    #[test]
+    fn planes_with_strips_in_cache_and_split_across_threads() {
+        check!(f32, Nchw => Nhwc, [1, 64, 64, 64]); // 1 MiB
+        check!(f32, Nhwc => Nchw, [1, 64, 64, 65]);
+        check!(half::f16, Nchw => Nhwc, [2, 16, 64, 63]);
+        check!(i8, Nchw => NcxHwx<32>, [1, 64, 64, 64]); // tall strips
+        check!(u8, Bmn<RowMajor> => Bmn<ColMajor>, [1, 1024, 1024]); // whole-row bands
+        check!(f32, Ncdhw => Ndhwc, [1, 32, 8, 16, 16]);
+    }
+
+    #[test]
+    fn streamed_planes() {
+        check!(f32, Nchw => Nhwc, [1, 64, 128, 129]); // past the streaming threshold
+        check!(u8, Nhwc => Nchw, [1, 64, 256, 257]); // staged tiles
+        check!(half::f16, Nchw => Nhwc, [1, 32, 256, 257]); // panels of narrow rows
+        check!(f32, Bmn<RowMajor> => Bmn<ColMajor>, [1, 1024, 1031]);
+    }
+
+    #[test]
+    fn runtime_tensors() {
+        let (nchw, nhwc) = (DynLayout::parse("NCHW").unwrap(), DynLayout::parse("NHWC").unwrap());
+        let typed = Tensor::<f32, Nchw>::from_fn([1, 8, 5, 6], |i| value(id(&i, &[1, 8, 5, 6]))).unwrap();
+        let x = DynTensor::from(typed.clone());
+        assert_eq!(x.layout(), nchw);
+        let y = x.to_layout(nhwc).unwrap();
+        assert_eq!(y.data_type(), DataType::Float);
+        let expected: Tensor<f32, Nhwc> =
+            Tensor::from_fn([1, 8, 5, 6], |i| value(id(&i, &[1, 8, 5, 6]))).unwrap();
+        assert_eq!(y.as_slice::<f32>().unwrap(), expected.as_slice());
+    }
+}

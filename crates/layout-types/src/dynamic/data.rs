@@ -12,6 +12,7 @@ use crate::dtype::{DataType, Element};
 use crate::error::LayoutError;
 use crate::loops::Geometry;
 use crate::placement::Placement;
+use crate::platform::out::Out;
 use crate::tensor::{nested, Owned, Storage, StorageMut};
 
 /// Declares [`Data`] with one variant per data type (named as [`DataType`]'s) and the
@@ -35,6 +36,14 @@ macro_rules! data {
             pub(super) fn zeroed(data_type: DataType, len: usize, bytes: usize) -> Result<Data, LayoutError> {
                 Ok(match data_type {
                     $(DataType::$variant => Data::$variant(Owned::zeroed(len, bytes)?),)*
+                })
+            }
+
+            /// New storage of `dst` (no padding) holding these elements (placed by `sg`) at
+            /// the same logical indices, each written once.
+            pub(super) fn converted(&self, sg: &Geometry, dst: &Placement, letters: &[u8]) -> Result<Data, LayoutError> {
+                Ok(match self {
+                    $(Data::$variant(s) => Data::$variant(Owned::converted(sg, s.slice(), dst, letters)?),)*
                 })
             }
 
@@ -92,7 +101,7 @@ macro_rules! data {
             ) -> Result<(), LayoutError> {
                 match (self, dst) {
                     $((Data::$variant(s), Data::$variant(d)) => {
-                        convert_geometries(sg, s.slice(), dg, d.slice_mut(), letters)
+                        convert_geometries(sg, s.slice(), dg, Out::new(d.slice_mut()), letters)
                     })*
                     // The destination's type is the one asked for.
                     (s, d) => Err(LayoutError::DataTypeMismatch { expected: d.data_type(), found: s.data_type() }),
@@ -112,7 +121,7 @@ macro_rules! data {
                 match self {
                     $(Data::$variant(d) => {
                         let s: &[$t] = bytemuck::try_cast_slice(bytes).map_err(|_| misaligned)?;
-                        convert_geometries(sg, s, dg, d.slice_mut(), letters)
+                        convert_geometries(sg, s, dg, Out::new(d.slice_mut()), letters)
                     })*
                 }
             }

@@ -249,9 +249,10 @@ impl DynTensor {
     /// ```
     pub fn to_layout(&self, layout: DynLayout) -> Result<DynTensor, LayoutError> {
         self.same_family(&layout)?;
-        let mut out = DynTensor::zeros(self.data_type(), layout, self.dims())?;
-        self.convert_into(&mut out)?;
-        Ok(out)
+        let placement = layout.shape(self.dims())?;
+        let sg = Geometry::packed(&self.placement);
+        let data = self.data.converted(&sg, &placement, layout.letters().as_bytes())?;
+        Ok(DynTensor { layout, placement, data })
     }
 
     /// Copies every element into the same logical index of `dst`: same data type

@@ -1,7 +1,8 @@
 //! What safe Rust cannot say about the machine, in the one room of `layout-types` that holds
 //! `unsafe` (the crate denies it everywhere else): the CPU's SIMD level and its streaming stores
-//! ([`simd`], public as `typed_layout::simd`), the operating system's huge pages for large
-//! fresh buffers (`pages`), and files mapped into memory (`mapped`).
+//! ([`simd`], public as `typed_layout::simd`), storage written before it is read (`out`), the
+//! operating system's huge pages for large fresh buffers (`pages`), and files mapped into memory
+//! (`mapped`).
 //!
 //! The safety argument, once. SIMD: every intrinsic runs inside a function compiled for its
 //! feature (`#[target_feature]`), called only after [`simd::Level::available`] (or, for F16C's
@@ -13,6 +14,12 @@
 //! pointers only after `Strips::band` has checked, with overflow-checked arithmetic, that the
 //! last strip of the band lies inside both slices, and stream a row only when it starts on a
 //! cache line; a band, a staged panel or tile pass and a fused pass each end with a fence.
+//! Write-only storage (`out`): `Out` views a tensor's elements or a new allocation's unwritten
+//! room as `MaybeUninit`, and offers only writes of whole values (or bytes of plain-old-data
+//! element types), so initialized storage stays initialized; `extend_written` counts the room
+//! in only once its filler has written all of it, a contract its one caller, the conversion
+//! into a packed destination of the same dims, keeps (every offset written once), and which the
+//! crate's tests check with a sentinel fill.
 //! Pages: `madvise` is given a range inside a live allocation the caller holds mutably (rounded
 //! inward to whole pages) and only advice that never changes its contents (`MADV_HUGEPAGE`, and
 //! `MADV_POPULATE_WRITE`, which faults pages in as a write would without changing a byte); its
@@ -28,5 +35,6 @@
 pub(crate) mod dlpack;
 #[cfg(feature = "safetensors")]
 pub(crate) mod mapped;
+pub(crate) mod out;
 pub(crate) mod pages;
 pub mod simd;

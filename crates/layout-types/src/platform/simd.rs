@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 
 use crate::dtype::Element;
 use crate::error::LayoutError;
+use crate::platform::out::Out;
 
 pub(crate) mod strips;
 #[cfg(target_arch = "x86_64")]
@@ -105,13 +106,17 @@ pub fn copy_at<T: Element>(
     if !level.available() {
         return Err(LayoutError::NotApplicable { reason: "this CPU lacks the SIMD level asked for" });
     }
-    let (d, s): (&mut [u8], &[u8]) = (bytemuck::cast_slice_mut(dst), bytemuck::cast_slice(src));
+    let (d, s) = (Out::new(dst).bytes().into_places(), bytemuck::cast_slice(src));
     match (stores, level) {
-        (Stores::Ordinary, _) | (Stores::Streaming, Level::Portable) => d.copy_from_slice(s),
+        (Stores::Ordinary, _) | (Stores::Streaming, Level::Portable) => {
+            d.write_copy_of_slice(s);
+        }
         #[cfg(target_arch = "x86_64")]
         (Stores::Streaming, level) => x86::stream(level, d, s),
         #[cfg(not(target_arch = "x86_64"))]
-        (Stores::Streaming, _) => d.copy_from_slice(s),
+        (Stores::Streaming, _) => {
+            d.write_copy_of_slice(s);
+        }
     }
     Ok(())
 }
@@ -132,12 +137,14 @@ pub(crate) fn stores_for(bytes: usize) -> Stores {
 
 /// A streaming copy of `src` into `dst` (equal lengths) at this CPU's level, without the closing
 /// fence: for a pass that streams many staged pieces and calls [`fence`] once before it returns.
-pub(crate) fn stream_unfenced<T: Element>(dst: &mut [T], src: &[T]) {
-    let (d, s): (&mut [u8], &[u8]) = (bytemuck::cast_slice_mut(dst), bytemuck::cast_slice(src));
+pub(crate) fn stream_unfenced<T: Element>(dst: Out<'_, T>, src: &[T]) {
+    let (d, s) = (dst.bytes().into_places(), bytemuck::cast_slice(src));
     match Level::detected() {
         #[cfg(target_arch = "x86_64")]
         level if level > Level::Portable => x86::stream_unfenced(level, d, s),
-        _ => d.copy_from_slice(s),
+        _ => {
+            d.write_copy_of_slice(s);
+        }
     }
 }
 
@@ -159,21 +166,23 @@ pub(crate) fn f32_to_f16(dst: &mut [half::f16], src: &[f32]) {
 /// Three streams of equal length interleaved into `dst`, element after element (three per
 /// position: an RGB image's planes into its pixels), for elements of one or two bytes (`T`'s
 /// size): SSSE3's byte shuffle where this CPU has it (detected once), plain Rust for the rest.
-pub(crate) fn interleave3<T: Element>(dst: &mut [T], streams: [&[T]; 3]) {
-    let to: &mut [u8] = bytemuck::cast_slice_mut(dst);
+pub(crate) fn interleave3<T: Element>(mut dst: Out<'_, T>, streams: [&[T]; 3]) {
     let from: [&[u8]; 3] = streams.map(bytemuck::cast_slice);
     #[cfg(target_arch = "x86_64")]
-    let done = match (x86::has_ssse3(), T::SIZE) {
-        (true, 1) => x86::interleave3::<1>(to, from),
-        (true, 2) => x86::interleave3::<2>(to, from),
-        _ => 0,
+    let done = {
+        let to = dst.rb().bytes().into_places();
+        match (x86::has_ssse3(), T::SIZE) {
+            (true, 1) => x86::interleave3::<1>(to, from),
+            (true, 2) => x86::interleave3::<2>(to, from),
+            _ => 0,
+        }
     };
     #[cfg(not(target_arch = "x86_64"))]
     let done = 0;
-    let _ = (to, from);
+    let _ = from;
     let [a, b, c] = streams;
-    for (i, px) in dst.chunks_exact_mut(3).enumerate().skip(done) {
-        px.copy_from_slice(&[a[i], b[i], c[i]]);
+    for (i, mut px) in dst.chunks_exact(3).enumerate().skip(done) {
+        px.copy_from(&[a[i], b[i], c[i]]);
     }
 }
 

@@ -274,9 +274,7 @@ impl<S: Storage, A: Arrangement> TensorBase<S, A> {
     where
         D::Family: SameFamily<A::Family>,
     {
-        let mut out = Tensor::<S::Elem, D>::zeros(D::Family::same_dims(self.dims()))?;
-        convert::convert(self, &mut out)?;
-        Ok(out)
+        Tensor::converted_from(crate::layout::Shape::new(D::Family::same_dims(self.dims()))?, self)
     }
 
     /// The same logical tensor written into `dst`, a tensor or mutable view the caller owns, in

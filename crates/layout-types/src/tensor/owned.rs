@@ -1,11 +1,13 @@
 //! Tensors that own their storage: allocation (aligned, fallible) and construction.
 
 use super::{Owned, Tensor, TensorBase};
+use crate::convert::{self, Source};
 use crate::dtype::Element;
 use crate::error::LayoutError;
-use crate::family::{DimArray, Family};
+use crate::family::{DimArray, Family, SameFamily};
 use crate::layout::{DimsOf, Layout, Shape};
 use crate::loops::{Geometry, Walk};
+use crate::placement::Placement;
 
 /// The alignment of storage typed-layout allocates: 1024 bits.
 ///
@@ -25,6 +27,11 @@ pub(super) fn allocate_empty<T: Element, L: Layout>(
     shape: &Shape<L>,
 ) -> Result<(Vec<T>, usize), LayoutError> {
     let (bytes, total) = reservation::<T, L>(shape)?;
+    reserve(bytes, total)
+}
+
+/// [`allocate_empty`] of `total` elements (`bytes` of them named in the error).
+fn reserve<T: Element>(bytes: usize, total: usize) -> Result<(Vec<T>, usize), LayoutError> {
     let mut data = Vec::new();
     data.try_reserve_exact(total).map_err(|_| LayoutError::AllocationFailed { bytes })?;
     // Not yet written: a large tensor asks for huge pages before its first write.
@@ -69,6 +76,22 @@ fn allocate<T: Element, L: Layout>(shape: &Shape<L>, value: T) -> Result<(Vec<T>
 }
 
 impl<T: Element> Owned<T> {
+    /// New storage of `dst` (no padding) holding `src`'s elements (placed by `sg`) at the same
+    /// logical indices, each written once by the conversion: no value is stored first (a zeroed
+    /// allocation would be a second pass wherever the allocator reuses memory). `letters` name
+    /// the dimensions in errors.
+    pub(crate) fn converted(
+        sg: &Geometry,
+        src: &[T],
+        dst: &Placement,
+        letters: &[u8],
+    ) -> Result<Self, LayoutError> {
+        let bytes = dst.bytes(T::SIZE, letters)?;
+        let (mut data, offset) = reserve(bytes, with_slack::<T>(dst.len(), bytes)?)?;
+        convert::convert_fresh(sg, src, dst, &mut data, letters)?;
+        Ok(Owned { data, offset, len: dst.len() })
+    }
+
     /// `len` zeros (`bytes` of them, checked by the caller to fit in `isize`) on a
     /// [`STORAGE_ALIGN`] boundary, from a zeroed allocation: the allocator hands out fresh zero
     /// pages for large sizes, so no pass writes them.
@@ -150,6 +173,18 @@ impl<T: Element, L: Layout> Tensor<T, L> {
         let (data, offset) = allocate(&shape, value)?;
         let len = shape.len();
         Ok(TensorBase::from_parts(shape, Owned { data, offset, len }))
+    }
+
+    /// A new tensor of `shape` (no padding) holding `src`'s elements at the same logical
+    /// indices, each written once by the conversion: no value is stored first (a zeroed
+    /// allocation would be a second pass wherever the allocator reuses memory).
+    pub(crate) fn converted_from<S: Source<T> + ?Sized>(shape: Shape<L>, src: &S) -> Result<Self, LayoutError>
+    where
+        L::Family: SameFamily<S::Family>,
+    {
+        let letters = S::Family::LETTERS.as_bytes();
+        let storage = Owned::converted(&src.geometry(), src.data(), shape.placement(), letters)?;
+        Ok(TensorBase::from_parts(shape, storage))
     }
 
     /// A tensor of storage `shape` over `data` (physical memory order, exactly the shape's

@@ -8,9 +8,10 @@
 
 use super::BLOCK;
 use crate::dtype::Element;
+use crate::platform::out::Out;
 use safe_arch::{
-    load_unaligned_m128i, m128i, store_unaligned_m128i, unpack_high_i16_m128i, unpack_high_i32_m128i,
-    unpack_high_i8_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i, unpack_low_i8_m128i,
+    load_unaligned_m128i, m128i, unpack_high_i16_m128i, unpack_high_i32_m128i, unpack_high_i8_m128i,
+    unpack_low_i16_m128i, unpack_low_i32_m128i, unpack_low_i8_m128i,
 };
 
 /// Edge of a block of 1-byte elements: one register holds a run of 16.
@@ -24,7 +25,7 @@ pub(super) fn byte_block<T: Element>(
     src: &[T],
     from: usize,
     src_stride: usize,
-    dst: &mut [T],
+    dst: Out<'_, T>,
     to: usize,
     dst_stride: usize,
 ) {
@@ -35,7 +36,7 @@ pub(super) fn byte_block<T: Element>(
         unpack_high_i8_m128i,
     );
     for (out, row) in rows::<T, BYTE_BLOCK>(dst, to, dst_stride).into_iter().zip(v) {
-        store(bytemuck::cast_slice_mut(out), row);
+        store(out.bytes(), row);
     }
 }
 
@@ -46,21 +47,21 @@ pub(super) fn block<T: Element>(
     src: &[T],
     from: usize,
     src_stride: usize,
-    dst: &mut [T],
+    dst: Out<'_, T>,
     to: usize,
     dst_stride: usize,
 ) {
     // (`array::map` over the runs here compiles to copies through the stack: f16 3× slower.)
     let runs = runs::<T, BLOCK>(src, from, src_stride);
     let run = |c: usize| -> &[u8] { bytemuck::cast_slice(runs[c]) };
-    let rows = rows::<T, BLOCK>(dst, to, dst_stride);
+    let mut rows = rows::<T, BLOCK>(dst, to, dst_stride);
     match T::SIZE {
         1 => {
             let v = bytes_8x8(core::array::from_fn(|c| {
                 u64::from_le_bytes(run(c).try_into().expect("8 one-byte elements"))
             }));
             for (r, row) in v.into_iter().enumerate() {
-                bytes_mut(&mut *rows[r]).copy_from_slice(&row.to_le_bytes());
+                rows[r].rb().bytes().copy_from(&row.to_le_bytes());
             }
         }
         2 => {
@@ -68,7 +69,7 @@ pub(super) fn block<T: Element>(
             for (r, row) in
                 transpose_lanes(v, unpack_low_i16_m128i, unpack_high_i16_m128i).into_iter().enumerate()
             {
-                store(bytes_mut(&mut *rows[r]), row);
+                store(rows[r].rb().bytes(), row);
             }
         }
         _ => {
@@ -79,7 +80,7 @@ pub(super) fn block<T: Element>(
                     let v = core::array::from_fn(|i| load(&run(4 * g + i)[16 * h..16 * h + 16]));
                     let v = transpose_lanes::<4>(v, unpack_low_i32_m128i, unpack_high_i32_m128i);
                     for (k, row) in v.into_iter().enumerate() {
-                        store(&mut bytes_mut(&mut *rows[4 * h + k])[16 * g..16 * g + 16], row);
+                        store(rows[4 * h + k].rb().bytes().into_at(16 * g..16 * g + 16), row);
                     }
                 }
             }
@@ -92,14 +93,10 @@ fn load(bytes: &[u8]) -> m128i {
     load_unaligned_m128i(bytes.try_into().expect("16 bytes"))
 }
 
+/// Writes `v` to `bytes` (16 of them).
 #[inline(always)]
-fn bytes_mut<T: Element>(run: &mut [T]) -> &mut [u8] {
-    bytemuck::cast_slice_mut(run)
-}
-
-#[inline(always)]
-fn store(bytes: &mut [u8], v: m128i) {
-    store_unaligned_m128i(bytes.try_into().expect("16 bytes"), v)
+fn store(mut bytes: Out<'_, u8>, v: m128i) {
+    bytes.copy_from(&<[u8; 16]>::from(v))
 }
 
 /// Eight runs of eight bytes, transposed: output `k` holds byte `k` of every run.
@@ -166,12 +163,12 @@ fn runs<T, const E: usize>(src: &[T], from: usize, stride: usize) -> [&[T]; E] {
 
 /// The `E` destination runs of a block, as [`runs`].
 #[inline(always)]
-fn rows<T, const E: usize>(dst: &mut [T], to: usize, stride: usize) -> [&mut [T]; E] {
-    let mut rest = &mut dst[to..];
+fn rows<T: Copy, const E: usize>(dst: Out<'_, T>, to: usize, stride: usize) -> [Out<'_, T>; E] {
+    let mut rest = dst.into_at(to..);
     core::array::from_fn(|r| {
         let all = core::mem::take(&mut rest);
-        let (run, tail) = if r + 1 < E { all.split_at_mut(stride) } else { (all, &mut [][..]) };
+        let (run, tail) = if r + 1 < E { all.split_at(stride) } else { (all, Out::default()) };
         rest = tail;
-        &mut run[..E]
+        run.into_at(..E)
     })
 }

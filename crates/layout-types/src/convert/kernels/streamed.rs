@@ -6,6 +6,7 @@ use super::line_walk::LineWalk;
 use super::{near_lines, plane, square_tile, tiles, tiling, transpose, CACHE_LINE, SWEEP_BYTES};
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
+use crate::platform::out::Out;
 use crate::platform::simd::strips::{Band, Strips};
 use crate::platform::simd::{self, Stores};
 use core::ops::Range;
@@ -29,7 +30,7 @@ struct Staging([u8; PANEL_BYTES]);
 pub(super) fn by_panels<T: Element>(
     src: &[T],
     s: usize,
-    dst: &mut [T],
+    mut dst: Out<'_, T>,
     d: usize,
     rows: LoopAxis,
     cols: LoopAxis,
@@ -48,8 +49,8 @@ pub(super) fn by_panels<T: Element>(
         let n = panel.min(rows.extent - r);
         let part = LoopAxis { extent: n, ..rows };
         let staged = &mut buf[..n * width];
-        transpose(src, (s + r) as isize, staged, 0, part, cols, Some(ordinary));
-        simd::stream_unfenced(&mut dst[d + r * width..d + (r + n) * width], staged);
+        transpose(src, (s + r) as isize, Out::new(staged), 0, part, cols, Some(ordinary));
+        simd::stream_unfenced(dst.at(d + r * width..d + (r + n) * width), staged);
     }
     simd::fence();
     true
@@ -71,7 +72,7 @@ const STAGED_ROWS: usize = 64;
 pub(super) fn by_staged_tiles<T: Element>(
     src: &[T],
     s: usize,
-    dst: &mut [T],
+    mut dst: Out<'_, T>,
     d: usize,
     rows: LoopAxis,
     cols: LoopAxis,
@@ -99,10 +100,10 @@ pub(super) fn by_staged_tiles<T: Element>(
             let part_cols = LoopAxis { extent: n_cols, ..cols };
             let from = (s + r0 + c0 * src_stride) as isize;
             let ordinary = Some(strips.with_stores(Stores::Ordinary));
-            transpose(src, from, staged, 0, part_rows, part_cols, ordinary);
+            transpose(src, from, Out::new(staged), 0, part_rows, part_cols, ordinary);
             for (r, row) in staged.chunks_exact(n_cols).enumerate() {
                 let to = d + (r0 + r) * dst_stride + c0;
-                simd::stream_unfenced(&mut dst[to..to + n_cols], row);
+                simd::stream_unfenced(dst.at(to..to + n_cols), row);
             }
         }
     }
@@ -117,7 +118,7 @@ pub(super) fn by_staged_tiles<T: Element>(
 pub(super) fn by_strips<T: Element>(
     src: &[T],
     s: usize,
-    dst: &mut [T],
+    mut dst: Out<'_, T>,
     d: usize,
     rows: LoopAxis,
     cols: LoopAxis,
@@ -133,7 +134,7 @@ pub(super) fn by_strips<T: Element>(
     let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
     let head = match tall {
         Some(_) => 0,
-        None => dst[d..].as_ptr().align_offset(CACHE_LINE).min(cols.extent),
+        None => dst.places()[d..].as_ptr().align_offset(CACHE_LINE).min(cols.extent),
     };
     let n_cols = (cols.extent - head) / strips.cols() * strips.cols();
     let n_rows = rows.extent / strips.rows() * strips.rows();
@@ -159,7 +160,7 @@ pub(super) fn by_strips<T: Element>(
     }
     let tile = (tr.next_multiple_of(strips.rows()), tc.next_multiple_of(strips.cols()));
     // Prefetch the next tile's near side only for a streamed (large) plane whose near side is
-    // the source: streamed destination lines never enter the cache (prefetching them would
+    // the source (so `src` is the near side below): streamed destination lines never enter the cache (prefetching them would
     // only evict), and an unstreamed plane is under the streaming threshold, in the caches
     // already, where walking its lines cost more than it saved (f32 NCHW→NHWC at 1 MiB on one
     // thread: 13–15 GB/s with the walk, 26–28 without, beside a 47–52 GB/s copy).
@@ -170,12 +171,11 @@ pub(super) fn by_strips<T: Element>(
             true => c_tile.clone().step_by(strips.cols()),
             false => r_tile.clone().step_by(strips.rows()),
         };
-        let near: &[T] = if along_rows { dst } else { src };
         let mut next = tiles
             .peek()
             .filter(|_| walk_near)
             .map(|(r, c)| near_lines(along_rows, (s0, src_stride), (d0, dst_stride), r, c))
-            .map(|lines| LineWalk::new(lines, bands.len(), near));
+            .map(|lines| LineWalk::new(lines, bands.len(), src));
         for band in bands {
             let (r, c) = if along_rows { (r_tile.start, band) } else { (band, c_tile.start) };
             let (src_step, dst_step, count) = match along_rows {
@@ -184,9 +184,9 @@ pub(super) fn by_strips<T: Element>(
             };
             let (from, to) = (s0 + r + c * src_stride, d0 + r * dst_stride + c);
             let band = Band { from, src_stride, src_step, to, dst_stride, dst_step, count };
-            strips.band(src, dst, band);
+            strips.band(src, dst.rb(), band);
             if let Some(walk) = &mut next {
-                walk.step(if along_rows { dst } else { src });
+                walk.step(src);
             }
         }
     }
@@ -197,7 +197,7 @@ pub(super) fn by_strips<T: Element>(
             (LoopAxis { extent: r.len(), ..rows }, LoopAxis { extent: c.len(), ..cols });
         let (from, to) = (s + r.start + c.start * src_stride, d + r.start * dst_stride + c.start);
         if !r.is_empty() && !c.is_empty() {
-            plane(src, from as isize, dst, to as isize, sub_rows, sub_cols);
+            plane(src, from as isize, dst.rb(), to as isize, sub_rows, sub_cols);
         }
     };
     part(0..rows.extent, 0..head);

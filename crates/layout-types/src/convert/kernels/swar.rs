@@ -4,6 +4,7 @@
 
 use super::BLOCK;
 use crate::dtype::Element;
+use crate::platform::out::Out;
 
 /// [`transpose_block`] in `u64` words, for any element size.
 ///
@@ -16,7 +17,7 @@ pub(super) fn swar_block<T: Element>(
     src: &[T],
     from: usize,
     src_stride: usize,
-    dst: &mut [T],
+    mut dst: Out<'_, T>,
     to: usize,
     dst_stride: usize,
 ) {
@@ -63,9 +64,9 @@ pub(super) fn swar_block<T: Element>(
     }
     for (r, run) in block.iter().enumerate() {
         let at = to + r * dst_stride;
-        let out: &mut [T; BLOCK] = (&mut dst[at..at + BLOCK]).try_into().expect("a run is BLOCK long");
+        let mut out = dst.at(at..at + BLOCK);
         for (k, &word) in run[..words].iter().enumerate() {
-            unpack(word, &mut out[k * lanes..(k + 1) * lanes]);
+            unpack(word, out.at(k * lanes..(k + 1) * lanes));
         }
     }
 }
@@ -83,10 +84,10 @@ fn pack<T: Element>(elements: &[T]) -> u64 {
 
 /// The inverse of [`pack`].
 #[inline(always)]
-fn unpack<T: Element>(word: u64, out: &mut [T]) {
-    for (o, chunk) in out.iter_mut().zip(word.to_le_bytes().chunks_exact(T::SIZE)) {
+fn unpack<T: Element>(word: u64, out: Out<'_, T>) {
+    for (o, chunk) in out.slots().zip(word.to_le_bytes().chunks_exact(T::SIZE)) {
         let mut bytes = [0u8; 8];
         bytes[..T::SIZE].copy_from_slice(chunk);
-        *o = T::from_word(u64::from_le_bytes(bytes));
+        o.set(T::from_word(u64::from_le_bytes(bytes)));
     }
 }

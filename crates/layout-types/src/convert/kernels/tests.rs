@@ -6,17 +6,17 @@ use super::*;
 
 /// Each block implementation against the definition, for every element size, at strides
 /// and offsets that leave other elements between the runs (they must stay untouched).
-fn check<T: Element>(block: fn(&[T], usize, usize, &mut [T], usize, usize)) {
+fn check<T: Element>(block: fn(&[T], usize, usize, Out<'_, T>, usize, usize)) {
     check_edge::<T, BLOCK>(block)
 }
 
-fn check_edge<T: Element, const E: usize>(block: fn(&[T], usize, usize, &mut [T], usize, usize)) {
+fn check_edge<T: Element, const E: usize>(block: fn(&[T], usize, usize, Out<'_, T>, usize, usize)) {
     let (from, src_stride, to, dst_stride) = (3, E + 3, 5, E + 5);
     let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 7;
     let src: Vec<T> = (0..from + E * src_stride).map(|i| T::from_word(bits(i))).collect();
     let fill = T::from_word(u64::MAX);
     let mut dst = vec![fill; to + E * dst_stride];
-    block(&src, from, src_stride, &mut dst, to, dst_stride);
+    block(&src, from, src_stride, Out::new(&mut dst), to, dst_stride);
     for (i, &v) in dst.iter().enumerate() {
         let (r, c) = ((i.wrapping_sub(to)) / dst_stride, (i.wrapping_sub(to)) % dst_stride);
         let expected = if i >= to && c < E { src[from + c * src_stride + r] } else { fill };
@@ -127,7 +127,7 @@ fn check_planes<T: Element>(strips: Option<Strips>) -> usize {
                 dst.iter_mut().for_each(|v| *v = fill);
                 let r = LoopAxis { extent: rows, src: 1, dst: dst_stride as isize };
                 let c = LoopAxis { extent: cols, src: src_stride as isize, dst: 1 };
-                transpose(&src, s as isize, &mut dst, d as isize, r, c, strips);
+                transpose(&src, s as isize, Out::new(&mut dst), d as isize, r, c, strips);
                 for (i, v) in dst.iter().enumerate() {
                     let (row, col) = (i.wrapping_sub(d) / dst_stride, i.wrapping_sub(d) % dst_stride);
                     let inside = i >= d && row < rows && col < cols;
@@ -163,7 +163,7 @@ fn streamed_square_planes_transpose_like_the_definition() {
         let mut dst = vec![T::from_word(u64::MAX); n * n];
         let axis = |src, dst| LoopAxis { extent: n, src, dst };
         let strips = Strips::new(level, Stores::Streaming, T::SIZE);
-        transpose(&src, 0, &mut dst, 0, axis(1, n as isize), axis(n as isize, 1), strips);
+        transpose(&src, 0, Out::new(&mut dst), 0, axis(1, n as isize), axis(n as isize, 1), strips);
         for r in 0..n {
             for c in 0..n {
                 assert_eq!(
@@ -195,7 +195,7 @@ fn rgb_bytes_and_halves_interleave_like_the_definition() {
                 let stream = n + 5;
                 let src: Vec<T> = (0..s + 3 * stream).map(|i| T::from_word((i * 37 + 11) as u64)).collect();
                 let mut dst = vec![fill; d + 3 * n + 4];
-                interleave::<T, 3>(&src, s, stream, &mut dst, d, 3, n);
+                interleave::<T, 3>(&src, s, stream, Out::new(&mut dst), d, 3, n);
                 let mut expected = vec![fill; d + 3 * n + 4];
                 for i in 0..n {
                     for c in 0..3 {

@@ -7,6 +7,7 @@
 
 use super::{Level, Stores};
 use crate::dtype::Element;
+use crate::platform::out::Out;
 
 /// Bytes of the destination line a strip writes.
 const LINE: usize = 64;
@@ -126,7 +127,7 @@ impl Strips {
     /// Transposes the strips of `band`; they must lie inside `src` and `dst` (a bug otherwise:
     /// this panics before touching memory). Rows are streamed when [`Strips::streaming`] and every
     /// row starts on a cache line; otherwise ordinary stores write them.
-    pub(crate) fn band<T: Element>(&self, src: &[T], dst: &mut [T], band: Band) {
+    pub(crate) fn band<T: Element>(&self, src: &[T], dst: Out<'_, T>, band: Band) {
         assert!(T::SIZE == self.size && self.has_blocks(), "no strips for {} bytes", T::SIZE);
         if band.count == 0 {
             return;
@@ -151,12 +152,12 @@ impl Strips {
                 && bytes.iter().all(Option::is_some),
             "a band of strips outside its buffers: {band:?}"
         );
-        let aligned = (dst[band.to..].as_ptr() as usize).is_multiple_of(LINE)
+        let aligned = (dst.places()[band.to..].as_ptr() as usize).is_multiple_of(LINE)
             && (band.dst_stride * size).is_multiple_of(LINE)
             && (band.dst_step * size).is_multiple_of(LINE);
         let stream = self.streaming && aligned;
         let src: &[u8] = bytemuck::cast_slice(src);
-        let dst: &mut [u8] = bytemuck::cast_slice_mut(dst);
+        let dst = dst.bytes().into_places();
         #[cfg(target_arch = "x86_64")]
         let writes = match (stream, self.in_cache) {
             (true, _) => super::x86::Writes::Streamed,

@@ -1,12 +1,13 @@
 //! x86-64 streaming copies (the safety argument is the room's, in `platform/mod.rs`).
 
 use core::arch::x86_64::*;
+use core::mem::MaybeUninit;
 
 use super::Level;
 
 /// Copies `src` into `dst` (equal lengths) with streaming stores of `level`'s width, then a
 /// store fence. `level` is one the CPU has (checked by the caller), and above `Portable`.
-pub(super) fn stream(level: Level, dst: &mut [u8], src: &[u8]) {
+pub(super) fn stream(level: Level, dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     stream_unfenced(level, dst, src);
     fence();
 }
@@ -19,7 +20,7 @@ pub(super) fn fence() {
 }
 
 /// [`stream`] without the fence: the caller fences before its pass returns.
-pub(super) fn stream_unfenced(level: Level, dst: &mut [u8], src: &[u8]) {
+pub(super) fn stream_unfenced(level: Level, dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     let width = match level {
         Level::Avx512 => 64,
         Level::Avx2 => 32,
@@ -33,8 +34,8 @@ pub(super) fn stream_unfenced(level: Level, dst: &mut [u8], src: &[u8]) {
     let (dst_body, dst_tail) = rest.split_at_mut(body);
     let (src_head, rest) = src.split_at(head);
     let (src_body, src_tail) = rest.split_at(body);
-    dst_head.copy_from_slice(src_head);
-    dst_tail.copy_from_slice(src_tail);
+    dst_head.write_copy_of_slice(src_head);
+    dst_tail.write_copy_of_slice(src_tail);
     // SAFETY: `level` is available on this CPU (the caller checked `Level::available`), so the
     // feature each function is compiled for is present; the bodies are whole vectors of
     // `width` bytes with the destination aligned to `width` (the head took the rest).
@@ -52,7 +53,7 @@ pub(super) fn stream_unfenced(level: Level, dst: &mut [u8], src: &[u8]) {
 /// The CPU has SSE2 (every x86-64 does); `dst` starts 16-byte aligned; both hold whole 16-byte
 /// vectors of equal count.
 #[target_feature(enable = "sse2")]
-unsafe fn stream_sse2(dst: &mut [u8], src: &[u8]) {
+unsafe fn stream_sse2(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     for (d, s) in dst.chunks_exact_mut(16).zip(src.chunks_exact(16)) {
         // SAFETY: `s` and `d` are 16 bytes inside their slices; `d` is 16-byte aligned (every
         // chunk of an aligned start is), as `_mm_stream_si128` requires; loads are unaligned.
@@ -65,7 +66,7 @@ unsafe fn stream_sse2(dst: &mut [u8], src: &[u8]) {
 /// The CPU has AVX; `dst` starts 32-byte aligned; both hold whole 32-byte vectors of equal
 /// count.
 #[target_feature(enable = "avx")]
-unsafe fn stream_avx(dst: &mut [u8], src: &[u8]) {
+unsafe fn stream_avx(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     for (d, s) in dst.chunks_exact_mut(32).zip(src.chunks_exact(32)) {
         // SAFETY: as in `stream_sse2`, with 32-byte vectors and alignment.
         unsafe { _mm256_stream_si256(d.as_mut_ptr().cast(), _mm256_loadu_si256(s.as_ptr().cast())) };
@@ -77,7 +78,7 @@ unsafe fn stream_avx(dst: &mut [u8], src: &[u8]) {
 /// The CPU has AVX-512 F; `dst` starts 64-byte aligned; both hold whole 64-byte vectors of
 /// equal count.
 #[target_feature(enable = "avx512f")]
-unsafe fn stream_avx512(dst: &mut [u8], src: &[u8]) {
+unsafe fn stream_avx512(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     for (d, s) in dst.chunks_exact_mut(64).zip(src.chunks_exact(64)) {
         // SAFETY: as in `stream_sse2`, with 64-byte vectors and alignment.
         unsafe { _mm512_stream_si512(d.as_mut_ptr().cast(), _mm512_loadu_si512(s.as_ptr().cast())) };
@@ -95,7 +96,7 @@ pub(super) fn has_ssse3() -> bool {
 /// Interleaves the whole groups of 16 bytes of three equally long streams of `W`-byte elements
 /// into `dst` (three elements per position) with SSSE3's byte shuffle; returns the positions
 /// done. The caller checked [`has_ssse3`].
-pub(super) fn interleave3<const W: usize>(dst: &mut [u8], [a, b, c]: [&[u8]; 3]) -> usize {
+pub(super) fn interleave3<const W: usize>(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) -> usize {
     let bytes = a.len().min(b.len()).min(c.len()).min(dst.len() / 3) / 16 * 16;
     // SAFETY: the caller checked `has_ssse3`; the function touches whole groups of 16 bytes
     // inside every slice (`bytes` is bounded by each length).
@@ -122,7 +123,7 @@ const fn interleave3_masks(w: usize) -> [[[u8; 16]; 3]; 3] {
 /// The CPU has SSSE3; the streams hold whole groups of 16 bytes of equal count and `dst` three
 /// times their bytes.
 #[target_feature(enable = "ssse3")]
-unsafe fn interleave3_ssse3<const W: usize>(dst: &mut [u8], [a, b, c]: [&[u8]; 3]) {
+unsafe fn interleave3_ssse3<const W: usize>(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) {
     let masks = const { interleave3_masks(W) };
     let m: [[__m128i; 3]; 3] = core::array::from_fn(|k| {
         core::array::from_fn(|s| {
@@ -208,12 +209,12 @@ pub(super) struct Kind {
 pub(super) fn band(
     kind: Kind,
     src: &[u8],
-    dst: &mut [u8],
+    dst: &mut [MaybeUninit<u8>],
     [ss, src_step, ds, dst_step]: [usize; 4],
     count: usize,
 ) {
     use transpose::{avx2, avx2_evex, avx512, avx512_bytes, sse2, LINE};
-    let (s, d) = (src.as_ptr(), dst.as_mut_ptr());
+    let (s, d) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
     let Kind { level, size, writes, tall } = kind;
     macro_rules! with {
         ($isa:ident, $w:literal, $m:literal, $stream:literal, $tall:literal) => {

@@ -6,6 +6,7 @@
 use super::{Cast, CastNest, PerChannel, Scale, Unscaled};
 use crate::dtype::Element;
 use crate::error::LayoutError;
+use crate::platform::out::Out;
 
 mod sealed {
     pub trait Sealed {}
@@ -31,7 +32,7 @@ macro_rules! every_cast {
         impl EveryCast for $t {
             fn run_plan<T: Element, U: Element>(self, plan: &CastNest, src: &[T], dst: &mut [U]) -> Result<(), LayoutError> {
                 <Self as Cast<T, U>>::check_channels(&self, plan.channels())?;
-                plan.run(src, dst, self);
+                plan.run(src, Out::new(dst), self);
                 Ok(())
             }
         }

@@ -26,7 +26,8 @@ use crate::error::{DimName, LayoutError};
 use crate::family::DimArray;
 use crate::family::SameFamily;
 use crate::layout::{DimsOf, InLayout, Layout, Shape};
-use crate::tensor::{Storage, StorageMut, SubView, Tensor, TensorBase};
+use crate::platform::out::Out;
+use crate::tensor::{Owned, Storage, StorageMut, SubView, Tensor, TensorBase};
 
 mod every;
 mod nest;
@@ -327,9 +328,14 @@ where
 {
     let sub = A::sub_shape(src.shape());
     let shape = padded_dims::<D>(sub.placement().dims(), multiple)?;
-    let mut tensor = Tensor::<U, D>::filled_in(shape, U::default())?;
-    let channels = relayout_cast_pad_into(src, &mut tensor, cast)?;
-    Ok(ChannelPadded { tensor, channels })
+    let plan = CastNest::between(sub.placement(), shape.placement(), <A::Layout as Layout>::LETTERS)?;
+    cast.check_channels(plan.channels())?;
+    // The pass writes every element of the new storage, padding included: no zero fill first.
+    let storage = Owned::written(shape.len(), shape.bytes(U::SIZE)?, |out| {
+        plan.run(src.as_slice(), out, cast);
+        Ok(())
+    })?;
+    Ok(ChannelPadded { tensor: TensorBase::from_parts(shape, storage), channels: plan.channels() })
 }
 
 /// [`relayout_cast_pad`] into `dst`, a packed tensor or view the caller owns (no allocation; a
@@ -374,7 +380,7 @@ where
     }
     let plan = CastNest::between(sp, &dp, <A::Layout as Layout>::LETTERS)?;
     cast.check_channels(plan.channels())?;
-    plan.run(src.as_slice(), dst.as_mut_slice(), cast);
+    plan.run(src.as_slice(), Out::new(dst.as_mut_slice()), cast);
     Ok(plan.channels())
 }
 

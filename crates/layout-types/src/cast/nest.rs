@@ -8,6 +8,7 @@ use crate::error::{DimName, LayoutError};
 use crate::family::SameFamily;
 use crate::layout::{Layout, Shape};
 use crate::placement::{DimMap, Part, Placement, MAX_AXES};
+use crate::platform::out::Out;
 
 /// The loop nest of a fused relayout + cast + pad: loops over the padded destination in its storage
 /// order (outermost first, so the destination offset of a position is its rank in the loops),
@@ -131,8 +132,10 @@ impl CastNest {
         self.len == 0
     }
 
-    /// Writes all of `dst` (the destination's storage) from `src` (the source's).
-    pub(super) fn run<T: Element, U: Element, C: Cast<T, U>>(&self, src: &[T], dst: &mut [U], cast: C) {
+    /// Writes all of `dst` (the destination's storage) from `src` (the source's): every
+    /// element, the padding's zeros included, whatever `dst` held before (a new tensor's room
+    /// relies on this: `tensor::Owned::written`).
+    pub(crate) fn run<T: Element, U: Element, C: Cast<T, U>>(&self, src: &[T], dst: Out<'_, U>, cast: C) {
         let loops = self.loops();
         #[cfg(feature = "parallel")]
         {
@@ -143,7 +146,7 @@ impl CastNest {
                 let row = dst.len() / loops[0].extent; // elements per position of the outer loop
                 let rows = loops[0].extent.div_ceil(4 * threads);
                 return dst
-                    .par_chunks_mut(rows * row)
+                    .par_chunks(rows * row)
                     .enumerate()
                     .for_each(|(task, chunk)| self.run_rows(loops, task * rows, src, chunk, cast));
             }
@@ -157,7 +160,7 @@ impl CastNest {
         loops: &[CastLoop],
         first: usize,
         src: &[T],
-        dst: &mut [U],
+        dst: Out<'_, U>,
         cast: C,
     ) {
         let bytes = self.len.saturating_mul(U::SIZE);
@@ -172,20 +175,24 @@ impl CastNest {
         // A single loop is itself cut into tasks: `dst` is then one row starting at `first`.
         let o = outer.first().unwrap_or(&inner);
         let (mut s, mut ch) = (first * o.src, first * o.channel);
-        for row in dst.chunks_mut(inner.extent) {
+        for row in dst.chunks(inner.extent) {
             if inner.channel == 0 {
                 if ch >= channels {
-                    row.fill(U::default());
+                    row.slots().for_each(|out| out.set(U::default()));
                 } else {
                     let base = s + map.offset(ch);
-                    for (j, out) in row.iter_mut().enumerate() {
-                        *out = cast.cast_at(src[base + j * inner.src], ch);
+                    for (j, out) in row.slots().enumerate() {
+                        out.set(cast.cast_at(src[base + j * inner.src], ch));
                     }
                 }
             } else {
-                for (j, out) in row.iter_mut().enumerate() {
+                for (j, out) in row.slots().enumerate() {
                     let c = ch + j * inner.channel;
-                    *out = if c < channels { cast.cast_at(src[s + map.offset(c)], c) } else { U::default() };
+                    out.set(if c < channels {
+                        cast.cast_at(src[s + map.offset(c)], c)
+                    } else {
+                        U::default()
+                    });
                 }
             }
             // Next row: advance the innermost outer counter, carrying outwards.

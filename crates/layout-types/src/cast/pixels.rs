@@ -61,7 +61,7 @@ impl Pixels {
         loops: &[CastLoop],
         first: usize,
         src: &[T],
-        dst: &mut [U],
+        dst: Out<'_, U>,
         cast: C,
     ) {
         let [outer @ .., pixel, _] = loops else { return };
@@ -72,7 +72,7 @@ impl Pixels {
             // Whole pixel rows, one per position of the loops outside them; `first` counts
             // positions of the outermost loop, each of which holds the inner outer loops' rows.
             let rows_per_first: usize = outer[1..].iter().map(|l| l.extent).product();
-            for (i, row) in dst.chunks_mut(pixel.extent * self.padded).enumerate() {
+            for (i, row) in dst.chunks(pixel.extent * self.padded).enumerate() {
                 let (mut rest, mut s) = (first * rows_per_first + i, 0);
                 for l in outer.iter().rev() {
                     s += (rest % l.extent) * l.src;
@@ -87,7 +87,7 @@ impl Pixels {
     }
 
     /// Writes `dst`: whole runs of `dst.len() / padded` pixels, the first at source offset `s`.
-    fn run<T: Element, U: Element, C: Cast<T, U>>(&self, src: &[T], s: usize, dst: &mut [U], cast: C) {
+    fn run<T: Element, U: Element, C: Cast<T, U>>(&self, src: &[T], s: usize, mut dst: Out<'_, U>, cast: C) {
         let (mut runs, mut staged) = (Staging([0; STAGED_BYTES]), Staging([0; STAGED_BYTES]));
         let runs: &mut [U] = bytemuck::cast_slice_mut(&mut runs.0[..STAGED * U::SIZE]);
         let staged: &mut [U] = bytemuck::cast_slice_mut(&mut staged.0[..STAGED * U::SIZE]);
@@ -125,10 +125,10 @@ impl Pixels {
             } else {
                 interleave(&runs[..self.channels * n], n, self.channels, self.padded, block);
             }
-            let out = &mut dst[first * self.padded..(first + n) * self.padded];
+            let mut out = dst.at(first * self.padded..(first + n) * self.padded);
             match self.streaming {
-                true => simd::stream_unfenced(Out::new(out), block),
-                false => out.copy_from_slice(block),
+                true => simd::stream_unfenced(out, block),
+                false => out.copy_from(block),
             }
         }
     }

@@ -10,7 +10,7 @@
 //!
 //! [`Convert`]: super::Cast
 
-use super::{padded_dims, relayout_cast_pad_into, Cast, ChannelPadded};
+use super::{padded_dims, relayout_cast_pad, relayout_cast_pad_into, Cast, ChannelPadded};
 use crate::dtype::Element;
 use crate::error::LayoutError;
 use crate::family::SameFamily;
@@ -131,22 +131,22 @@ where
     let dims = A::sub_shape(src.shape()).placement().dims().to_vec();
     let shape = padded_dims::<D>(&dims, multiple)?;
     let (list, per_k) = scales.checked::<D>(dims[0])?;
-    let mut tensor = crate::tensor::Tensor::<U, D>::filled_in(shape, U::default())?;
-    let channels = match per_k {
-        false => relayout_cast_pad_into(src, &mut tensor, Quantize(list[0]))?,
+    let padded = match per_k {
+        // One pass into new storage, each element written once.
+        false => relayout_cast_pad(src, multiple, Quantize(list[0]))?,
         true => {
             // One pass per output channel: K is the destination's outermost axis, so each is
             // a packed part of it.
+            let mut tensor = crate::tensor::Tensor::<U, D>::filled_in(shape, U::default())?;
             let mut channels = 0;
             for (k, &scale) in list.iter().enumerate() {
                 let part = src.narrow(0, k..k + 1)?;
                 channels =
                     relayout_cast_pad_into(&part, &mut tensor.narrow_mut(0, k..k + 1)?, Quantize(scale))?;
             }
-            channels
+            ChannelPadded { tensor, channels }
         }
     };
-    let padded = ChannelPadded { tensor, channels };
     Ok(Quantized { padded, scales: list, per_output_channel: per_k })
 }
 

@@ -29,7 +29,7 @@ use crate::family::{Family, SameFamily};
 use crate::loops::{same_dims, Geometry, LoopNest};
 use crate::notation::MAX_RANK;
 use crate::placement::Placement;
-use crate::platform::out::{self, Out};
+use crate::platform::out::Out;
 
 mod kernels;
 mod run;
@@ -144,28 +144,25 @@ pub(crate) fn convert_geometries<T: Element>(
     Ok(())
 }
 
-/// [`convert_geometries`] into a new tensor of placement `dst`: its `dst.len()` elements are
-/// appended to `data` (whose capacity has room for them) and written once, with no value stored
-/// there first.
+/// [`convert_geometries`] into `out`, the storage of a new tensor of placement `dst`, writing
+/// every element of it (what `platform::out::extend_written` asks of the pass that fills new room).
 ///
-/// This keeps [`out::extend_written`]'s contract, that every appended element is written: a
-/// placement maps distinct indices to distinct offsets below its length, and one with as many
-/// elements as offsets (no padding, checked here) therefore covers each offset once; a
-/// conversion writes every logical index of the dims ([`same_dims`] passed, so the loop nest or
-/// the per-element walk spans them all). A placement with padding is refused before anything is
-/// written.
-pub(crate) fn convert_fresh<T: Element>(
+/// Why every element: a placement maps distinct indices to distinct offsets below its length,
+/// so one with as many elements as offsets (no padding, checked here) covers each offset once;
+/// and a conversion writes every logical index of the dims ([`same_dims`] passed, so the loop
+/// nest or the per-element walk spans them all). A placement with padding, or an `out` of
+/// another length, is refused before anything is written.
+pub(crate) fn convert_all<T: Element>(
     sg: &Geometry,
     src: &[T],
     dst: &Placement,
-    data: &mut Vec<T>,
+    out: Out<'_, T>,
     letters: &[u8],
 ) -> Result<(), LayoutError> {
-    if dst.dims().iter().product::<usize>() != dst.len() {
+    if dst.dims().iter().product::<usize>() != dst.len() || out.len() != dst.len() {
         return Err(LayoutError::NotApplicable { reason: "a new tensor's storage has no padding" });
     }
-    let dg = Geometry::packed(dst);
-    out::extend_written(data, dst.len(), |out| convert_geometries(sg, src, &dg, out, letters))
+    convert_geometries(sg, src, &Geometry::packed(dst), out, letters)
 }
 
 /// Conversions moving fewer bytes than this run on the calling thread, without allocating.

@@ -47,6 +47,7 @@ fn negative_strides_mirror() {
 /// blocks, strips, tall strips, staged tiles and panels, streamed and rayon-split planes, the
 /// per-element walk, runtime tensors) must write each element, or the sentinel shows.
 mod fresh {
+    use crate::cast::{relayout_cast_pad, ChannelPadded, Unscaled};
     use crate::platform::out::sentinel;
     use crate::{
         Bmn, ColMajor, DataType, DynLayout, DynTensor, Element, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor,
@@ -112,6 +113,34 @@ mod fresh {
         check!(u8, Nhwc => Nchw, [1, 64, 256, 257]); // staged tiles
         check!(half::f16, Nchw => Nhwc, [1, 32, 256, 257]); // panels of narrow rows
         check!(f32, Bmn<RowMajor> => Bmn<ColMajor>, [1, 1024, 1031]);
+    }
+
+    /// The fused relayout + cast + pad writes its new storage once too, padding included.
+    macro_rules! check_fused {
+        ($t:ty => $u:ty, $from:ty => $to:ty, $dims:expr, $multiple:expr) => {{
+            let dims = $dims;
+            let x = Tensor::<$t, $from>::from_fn(dims, |i| value(id(&i, &dims))).unwrap();
+            let y: ChannelPadded<$u, $to> = relayout_cast_pad(&x, $multiple, Unscaled).unwrap();
+            let padded = y.tensor().dims();
+            let expected = Tensor::<$u, $to>::from_fn(padded, |i| match i[1] < dims[1] {
+                true => value(id(&i, &dims)),
+                false => <$u>::default(),
+            })
+            .unwrap();
+            let bytes = |t: &Tensor<$u, $to>| bytemuck::cast_slice::<_, u8>(t.as_slice()).to_vec();
+            let what = stringify!($t => $u, $from => $to);
+            assert_eq!(bytes(y.tensor()), bytes(&expected), "{what} {dims:?}");
+        }};
+    }
+
+    #[test]
+    fn fused_passes() {
+        check_fused!(f32 => half::f16, Nchw => Nhwc, [2, 3, 9, 11], 8); // blocked pixels
+        check_fused!(f32 => half::f16, Nchw => Nhwc, [1, 3, 512, 512], 8); // streamed, split
+        check_fused!(u8 => f32, Nchw => Nhwc, [1, 5, 7, 9], 4);
+        check_fused!(f32 => i8, Nchw => NcxHwx<32>, [1, 40, 5, 7], 1); // the general loop
+        check_fused!(f32 => i8, Nchw => NcxHwx<32>, [2, 40, 64, 64], 1); // split across threads
+        check_fused!(f32 => f32, Nhwc => Nchw, [1, 3, 5, 6], 2);
     }
 
     #[test]

@@ -165,10 +165,11 @@ impl<'a, T: Copy> Out<'a, T> {
 /// is written first). `data` grows only when `fill` returns `Ok`; on an error or a panic it
 /// keeps its length, and the room `fill` may have partly written is never read.
 ///
-/// **Contract:** on `Ok`, `fill` has written every element of the view it was given. Its callers
-/// write a conversion into a packed geometry of the view's length, which writes every offset
-/// once (the argument is at `convert::convert_fresh`, and `tensor/tests` check it on every path
-/// with a filled sentinel). In this crate's own tests the room is first filled with a sentinel
+/// **Contract:** on `Ok`, `fill` has written every element of the view it was given. Its one
+/// caller, `tensor::Owned::written`, fills with a conversion into a placement without padding
+/// (`convert::convert_all`, which says why that writes every offset) or with a fused relayout,
+/// cast and pad (`cast::CastNest`'s run, which writes its whole destination, padding included).
+/// The crate's tests check both on every path: here the room is first filled with a sentinel
 /// byte, so an element left unwritten shows as a wrong value instead of being read
 /// uninitialized.
 pub(crate) fn extend_written<T: Copy, E>(

@@ -8,6 +8,7 @@ use crate::family::{DimArray, Family, SameFamily};
 use crate::layout::{DimsOf, Layout, Shape};
 use crate::loops::{Geometry, Walk};
 use crate::placement::Placement;
+use crate::platform::out::{extend_written, Out};
 
 /// The alignment of storage typed-layout allocates: 1024 bits.
 ///
@@ -77,9 +78,8 @@ fn allocate<T: Element, L: Layout>(shape: &Shape<L>, value: T) -> Result<(Vec<T>
 
 impl<T: Element> Owned<T> {
     /// New storage of `dst` (no padding) holding `src`'s elements (placed by `sg`) at the same
-    /// logical indices, each written once by the conversion: no value is stored first (a zeroed
-    /// allocation would be a second pass wherever the allocator reuses memory). `letters` name
-    /// the dimensions in errors.
+    /// logical indices, each written once by the conversion. `letters` name the dimensions in
+    /// errors.
     pub(crate) fn converted(
         sg: &Geometry,
         src: &[T],
@@ -87,9 +87,26 @@ impl<T: Element> Owned<T> {
         letters: &[u8],
     ) -> Result<Self, LayoutError> {
         let bytes = dst.bytes(T::SIZE, letters)?;
-        let (mut data, offset) = reserve(bytes, with_slack::<T>(dst.len(), bytes)?)?;
-        convert::convert_fresh(sg, src, dst, &mut data, letters)?;
-        Ok(Owned { data, offset, len: dst.len() })
+        Owned::written(dst.len(), bytes, |out| convert::convert_all(sg, src, dst, out, letters))
+    }
+
+    /// New storage of `len` elements (`bytes` of them, checked by the caller to fit in `isize`)
+    /// on a [`STORAGE_ALIGN`] boundary, each written once by `fill`: no value is stored first
+    /// (a zeroed allocation would be a second pass over it wherever the allocator reuses
+    /// memory).
+    ///
+    /// `fill` must write every element of the view it is given when it returns `Ok`: the
+    /// contract of `platform::out::extend_written`. Its callers pass a conversion into a
+    /// placement without padding (`convert::convert_all`) or a fused pass, which writes its
+    /// whole destination, padding included (`cast::CastNest`'s run).
+    pub(crate) fn written(
+        len: usize,
+        bytes: usize,
+        fill: impl FnOnce(Out<'_, T>) -> Result<(), LayoutError>,
+    ) -> Result<Self, LayoutError> {
+        let (mut data, offset) = reserve(bytes, with_slack::<T>(len, bytes)?)?;
+        extend_written(&mut data, len, fill)?;
+        Ok(Owned { data, offset, len })
     }
 
     /// `len` zeros (`bytes` of them, checked by the caller to fit in `isize`) on a

@@ -6,7 +6,7 @@
 use super::{Cast, CastNest, PerChannel, Scale, Unscaled};
 use crate::dtype::Element;
 use crate::error::LayoutError;
-use crate::platform::out::Out;
+use crate::tensor::Owned;
 
 mod sealed {
     pub trait Sealed {}
@@ -16,24 +16,28 @@ mod sealed {
 /// pick the pair at run time (each pair is still its own monomorphized loop): [`Unscaled`],
 /// [`Scale`], [`PerChannel`]. Sealed: a cast of one's own is a [`Cast`] for the typed pass.
 pub trait EveryCast: sealed::Sealed + Copy + Send + Sync {
-    /// Runs `plan` from `src` into `dst` with this cast, after checking its channel count.
+    /// Runs `plan` from `src` into new storage with this cast, after checking its channel
+    /// count (`bytes`: the storage's, checked by the caller to fit in `isize`).
     #[doc(hidden)]
-    fn run_plan<T: Element, U: Element>(
+    fn run_fresh<T: Element, U: Element>(
         self,
         plan: &CastNest,
         src: &[T],
-        dst: &mut [U],
-    ) -> Result<(), LayoutError>;
+        bytes: usize,
+    ) -> Result<Owned<U>, LayoutError>;
 }
 
 macro_rules! every_cast {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {}
         impl EveryCast for $t {
-            fn run_plan<T: Element, U: Element>(self, plan: &CastNest, src: &[T], dst: &mut [U]) -> Result<(), LayoutError> {
+            fn run_fresh<T: Element, U: Element>(self, plan: &CastNest, src: &[T], bytes: usize) -> Result<Owned<U>, LayoutError> {
                 <Self as Cast<T, U>>::check_channels(&self, plan.channels())?;
-                plan.run(src, Out::new(dst), self);
-                Ok(())
+                // The pass writes its whole destination, padding included: no zero fill first.
+                Owned::written(plan.len(), bytes, |out| {
+                    plan.run(src, out, self);
+                    Ok(())
+                })
             }
         }
     )*};

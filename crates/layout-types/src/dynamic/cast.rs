@@ -34,10 +34,11 @@ impl DynTensor {
         let letters = layout.letters();
         let width = layout.format().vector().map_or(1, |v| v.width);
         let dims = padded(self.dims(), letters, width, multiple)?;
-        let mut out = DynTensor::zeros(data_type, layout, &dims)?;
-        let plan = CastNest::between(&self.placement, &out.placement, letters)?;
+        let placement = layout.shape(&dims)?;
+        let bytes = placement.bytes(data_type.size(), letters.as_bytes())?;
+        let plan = CastNest::between(&self.placement, &placement, letters)?;
         let data: &Data = &self.data;
-        data.cast_into(&plan, &mut out.data, cast)?;
-        Ok(out)
+        let data = data.cast_fresh(&plan, data_type, bytes, cast)?;
+        Ok(DynTensor { layout, placement, data })
     }
 }

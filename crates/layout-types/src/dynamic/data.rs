@@ -126,19 +126,19 @@ macro_rules! data {
                 }
             }
 
-            /// Runs the fused pass `plan` from these elements into `dst`'s with `cast`, each pair
-            /// of types its own monomorphized loop.
-            pub(super) fn cast_into<C: EveryCast>(&self, plan: &CastNest, dst: &mut Data, cast: C) -> Result<(), LayoutError> {
+            /// Runs the fused pass `plan` from these elements into new storage of `data_type`
+            /// (`bytes` of it) with `cast`, each pair of types its own monomorphized loop.
+            pub(super) fn cast_fresh<C: EveryCast>(&self, plan: &CastNest, data_type: DataType, bytes: usize, cast: C) -> Result<Data, LayoutError> {
                 match self {
-                    $(Data::$variant(s) => dst.cast_from(plan, s.slice(), cast),)*
+                    $(Data::$variant(s) => Data::cast_fresh_from(plan, s.slice(), data_type, bytes, cast),)*
                 }
             }
 
-            /// The second half of [`Data::cast_into`]: the destination's type.
-            fn cast_from<T: Element, C: EveryCast>(&mut self, plan: &CastNest, src: &[T], cast: C) -> Result<(), LayoutError> {
-                match self {
-                    $(Data::$variant(d) => cast.run_plan(plan, src, d.slice_mut()),)*
-                }
+            /// The second half of [`Data::cast_fresh`]: the destination's type.
+            fn cast_fresh_from<T: Element, C: EveryCast>(plan: &CastNest, src: &[T], data_type: DataType, bytes: usize, cast: C) -> Result<Data, LayoutError> {
+                Ok(match data_type {
+                    $(DataType::$variant => Data::$variant(cast.run_fresh::<T, $t>(plan, src, bytes)?),)*
+                })
             }
 
             /// Whether both hold the same type and equal elements (by the type's `==`).

@@ -111,7 +111,9 @@ mod fresh {
     fn streamed_planes() {
         check!(f32, Nchw => Nhwc, [1, 64, 128, 129]); // past the streaming threshold
         check!(u8, Nhwc => Nchw, [1, 64, 256, 257]); // staged tiles
-        check!(half::f16, Nchw => Nhwc, [1, 32, 256, 257]); // panels of narrow rows
+        check!(half::f16, Nchw => Nhwc, [1, 32, 256, 257]); // rows of a whole line, streamed strips
+        check!(u8, Nchw => Nhwc, [1, 64, 256, 257]); // the same, bytes
+        check!(f32, Nchw => Nhwc, [1, 8, 512, 257]); // panels of rows that share lines
         check!(f32, Bmn<RowMajor> => Bmn<ColMajor>, [1, 1024, 1031]);
     }
 
@@ -154,5 +156,14 @@ mod fresh {
         let expected: Tensor<f32, Nhwc> =
             Tensor::from_fn([1, 8, 5, 6], |i| value(id(&i, &[1, 8, 5, 6]))).unwrap();
         assert_eq!(y.as_slice::<f32>().unwrap(), expected.as_slice());
+        // The fused pass of runtime tensors: f32 C = 8 into f16 NC/32HW32, C padded to 32.
+        let z =
+            x.relayout_cast_pad(DataType::Half, DynLayout::parse("NC/32HW32").unwrap(), 1, Unscaled).unwrap();
+        let expected = Tensor::<half::f16, NcxHwx<32>>::from_fn([1, 32, 5, 6], |i| match i[1] < 8 {
+            true => value(id(&i, &[1, 8, 5, 6])),
+            false => half::f16::ZERO,
+        })
+        .unwrap();
+        assert_eq!(z.as_slice::<half::f16>().unwrap(), expected.as_slice());
     }
 }

@@ -22,11 +22,19 @@ const PANEL_ROW_BYTES: usize = 128;
 #[repr(C, align(64))]
 struct Staging([u8; PANEL_BYTES]);
 
-/// A streamed plane whose destination rows are dense and narrow (NHWC with C = 64 bytes: a
-/// cache line holds parts of two rows, and the buffer's start need not be on one): panels of
-/// whole rows, each transposed into a cache-line-aligned staging buffer with ordinary stores,
-/// then streamed out as one contiguous run (whose unaligned ends take ordinary stores); one fence
-/// at the end. Returns `false`, having written nothing, for any other plane.
+/// A streamed plane whose destination rows are dense, narrow, and share cache lines (NHWC with
+/// C = 3, or 8 f32: a line holds parts of several rows, or of two where the rows are not whole
+/// lines or the buffer does not start on one): panels of whole rows, each transposed into a
+/// cache-line-aligned staging buffer with ordinary stores, then streamed out as one contiguous
+/// run (whose unaligned ends take ordinary stores); one fence at the end. Returns `false`,
+/// having written nothing, for any other plane.
+///
+/// Rows of whole lines that start on one go to the strips instead, which stream each line
+/// straight from a register (256 MiB NCHW→NHWC, same process, panels → strips: rows of 64
+/// bytes f32 C = 16 0.95 → 1.34 of a streaming copy per thread, f16 C = 32 0.86–0.90 →
+/// 1.25–1.28, u8 C = 64 0.59–0.69 → 0.89–0.93; rows of 128 bytes f16 C = 64 0.72–0.75 →
+/// 0.93–0.98, u8 C = 128 0.45 → 0.78; rows of 32 bytes stay in panels: f16 C = 16 0.90–0.94
+/// against 0.71–0.74 through the strips, u8 C = 32 0.84–0.89 against 0.50).
 pub(super) fn by_panels<T: Element>(
     src: &[T],
     s: usize,
@@ -38,7 +46,10 @@ pub(super) fn by_panels<T: Element>(
 ) -> bool {
     let width = cols.extent;
     let row_bytes = width * T::SIZE;
-    if !strips.streaming() || rows.dst as usize != width || row_bytes > PANEL_ROW_BYTES {
+    let whole_lines = row_bytes.is_multiple_of(CACHE_LINE)
+        && dst.places()[d..].as_ptr().align_offset(CACHE_LINE) == 0
+        && strips.has_blocks();
+    if !strips.streaming() || rows.dst as usize != width || row_bytes > PANEL_ROW_BYTES || whole_lines {
         return false;
     }
     let mut staging = Staging([0; PANEL_BYTES]);

@@ -114,6 +114,7 @@ mod fresh {
         check!(half::f16, Nchw => Nhwc, [1, 32, 256, 257]); // rows of a whole line, streamed strips
         check!(u8, Nchw => Nhwc, [1, 64, 256, 257]); // the same, bytes
         check!(f32, Nchw => Nhwc, [1, 8, 512, 257]); // panels of rows that share lines
+        check!(f32, Nchw => Nhwc, [1, 40, 128, 211]); // panels of rows of 2.5 lines
         check!(f32, Bmn<RowMajor> => Bmn<ColMajor>, [1, 1024, 1031]);
     }
 

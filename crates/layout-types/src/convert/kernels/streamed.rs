@@ -14,9 +14,12 @@ use core::ops::Range;
 /// Bytes of destination a panel stages in the cache before streaming it out.
 const PANEL_BYTES: usize = 64 << 10;
 
-/// Destination rows of at most this many bytes are staged in panels (wider ones start enough
-/// whole lines of their own).
-const PANEL_ROW_BYTES: usize = 128;
+/// Destination rows of at most this many bytes that are not whole lines are staged in panels
+/// (a panel holds 64 of them). Streamed from the strips instead, such rows end and start inside
+/// lines, which then take ordinary stores: at 128 bytes, as this was, 256 MiB NCHW→NHWC with
+/// rows of 160 to 800 bytes (f32 C = 40, 72, 100, 200; f16 C = 80, 100) ran at 0.33–0.47 of a
+/// streaming copy, through panels at 0.53–0.81 (same process).
+const PANEL_ROW_BYTES: usize = 1024;
 
 /// A panel's staging buffer, on cache-line boundaries.
 #[repr(C, align(64))]

@@ -3,9 +3,9 @@
 //! padding channel is zero, and the padded C is the smallest multiple asked for.
 
 use half::f16;
-use typed_layout::cast::{relayout_cast_pad, Cast, Scale, Unscaled};
+use typed_layout::cast::{relayout_cast_pad, Cast, CastNest, Scale, Unscaled};
 use typed_layout::{
-    Bmn, Element, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Tensor,
+    Bmn, Element, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Shape, Tensor,
 };
 
 fn check<S: Element, D: Element, LS: Layout, LD: Layout, C: Cast<S, D>>(
@@ -91,6 +91,19 @@ fn bad_requests_are_errors() {
     assert!(e.to_string().contains("channel dimension C"), "{e}");
     let e = relayout_cast_pad::<_, Nchw, f16, Nhwc, _>(&src, usize::MAX, Unscaled).unwrap_err();
     assert!(matches!(e, LayoutError::SizeOverflow { .. } | LayoutError::AllocationFailed { .. }), "{e}");
+}
+
+/// A plan writes its destination's storage in order, every element: one with padded strides
+/// (a partially packed layout) is refused when the plan is made, not only by the passes.
+#[test]
+fn a_plan_into_padded_strides_is_refused() {
+    typed_layout::layout! { pub struct NhwcRows = "NHWC, WC-packed"; }
+    let src = Shape::<Nchw>::new([1, 4, 2, 2]).unwrap();
+    // Rows of W·C = 8 elements padded to 9: 17 elements of storage for 16.
+    let dst = Shape::<NhwcRows>::with_strides([1, 4, 2, 2], [18, 1, 9, 4]).unwrap();
+    let e = CastNest::new(&src, &dst).unwrap_err();
+    assert!(e.to_string().contains("packed destination"), "{e}");
+    assert!(CastNest::new(&src, &Shape::<NhwcRows>::new([1, 4, 2, 2]).unwrap()).is_ok());
 }
 
 #[test]

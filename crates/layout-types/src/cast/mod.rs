@@ -374,15 +374,17 @@ where
     let out = D::sub_shape(dst.shape());
     let (sp, dp) = (sub.placement(), *out.placement());
     if out.packed().is_none() {
-        return Err(LayoutError::NotApplicable {
-            reason: "the fused relayout, cast and pad writes a packed destination (a whole tensor, or a batch of one), without padded strides",
-        });
+        return Err(LayoutError::NotApplicable { reason: PACKED_ONLY });
     }
     let plan = CastNest::between(sp, &dp, <A::Layout as Layout>::LETTERS)?;
     cast.check_channels(plan.channels())?;
     plan.run(src.as_slice(), Out::new(dst.as_mut_slice()), cast);
     Ok(plan.channels())
 }
+
+/// Why a fused pass refuses a destination with padded strides.
+pub(crate) const PACKED_ONLY: &str =
+    "the fused relayout, cast and pad writes a packed destination (a whole tensor, or a batch of one), without padded strides";
 
 /// The shape of `src` in layout `D` with C padded up to a multiple of `multiple` and of `D`'s
 /// vector width: the destination of [`relayout_cast_pad`] (and of the GPU backend's fused

@@ -2,7 +2,7 @@
 
 use super::pixels::Pixels;
 use super::steps::{CastLoop, ChannelMap};
-use super::{channel_dim, Cast};
+use super::{channel_dim, Cast, PACKED_ONLY};
 use crate::dtype::Element;
 use crate::error::{DimName, LayoutError};
 use crate::family::SameFamily;
@@ -46,7 +46,8 @@ pub struct CastNest {
 impl CastNest {
     /// The plan writing all of `dst` from `src`: their dims must be equal but in C, where `dst`
     /// may have more (the padding). Fails with [`LayoutError::ShapeMismatch`] otherwise, and
-    /// with [`LayoutError::NotApplicable`] for a family without C.
+    /// with [`LayoutError::NotApplicable`] for a family without C or a destination with padded
+    /// strides (the plan writes its storage in order, every element).
     pub fn new<S: Layout, D: Layout>(src: &Shape<S>, dst: &Shape<D>) -> Result<CastNest, LayoutError>
     where
         D::Family: SameFamily<S::Family>,
@@ -55,10 +56,14 @@ impl CastNest {
     }
 
     /// [`CastNest::new`] on placements: the source's may be a sub-tensor's (any strides that
-    /// nest), the destination's is written in storage order, so it must be packed (checked by
-    /// the callers). `letters` names dimensions in errors.
+    /// nest), the destination's is written in storage order, so it must be packed: as many
+    /// elements as storage, which makes the loops' extents multiply to its length (checked here).
+    /// `letters` names dimensions in errors.
     pub(crate) fn between(sp: &Placement, dp: &Placement, letters: &str) -> Result<CastNest, LayoutError> {
         let c = channel_dim(letters)?;
+        if dp.dims().iter().product::<usize>() != dp.len() {
+            return Err(LayoutError::NotApplicable { reason: PACKED_ONLY });
+        }
         let (sd, dd) = (sp.dims(), dp.dims());
         if let Some(d) = (0..sd.len()).find(|&d| if d == c { sd[d] > dd[d] } else { sd[d] != dd[d] }) {
             return Err(LayoutError::ShapeMismatch {
@@ -132,10 +137,11 @@ impl CastNest {
         self.len == 0
     }
 
-    /// Writes all of `dst` (the destination's storage) from `src` (the source's): every
-    /// element, the padding's zeros included, whatever `dst` held before (a new tensor's room
-    /// relies on this: `tensor::Owned::written`).
+    /// Writes every element of `dst` (the destination's storage, [`len`](CastNest::len) long:
+    /// checked before anything is written) from `src` (the source's), the padding's zeros
+    /// included, whatever `dst` held before.
     pub(crate) fn run<T: Element, U: Element, C: Cast<T, U>>(&self, src: &[T], dst: Out<'_, U>, cast: C) {
+        assert_eq!(dst.len(), self.len, "a fused pass writes a destination of its plan's length");
         let loops = self.loops();
         #[cfg(feature = "parallel")]
         {
@@ -167,7 +173,7 @@ impl CastNest {
         if let Some(pixels) = Pixels::of(loops, self.map, self.channels, bytes) {
             return pixels.run_part(loops, first, src, dst, cast);
         }
-        let Some((&inner, outer)) = loops.split_last() else { return };
+        let Some((&inner, outer)) = loops.split_last() else { unreachable!("a plan has a loop") };
         let (map, channels) = (self.map, self.channels);
         // The outer loops' counters, the first one starting at `first` (an odometer).
         let mut at = [0usize; MAX_AXES];

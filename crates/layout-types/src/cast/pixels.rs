@@ -64,7 +64,7 @@ impl Pixels {
         dst: Out<'_, U>,
         cast: C,
     ) {
-        let [outer @ .., pixel, _] = loops else { return };
+        let [outer @ .., pixel, _] = loops else { unreachable!("`Pixels::of` matched two loops or more") };
         if outer.is_empty() {
             // The pixel loop itself was cut: `dst` holds pixels from `first` on.
             self.run(src, first * pixel.src, dst, cast);
@@ -91,6 +91,8 @@ impl Pixels {
         let (mut runs, mut staged) = (Staging([0; STAGED_BYTES]), Staging([0; STAGED_BYTES]));
         let runs: &mut [U] = bytemuck::cast_slice_mut(&mut runs.0[..STAGED * U::SIZE]);
         let staged: &mut [U] = bytemuck::cast_slice_mut(&mut staged.0[..STAGED * U::SIZE]);
+        // Whole pixels: the plan's length is the product of its loops (`CastNest::between`).
+        assert!(dst.len().is_multiple_of(self.padded), "a run of whole pixels");
         let pixels = dst.len() / self.padded;
         // 2-byte pixels of up to 4 channels are built as words: runs for 4 channels, the
         // missing ones zero.

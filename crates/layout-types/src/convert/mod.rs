@@ -145,10 +145,12 @@ pub(crate) fn convert_geometries<T: Element>(
 }
 
 /// [`convert_geometries`] into `out`, the storage of a new tensor of placement `dst`, writing
-/// every element of it (what `platform::out::extend_written` asks of the pass that fills new room).
+/// every element of it (`platform::out::extend_written`'s contract).
 ///
-/// Why every element: a placement maps distinct indices to distinct offsets below its length,
-/// so one with as many elements as offsets (no padding, checked here) covers each offset once;
+/// Why every element: a placement maps distinct indices to distinct offsets below its length
+/// (its strides nest: `placement::derive` and `derive_strided` check it, `narrowed` only
+/// shrinks extents), so one with as many elements as offsets (no padding, checked here) covers
+/// each offset once;
 /// and a conversion writes every logical index of the dims ([`same_dims`] passed, so the loop
 /// nest or the per-element walk spans them all). A placement with padding, or an `out` of
 /// another length, is refused before anything is written.

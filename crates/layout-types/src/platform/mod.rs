@@ -16,10 +16,9 @@
 //! cache line; a band, a staged panel or tile pass and a fused pass each end with a fence.
 //! Write-only storage (`out`): `Out` views a tensor's elements or a new allocation's unwritten
 //! room as `MaybeUninit`, and offers only writes of whole values (or bytes of plain-old-data
-//! element types), so initialized storage stays initialized; `extend_written` counts the room
-//! in only once its filler has written all of it, a contract its fillers keep (a conversion
-//! into a placement without padding, a fused pass over its whole destination: every offset
-//! written) and the crate's tests check with a sentinel fill.
+//! element types), so initialized storage stays initialized (the SIMD stores reach its slots
+//! through `into_places`, an `unsafe fn` whose callers store only values); `extend_written`
+//! counts the room in only once its filler has written all of it (its contract, stated there).
 //! Pages: `madvise` is given a range inside a live allocation the caller holds mutably (rounded
 //! inward to whole pages) and only advice that never changes its contents (`MADV_HUGEPAGE`, and
 //! `MADV_POPULATE_WRITE`, which faults pages in as a write would without changing a byte); its

@@ -44,7 +44,7 @@ impl<'a, T: Copy> Out<'a, T> {
         // SAFETY: `MaybeUninit<T>` has `T`'s size and alignment, so the cast covers the same
         // bytes. The view never writes an uninitialized value (every method writes whole `T`s or
         // bytes of a plain type), so `init` is still initialized when the borrow ends and its
-        // owner reads it as `T`s again.
+        // owner reads it as `T`s again; `T: Copy` has no drop, so overwriting needs none.
         Out(unsafe { core::slice::from_raw_parts_mut(init.as_mut_ptr().cast(), len) })
     }
 
@@ -154,9 +154,15 @@ impl<'a, T: Copy> Out<'a, T> {
         Out(unsafe { core::slice::from_raw_parts_mut(self.0.as_mut_ptr().cast(), bytes) })
     }
 
-    /// The storage, for the platform's SIMD stores (which write only whole values too).
+    /// The storage, for the SIMD stores of `platform::simd`.
+    ///
+    /// # Safety
+    ///
+    /// The caller writes only values into it (bytes of its source, or bytes its shuffles made
+    /// from them), never an uninitialized `MaybeUninit`: the view may be over initialized
+    /// elements ([`Out::new`]), which must stay initialized.
     #[inline(always)]
-    pub(super) fn into_places(self) -> &'a mut [MaybeUninit<T>] {
+    pub(super) unsafe fn into_places(self) -> &'a mut [MaybeUninit<T>] {
         self.0
     }
 }
@@ -165,13 +171,11 @@ impl<'a, T: Copy> Out<'a, T> {
 /// is written first). `data` grows only when `fill` returns `Ok`; on an error or a panic it
 /// keeps its length, and the room `fill` may have partly written is never read.
 ///
-/// **Contract:** on `Ok`, `fill` has written every element of the view it was given. Its one
-/// caller, `tensor::Owned::written`, fills with a conversion into a placement without padding
-/// (`convert::convert_all`, which says why that writes every offset) or with a fused relayout,
-/// cast and pad (`cast::CastNest`'s run, which writes its whole destination, padding included).
-/// The crate's tests check both on every path: here the room is first filled with a sentinel
-/// byte, so an element left unwritten shows as a wrong value instead of being read
-/// uninitialized.
+/// **The contract** (stated here only; the fillers link to it): on `Ok`, `fill` has written
+/// every element of the view it was given. A filler that cannot vouch for that checks what it
+/// relies on before writing and panics otherwise, which leaves `data` as it was. The crate's
+/// tests fill the room with a sentinel byte first (not under Miri, which then sees any
+/// uninitialized read itself), so an element left unwritten shows as a wrong value.
 pub(crate) fn extend_written<T: Copy, E>(
     data: &mut Vec<T>,
     n: usize,
@@ -180,7 +184,7 @@ pub(crate) fn extend_written<T: Copy, E>(
     let len = data.len();
     assert!(data.capacity() - len >= n, "room for {n} elements was reserved");
     let room = &mut data.spare_capacity_mut()[..n];
-    #[cfg(test)]
+    #[cfg(all(test, not(miri)))]
     sentinel::fill(room);
     fill(Out::uninit(room))?;
     // SAFETY: the capacity holds `len + n` elements (asserted), the first `len` were initialized
@@ -192,7 +196,7 @@ pub(crate) fn extend_written<T: Copy, E>(
 /// The byte [`extend_written`] fills room with in this crate's tests: an element a conversion
 /// leaves unwritten then reads as this pattern (0xA5 in every byte), never as uninitialized
 /// memory.
-#[cfg(test)]
+#[cfg(all(test, not(miri)))]
 pub(crate) mod sentinel {
     use core::mem::MaybeUninit;
 

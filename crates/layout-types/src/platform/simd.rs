@@ -106,7 +106,8 @@ pub fn copy_at<T: Element>(
     if !level.available() {
         return Err(LayoutError::NotApplicable { reason: "this CPU lacks the SIMD level asked for" });
     }
-    let (d, s) = (Out::new(dst).bytes().into_places(), bytemuck::cast_slice(src));
+    // SAFETY: both ways below copy `s`'s bytes, values, into `d`.
+    let (d, s) = (unsafe { Out::new(dst).bytes().into_places() }, bytemuck::cast_slice(src));
     match (stores, level) {
         (Stores::Ordinary, _) | (Stores::Streaming, Level::Portable) => {
             d.write_copy_of_slice(s);
@@ -138,7 +139,8 @@ pub(crate) fn stores_for(bytes: usize) -> Stores {
 /// A streaming copy of `src` into `dst` (equal lengths) at this CPU's level, without the closing
 /// fence: for a pass that streams many staged pieces and calls [`fence`] once before it returns.
 pub(crate) fn stream_unfenced<T: Element>(dst: Out<'_, T>, src: &[T]) {
-    let (d, s) = (dst.bytes().into_places(), bytemuck::cast_slice(src));
+    // SAFETY: both ways below copy `s`'s bytes, values, into `d`.
+    let (d, s) = (unsafe { dst.bytes().into_places() }, bytemuck::cast_slice(src));
     match Level::detected() {
         #[cfg(target_arch = "x86_64")]
         level if level > Level::Portable => x86::stream_unfenced(level, d, s),
@@ -170,7 +172,8 @@ pub(crate) fn interleave3<T: Element>(mut dst: Out<'_, T>, streams: [&[T]; 3]) {
     let from: [&[u8]; 3] = streams.map(bytemuck::cast_slice);
     #[cfg(target_arch = "x86_64")]
     let done = {
-        let to = dst.rb().bytes().into_places();
+        // SAFETY: the shuffle stores bytes of the three streams, values, into `to`.
+        let to = unsafe { dst.rb().bytes().into_places() };
         match (x86::has_ssse3(), T::SIZE) {
             (true, 1) => x86::interleave3::<1>(to, from),
             (true, 2) => x86::interleave3::<2>(to, from),

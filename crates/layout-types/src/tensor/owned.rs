@@ -95,10 +95,9 @@ impl<T: Element> Owned<T> {
     /// (a zeroed allocation would be a second pass over it wherever the allocator reuses
     /// memory).
     ///
-    /// `fill` must write every element of the view it is given when it returns `Ok`: the
-    /// contract of `platform::out::extend_written`. Its callers pass a conversion into a
-    /// placement without padding (`convert::convert_all`) or a fused pass, which writes its
-    /// whole destination, padding included (`cast::CastNest`'s run).
+    /// `fill` keeps `platform::out::extend_written`'s contract (every element written on `Ok`).
+    /// The two fillers: `convert::convert_all` and `cast::CastNest`'s run (each checks what it
+    /// relies on before writing).
     pub(crate) fn written(
         len: usize,
         bytes: usize,

@@ -157,7 +157,8 @@ impl Strips {
             && (band.dst_step * size).is_multiple_of(LINE);
         let stream = self.streaming && aligned;
         let src: &[u8] = bytemuck::cast_slice(src);
-        let dst = dst.bytes().into_places();
+        // SAFETY: the strips store bytes of `src`'s elements, transposed, into `dst`.
+        let dst = unsafe { dst.bytes().into_places() };
         #[cfg(target_arch = "x86_64")]
         let writes = match (stream, self.in_cache) {
             (true, _) => super::x86::Writes::Streamed,

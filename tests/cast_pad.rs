@@ -162,6 +162,13 @@ fn the_blocked_pass_streams_gathers_and_pads_like_the_definition() {
     let odd = Tensor::<f32, Nchw>::from_fn([3, 5, 9, 41], value).unwrap();
     check::<f32, i8, Nchw, Nhwc, _>(&odd, 6, Scale(2.0), 6);
     check::<f32, f16, Nchw, Nhwc, _>(&odd, 16, Unscaled, 16);
+    // Image bytes into f16 and bf16 (the runs cast through f32), streamed.
+    let rgb =
+        Tensor::<u8, Nchw>::from_fn([4, 3, 256, 320], |i| (value(i) as i32).rem_euclid(256) as u8).unwrap();
+    check::<u8, f16, Nchw, Nhwc, _>(&rgb, 4, Unscaled, 4);
+    check::<u8, half::bf16, Nchw, Nhwc, _>(&rgb, 8, Unscaled, 8);
+    let signed = Tensor::<i8, Nchw>::from_fn([3, 5, 9, 41], |i| (value(i) as i32 % 128) as i8).unwrap();
+    check::<i8, f16, Nchw, Nhwc, _>(&signed, 8, Unscaled, 8);
 }
 
 /// A whole run cast at once gives the bits of the element-by-element cast: f32 to f16 and bf16
@@ -187,6 +194,45 @@ fn casting_a_run_gives_the_bits_of_casting_each_element() {
         let one = Cast::<f32, half::bf16>::cast(&Unscaled, *v);
         assert_eq!(r.to_bits(), one.to_bits(), "{v:e} ({:#x})", v.to_bits());
     }
+}
+
+/// Bytes cast a run at a time (through f32) give the bits of the element-by-element cast, into
+/// f16 and bf16, for every u8 and i8 value, in runs longer and shorter than the inner chunk.
+#[test]
+fn casting_a_run_of_bytes_gives_the_bits_of_casting_each_element() {
+    fn check<T: Element + Exact>(values: &[T])
+    where
+        Unscaled: Cast<T, f16> + Cast<T, half::bf16>,
+    {
+        let mut halves = vec![f16::ZERO; values.len()];
+        Cast::<T, f16>::cast_run(&Unscaled, values, &mut halves, 0);
+        let mut brains = vec![half::bf16::ZERO; values.len()];
+        Cast::<T, half::bf16>::cast_run(&Unscaled, values, &mut brains, 0);
+        for ((v, h), b) in values.iter().zip(&halves).zip(&brains) {
+            assert_eq!(h.to_bits(), Cast::<T, f16>::cast(&Unscaled, *v).to_bits(), "{v:?} to f16");
+            assert_eq!(b.to_bits(), Cast::<T, half::bf16>::cast(&Unscaled, *v).to_bits(), "{v:?} to bf16");
+            assert_eq!(h.to_f64(), v.to_f64_exact(), "{v:?} is exact in f16");
+        }
+    }
+    trait Exact {
+        fn to_f64_exact(&self) -> f64;
+    }
+    impl Exact for u8 {
+        fn to_f64_exact(&self) -> f64 {
+            f64::from(*self)
+        }
+    }
+    impl Exact for i8 {
+        fn to_f64_exact(&self) -> f64 {
+            f64::from(*self)
+        }
+    }
+    let bytes: Vec<u8> = (0..=255).cycle().take(1000).collect();
+    check(&bytes);
+    check(&bytes[..7]);
+    let signed: Vec<i8> = (-128..=127).cycle().take(1000).collect();
+    check(&signed);
+    check(&signed[..300]);
 }
 
 /// A cropped source whose H and W do not fuse, large enough to run in parallel tasks: the

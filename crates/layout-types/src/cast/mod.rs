@@ -165,12 +165,26 @@ impl<T: Element, U: Element> Cast<T, U> for Unscaled {
     }
     /// f32 to f16 with F16C's `vcvtps2ph` (detected at run time), f32 to bf16 through `half`'s
     /// slice conversion: one rounding to nearest even from f32, the same bits as through f64
-    /// (f32 to f64 is exact).
+    /// (f32 to f64 is exact). Bytes (u8, i8) to f16 or bf16 go through f32 the same way: every
+    /// byte is exact in f32, f16 and bf16 (integers up to 256 are), so the bits are those of the
+    /// per-element cast (image bytes into f16 NHWC, C = 3 → 4, 256 MiB: 0.06 of a streaming copy
+    /// element by element through `half`'s f64 conversion).
     #[inline]
-    fn cast_run(&self, values: &[T], out: &mut [U], _channel: usize) {
+    fn cast_run(&self, values: &[T], out: &mut [U], channel: usize) {
         use half::slice::HalfFloatSliceExt;
-        use DataType::{BFloat16, Float, Half};
+        use DataType::{BFloat16, Float, Half, Int8, Uint8};
         match (T::DATA_TYPE, U::DATA_TYPE) {
+            (Uint8 | Int8, Half | BFloat16) => {
+                const RUN: usize = 256;
+                let mut wide = [0f32; RUN];
+                for (values, out) in values.chunks(RUN).zip(out.chunks_mut(RUN)) {
+                    let wide = &mut wide[..values.len()];
+                    for (w, &v) in wide.iter_mut().zip(values) {
+                        *w = v.to_f64() as f32;
+                    }
+                    <Unscaled as Cast<f32, U>>::cast_run(self, wide, out, channel);
+                }
+            }
             (Float, Half) => {
                 crate::platform::simd::f32_to_f16(bytemuck::cast_slice_mut(out), bytemuck::cast_slice(values))
             }

@@ -16,8 +16,9 @@
 //!   copy per thread into zeroed storage with huge pages (the limit of an allocating conversion:
 //!   the kernel's zeroing of fresh pages is in both).
 //!
-//! The last row is the fused relayout + cast + pad (f32 NCHW C = 3 → f16 NHWC C = 8): into an
-//! existing buffer, and allocating in the `to_layout` column.
+//! The last rows are the fused relayout + cast + pad (f32 NCHW C = 3 → f16 NHWC C = 8, and image
+//! bytes u8 NCHW C = 3 → f16 NHWC C = 4): into an existing buffer, and allocating in the
+//! `to_layout` column.
 //!
 //! One table gives GB/s (bytes read + written, best round) and the ratios. Two probes follow,
 //! each raced against the copy and typed-layout: the 256 MiB NCHW→NHWC access pattern without
@@ -38,6 +39,7 @@ use std::time::{Duration, Instant};
 
 use half::f16;
 use ndarray::{ArrayViewD, IxDyn};
+use typed_layout::cast::{relayout_cast_pad, relayout_cast_pad_into, Cast, ChannelPadded, Unscaled};
 use typed_layout::simd::{copy, copy_parallel, Level, Stores};
 use typed_layout::DimsOf;
 use typed_layout::SameFamily;
@@ -207,21 +209,21 @@ impl Bench {
 }
 
 impl Bench {
-    /// The fused row: f32 NCHW with C = 3 into f16 NHWC with C padded to 8 (the issue's
-    /// [64, 3, 512, 512]), into an existing buffer (all threads, one thread) and allocating,
-    /// raced against the copies of a buffer of half the bytes read + written (so a copy moves
-    /// as many bytes as the pass). The ndarray column stays empty: it has no fused cast.
-    fn fused(&mut self) {
-        use typed_layout::cast::{relayout_cast_pad, relayout_cast_pad_into, ChannelPadded, Unscaled};
-        let row = "fused/448MiB/f32 NCHW C=3 -> f16 NHWC C=8".to_string();
+    /// A fused row: `src` (NCHW, C = 3) into `U` NHWC with C padded to `padded`, into an
+    /// existing buffer (all threads, one thread) and allocating, raced against the copies of a
+    /// buffer of half the bytes read + written (so a copy moves as many bytes as the pass). The
+    /// ndarray column stays empty: it has no fused cast.
+    fn fused<S: Element, U: Element>(&mut self, row: &str, src: &Tensor<S, Nchw>, padded: usize)
+    where
+        Unscaled: Cast<S, U>,
+    {
+        let row = format!("fused/{row}");
         if self.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
             return;
         }
-        let dims = [64, 3, 512, 512];
-        let src = Tensor::<f32, Nchw>::from_fn(dims, |[n, c, h, w]| (n + c * 3 + h * 5 + w * 7) as f32 / 9.0)
-            .expect("a valid shape");
-        let mut dst = Tensor::<f16, Nhwc>::zeros([64, 8, 512, 512]).unwrap();
-        let bytes = (src.as_slice().len() * 4 + dst.as_slice().len() * 2) as u64;
+        let [n, _, h, w] = src.dims();
+        let mut dst = Tensor::<U, Nhwc>::zeros([n, padded, h, w]).unwrap();
+        let bytes = (src.as_slice().len() * S::SIZE + dst.as_slice().len() * U::SIZE) as u64;
         let (from, mut to) = (vec![1u8; bytes as usize / 2], vec![0u8; bytes as usize / 2]);
         let (threads, pool) = (rayon::current_num_threads(), &self.one_thread);
         let mut best = [Duration::MAX; 9];
@@ -233,14 +235,14 @@ impl Bench {
                     1 => copy_parallel(&mut to, black_box(&from), Stores::Ordinary, threads).unwrap(),
                     2 => copy(&mut to, black_box(&from), Stores::Streaming).unwrap(),
                     3 => copy_parallel(&mut to, black_box(&from), Stores::Streaming, threads).unwrap(),
-                    4 => drop(relayout_cast_pad_into(black_box(&src), &mut dst, Unscaled).unwrap()),
+                    4 => drop(relayout_cast_pad_into(black_box(src), &mut dst, Unscaled).unwrap()),
                     5 => drop(
-                        pool.install(|| relayout_cast_pad_into(black_box(&src), &mut dst, Unscaled).unwrap()),
+                        pool.install(|| relayout_cast_pad_into(black_box(src), &mut dst, Unscaled).unwrap()),
                     ),
                     8 => drop(black_box(fresh_copy(&from, threads, round))),
                     _ => {
-                        let padded: ChannelPadded<f16, Nhwc> =
-                            relayout_cast_pad(black_box(&src), 8, Unscaled).unwrap();
+                        let padded: ChannelPadded<U, Nhwc> =
+                            relayout_cast_pad(black_box(src), padded, Unscaled).unwrap();
                         drop(black_box(padded));
                     }
                 }
@@ -249,6 +251,21 @@ impl Bench {
         }
         eprintln!("{row}: done");
         RESULTS.lock().unwrap().push((row, bytes, best));
+    }
+
+    /// The fused rows: the f32 RGB batch [64, 3, 512, 512] into f16 NHWC with C = 8,
+    /// and image bytes of the same shape into f16 NHWC with C = 4.
+    fn fused_rows(&mut self) {
+        let dims = [64, 3, 512, 512];
+        let floats =
+            Tensor::<f32, Nchw>::from_fn(dims, |[n, c, h, w]| (n + c * 3 + h * 5 + w * 7) as f32 / 9.0)
+                .expect("a valid shape");
+        self.fused::<f32, f16>("448MiB/f32 NCHW C=3 -> f16 NHWC C=8", &floats, 8);
+        drop(floats);
+        let bytes =
+            Tensor::<u8, Nchw>::from_fn(dims, |[n, c, h, w]| ((n + c * 3 + h * 5 + w * 7) % 256) as u8)
+                .expect("a valid shape");
+        self.fused::<u8, f16>("176MiB/u8 NCHW C=3 -> f16 NHWC C=4", &bytes, 4);
     }
 }
 
@@ -364,7 +381,7 @@ fn main() {
     rows::<f32>(&mut b);
     rows::<f16>(&mut b);
     rows::<u8>(&mut b);
-    b.fused();
+    b.fused_rows();
     let mut probes = Vec::new();
     probe::<f32>(&b, &mut probes);
     probe::<f16>(&b, &mut probes);

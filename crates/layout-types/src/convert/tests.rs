@@ -169,5 +169,23 @@ mod fresh {
         })
         .unwrap();
         assert_eq!(z.as_slice::<half::f16>().unwrap(), expected.as_slice());
+        // Runtime tensors from bytes: packed, and every other column of a wider image, at an
+        // aligned and an unaligned start.
+        let bytes: &[u8] = bytemuck::cast_slice(typed.as_slice());
+        assert_eq!(DynTensor::from_bytes(DataType::Float, nchw, &[1, 8, 5, 6], bytes).unwrap(), x);
+        let wide = Tensor::<f32, Nchw>::from_fn([1, 8, 5, 12], |[n, c, h, w]| match w % 2 {
+            0 => value(id(&[n, c, h, w / 2], &[1, 8, 5, 6])),
+            _ => -1.0,
+        })
+        .unwrap();
+        let aligned: &[u8] = bytemuck::cast_slice(wide.as_slice());
+        let mut shifted = vec![0u8; 1]; // the same bytes one past an aligned start
+        shifted.extend_from_slice(aligned);
+        for bytes in [aligned, &shifted[1..]] {
+            let strides = [480, 60, 12, 2];
+            let t =
+                DynTensor::from_strided_bytes(DataType::Float, nchw, &[1, 8, 5, 6], &strides, bytes).unwrap();
+            assert_eq!(t, x);
+        }
     }
 }

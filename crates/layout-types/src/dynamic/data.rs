@@ -108,22 +108,23 @@ macro_rules! data {
                 }
             }
 
-            /// Copies the elements `bytes` holds, placed by `sg` (elements of this buffer's type,
-            /// in the machine's byte order, aligned), to the same logical indices of this buffer.
-            pub(super) fn convert_from_bytes(
-                &mut self,
+            /// New storage of `dst` (no padding) holding the elements `bytes` holds (of
+            /// `data_type`, in the machine's byte order, aligned), placed by `sg`, at the same
+            /// logical indices: each written once.
+            pub(super) fn converted_from_bytes(
+                data_type: DataType,
                 sg: &Geometry,
                 bytes: &[u8],
-                dg: &Geometry,
+                dst: &Placement,
                 letters: &[u8],
-            ) -> Result<(), LayoutError> {
+            ) -> Result<Data, LayoutError> {
                 let misaligned = LayoutError::NotApplicable { reason: "elements copied from bytes start on their alignment" };
-                match self {
-                    $(Data::$variant(d) => {
+                Ok(match data_type {
+                    $(DataType::$variant => {
                         let s: &[$t] = bytemuck::try_cast_slice(bytes).map_err(|_| misaligned)?;
-                        convert_geometries(sg, s, dg, Out::new(d.slice_mut()), letters)
+                        Data::$variant(Owned::converted(sg, s, dst, letters)?)
                     })*
-                }
+                })
             }
 
             /// Runs the fused pass `plan` from these elements into new storage of `data_type`

@@ -107,9 +107,8 @@ impl DynTensor {
         if bytes.len() != expected {
             return Err(LayoutError::ByteLength { expected, found: bytes.len() });
         }
-        let mut data = Data::zeroed(data_type, placement.len(), expected)?;
-        data.bytes_mut().copy_from_slice(bytes);
-        Ok(DynTensor { layout, placement, data })
+        let sg = Geometry::packed(&placement);
+        DynTensor::converted_from_bytes(data_type, layout, placement, &sg, bytes)
     }
 
     /// A tensor of `dims` packed in `layout`, its elements copied from `bytes`, where the
@@ -159,25 +158,40 @@ impl DynTensor {
             return Err(LayoutError::OutOfBounds { lowest: 0, highest: highest as i128, len: elements });
         }
         let bytes = &bytes[..span * data_type.size()];
-        let mut out = DynTensor::zeros(data_type, layout, dims)?;
-        // A copy at any address: bytes off the element's alignment are first copied to aligned
-        // storage.
+        let placement = layout.shape(dims)?;
+        DynTensor::converted_from_bytes(
+            data_type,
+            layout,
+            placement,
+            &Geometry::strided(dims, &strides, 0),
+            bytes,
+        )
+    }
+
+    /// A new tensor of `placement` (packed in `layout`) whose elements are those `bytes` holds
+    /// (of `data_type`, in the machine's byte order) placed by `sg`, each written once. Bytes off
+    /// the element's alignment are first copied to aligned storage.
+    fn converted_from_bytes(
+        data_type: DataType,
+        layout: DynLayout,
+        placement: Placement,
+        sg: &Geometry,
+        bytes: &[u8],
+    ) -> Result<Self, LayoutError> {
         let staged;
         let bytes = match (bytes.as_ptr() as usize).is_multiple_of(data_type.size()) {
             true => bytes,
             false => {
                 staged = {
-                    let mut data = Data::zeroed(data_type, span, bytes.len())?;
+                    let mut data = Data::zeroed(data_type, bytes.len() / data_type.size(), bytes.len())?;
                     data.bytes_mut().copy_from_slice(bytes);
                     data
                 };
                 staged.bytes()
             }
         };
-        let sg = Geometry::strided(dims, &strides, 0);
-        let dg = Geometry::packed(&out.placement);
-        out.data.convert_from_bytes(&sg, bytes, &dg, layout.letters().as_bytes())?;
-        Ok(out)
+        let data = Data::converted_from_bytes(data_type, sg, bytes, &placement, layout.letters().as_bytes())?;
+        Ok(DynTensor { layout, placement, data })
     }
 
     /// The elements' data type.

@@ -267,7 +267,7 @@ impl<S: Storage, A: Arrangement> TensorBase<S, A> {
         TensorBase { shape: self.shape, storage: View(self.storage.slice()) }
     }
     /// The same logical tensor in layout `D` (same family), converted on the CPU into a new
-    /// tensor.
+    /// tensor. The conversion writes each byte of the new storage once: it is not zeroed first.
     ///
     /// Fails when `D` rejects the dims (C not a multiple of NC/xHWx's x).
     pub fn to_layout<D: Layout>(&self) -> Result<Tensor<S::Elem, D>, LayoutError>

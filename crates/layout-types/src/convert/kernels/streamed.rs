@@ -157,6 +157,14 @@ pub(super) fn by_strips<T: Element>(
     }
     let (s0, d0) = (s + head * src_stride, d + head);
     let (mut along_rows, (mut tr, mut tc)) = tiling::<T>(src_stride, dst_stride);
+    if strips.streaming() && along_rows && (dst_stride * T::SIZE).is_multiple_of(CACHE_LINE) {
+        // Streamed rows of whole lines: each strip writes its lines whole, so no partly written
+        // line waits in the cache for the sweep to come back, and the sweep runs the rows end to
+        // end instead of [`SWEEP_BYTES`] (256 MiB, same process, against a streaming copy per
+        // thread: f32 NCHW→NHWC 0.93 → 1.00–1.01, f16 0.97 → 1.03–1.05, u8 0.94 → 0.96, f32
+        // NC/32HW32 and NCDHW→NDHWC 1.02–1.05 → 1.10–1.13; one thread 1–6 % faster).
+        tr = n_rows;
+    }
     if strips.streaming() && (along_rows, (tr, tc)) == (false, square_tile::<T>()) {
         // Both sides' streams far apart (a large square matrix): streamed destination lines
         // are whole and never wait in the cache, so the tile need not keep them; the source's

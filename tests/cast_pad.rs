@@ -206,9 +206,9 @@ fn casting_a_run_of_bytes_gives_the_bits_of_casting_each_element() {
     {
         let mut halves = vec![f16::ZERO; values.len()];
         Cast::<T, f16>::cast_run(&Unscaled, values, &mut halves, 0);
-        let mut brains = vec![half::bf16::ZERO; values.len()];
-        Cast::<T, half::bf16>::cast_run(&Unscaled, values, &mut brains, 0);
-        for ((v, h), b) in values.iter().zip(&halves).zip(&brains) {
+        let mut bf16s = vec![half::bf16::ZERO; values.len()];
+        Cast::<T, half::bf16>::cast_run(&Unscaled, values, &mut bf16s, 0);
+        for ((v, h), b) in values.iter().zip(&halves).zip(&bf16s) {
             assert_eq!(h.to_bits(), Cast::<T, f16>::cast(&Unscaled, *v).to_bits(), "{v:?} to f16");
             assert_eq!(b.to_bits(), Cast::<T, half::bf16>::cast(&Unscaled, *v).to_bits(), "{v:?} to bf16");
             assert_eq!(h.to_f64(), v.to_f64_exact(), "{v:?} is exact in f16");

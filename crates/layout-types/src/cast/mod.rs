@@ -196,6 +196,7 @@ impl<T: Element, U: Element> Cast<T, U> for Unscaled {
 /// at a time, then f32's run cast.
 #[inline]
 fn widened<B: Copy, U: Element>(values: &[B], out: &mut [U], widen: impl Fn(B) -> f32) {
+    debug_assert_eq!(values.len(), out.len(), "a run and its output are equally long");
     const RUN: usize = 256;
     let mut wide = [0f32; RUN];
     for (values, out) in values.chunks(RUN).zip(out.chunks_mut(RUN)) {

@@ -19,8 +19,9 @@
 //! room, behind [`Strips`]). Strips transpose one register per source run (AVX-512: 16×16 f32,
 //! 32×32 f16; AVX2's 32×32 for bytes) and write whole destination cache lines, with streaming
 //! stores when the destination is larger than the cache ([`by_strips`]). A streamed plane whose
-//! destination rows are dense, up to 1 KiB, and not whole lines (NHWC with C = 3, 8 f32 or 40
-//! f32; NC/32HW32's vectors), so that lines hold parts of two or more rows, is staged instead:
+//! destination rows are dense, up to 1 KiB, and not whole lines starting on one (NHWC with C =
+//! 3, 8 f32 or 40 f32; NC/32HW32's vectors of int8), so that lines hold parts of two or more
+//! rows, is staged instead:
 //! panels of whole rows are transposed into a cache-resident buffer and streamed out as one run
 //! ([`by_panels`]). Without
 //! strips (bytes below AVX2), long destination rows stream through staged tiles

@@ -118,6 +118,7 @@ mod fresh {
         check!(u8, Nchw => Nhwc, [1, 64, 256, 257]); // the same, bytes
         check!(f32, Nchw => Nhwc, [1, 8, 512, 257]); // panels of rows that share lines
         check!(f32, Nchw => Nhwc, [1, 40, 128, 211]); // panels of rows of 2.5 lines
+        check!(half::f16, Nchw => Nhwc, [1, 64, 250, 263]); // whole-line rows, a ragged last strip
         check!(f32, Bmn<RowMajor> => Bmn<ColMajor>, [1, 1024, 1031]);
     }
 
@@ -173,6 +174,9 @@ mod fresh {
         // aligned and an unaligned start.
         let bytes: &[u8] = bytemuck::cast_slice(typed.as_slice());
         assert_eq!(DynTensor::from_bytes(DataType::Float, nchw, &[1, 8, 5, 6], bytes).unwrap(), x);
+        let mut odd = vec![0u8; 1]; // the same bytes one past an aligned start
+        odd.extend_from_slice(bytes);
+        assert_eq!(DynTensor::from_bytes(DataType::Float, nchw, &[1, 8, 5, 6], &odd[1..]).unwrap(), x);
         let wide = Tensor::<f32, Nchw>::from_fn([1, 8, 5, 12], |[n, c, h, w]| match w % 2 {
             0 => value(id(&[n, c, h, w / 2], &[1, 8, 5, 6])),
             _ => -1.0,

@@ -108,6 +108,14 @@ macro_rules! data {
                 }
             }
 
+            /// New storage of `data_type` holding `bytes` (whole elements in the machine's byte
+            /// order, at any alignment), copied once.
+            pub(super) fn copied(data_type: DataType, bytes: &[u8]) -> Result<Data, LayoutError> {
+                Ok(match data_type {
+                    $(DataType::$variant => Data::$variant(Owned::copied(bytes)?),)*
+                })
+            }
+
             /// New storage of `dst` (no padding) holding the elements `bytes` holds (of
             /// `data_type`, in the machine's byte order, aligned), placed by `sg`, at the same
             /// logical indices: each written once.

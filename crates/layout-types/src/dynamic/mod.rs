@@ -107,8 +107,9 @@ impl DynTensor {
         if bytes.len() != expected {
             return Err(LayoutError::ByteLength { expected, found: bytes.len() });
         }
-        let sg = Geometry::packed(&placement);
-        DynTensor::converted_from_bytes(data_type, layout, placement, &sg, bytes)
+        // Elements in memory order: one copy, at any alignment.
+        let data = Data::copied(data_type, bytes)?;
+        Ok(DynTensor { layout, placement, data })
     }
 
     /// A tensor of `dims` packed in `layout`, its elements copied from `bytes`, where the
@@ -136,7 +137,7 @@ impl DynTensor {
     ) -> Result<Self, LayoutError> {
         // The layout's rules on the dims, the offsets the strides reach (the strided views'
         // check), the buffer, and only then the allocation.
-        layout.shape(dims)?;
+        let placement = layout.shape(dims)?;
         if strides.len() != dims.len() {
             return Err(LayoutError::StrideCount { dims: dims.len(), strides: strides.len() });
         }
@@ -158,7 +159,6 @@ impl DynTensor {
             return Err(LayoutError::OutOfBounds { lowest: 0, highest: highest as i128, len: elements });
         }
         let bytes = &bytes[..span * data_type.size()];
-        let placement = layout.shape(dims)?;
         DynTensor::converted_from_bytes(
             data_type,
             layout,
@@ -182,11 +182,7 @@ impl DynTensor {
         let bytes = match (bytes.as_ptr() as usize).is_multiple_of(data_type.size()) {
             true => bytes,
             false => {
-                staged = {
-                    let mut data = Data::zeroed(data_type, bytes.len() / data_type.size(), bytes.len())?;
-                    data.bytes_mut().copy_from_slice(bytes);
-                    data
-                };
+                staged = Data::copied(data_type, bytes)?;
                 staged.bytes()
             }
         };

@@ -90,14 +90,25 @@ impl<T: Element> Owned<T> {
         Owned::written(dst.len(), bytes, |out| convert::convert_all(sg, src, dst, out, letters))
     }
 
+    /// New storage holding `bytes` (elements in the machine's byte order, at any alignment;
+    /// their count is `bytes.len() / T::SIZE`, which the caller checked to divide), copied once.
+    pub(crate) fn copied(bytes: &[u8]) -> Result<Self, LayoutError> {
+        // A copy of exactly the storage's bytes (`copy_from` refuses another length before it
+        // writes) writes every element.
+        Owned::written(bytes.len() / T::SIZE, bytes.len(), |out| {
+            out.bytes().copy_from(bytes);
+            Ok(())
+        })
+    }
+
     /// New storage of `len` elements (`bytes` of them, checked by the caller to fit in `isize`)
     /// on a [`STORAGE_ALIGN`] boundary, each written once by `fill`: no value is stored first
     /// (a zeroed allocation would be a second pass over it wherever the allocator reuses
     /// memory).
     ///
     /// `fill` keeps `platform::out::extend_written`'s contract (every element written on `Ok`).
-    /// The two fillers: `convert::convert_all` and `cast::CastNest`'s run (each checks what it
-    /// relies on before writing).
+    /// The fillers: `convert::convert_all`, `cast::CastNest`'s run (each checks what it relies
+    /// on before writing), and [`Owned::copied`]'s copy of exactly the storage's bytes.
     pub(crate) fn written(
         len: usize,
         bytes: usize,

@@ -14,8 +14,8 @@ use core::ops::Range;
 /// Bytes of destination a panel stages in the cache before streaming it out.
 const PANEL_BYTES: usize = 64 << 10;
 
-/// Destination rows of at most this many bytes that are not whole lines are staged in panels
-/// (a panel holds 64 of them). Streamed from the strips instead, such rows end and start inside
+/// Destination rows of at most this many bytes that are not whole lines starting on one are
+/// staged in panels (a panel holds at least 64 of them). Streamed from the strips instead, such rows end and start inside
 /// lines, which then take ordinary stores: at 128 bytes, as this was, 256 MiB NCHW→NHWC with
 /// rows of 160 to 800 bytes (f32 C = 40, 72, 100, 200; f16 C = 80, 100) ran at 0.33–0.47 of a
 /// streaming copy, through panels at 0.53–0.81 (same process).
@@ -160,8 +160,8 @@ pub(super) fn by_strips<T: Element>(
     if strips.streaming() && along_rows && (dst_stride * T::SIZE).is_multiple_of(CACHE_LINE) {
         // Streamed rows of whole lines: each strip writes its lines whole, so no partly written
         // line waits in the cache for the sweep to come back, and the sweep runs the rows end to
-        // end instead of [`SWEEP_BYTES`] (256 MiB, same process, against a streaming copy per
-        // thread: f32 NCHW→NHWC 0.93 → 1.00–1.01, f16 0.97 → 1.03–1.05, u8 0.94 → 0.96, f32
+        // end instead of [`SWEEP_BYTES`] at a time (measured at 256 MiB, same process, against a
+        // streaming copy per thread: f32 NCHW→NHWC 0.93 → 1.00–1.01, f16 0.97 → 1.03–1.05, u8 0.94 → 0.96, f32
         // NC/32HW32 and NCDHW→NDHWC 1.02–1.05 → 1.10–1.13; one thread 1–6 % faster).
         tr = n_rows;
     }

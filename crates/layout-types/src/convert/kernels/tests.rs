@@ -211,3 +211,42 @@ fn rgb_bytes_and_halves_interleave_like_the_definition() {
     check::<u8>();
     check::<half::f16>();
 }
+
+/// Which streamed planes of dense narrow rows stage panels ([`by_panels`] takes them) and which
+/// go to the strips: rows up to 1 KiB that share lines, or do not start on one, stage; rows of
+/// whole lines starting on one, and longer rows, do not.
+#[test]
+fn streamed_planes_stage_panels_only_for_rows_that_share_lines() {
+    use crate::platform::simd::{Level, Stores};
+    let Some(strips) = Strips::new(Level::detected(), Stores::Streaming, 4).filter(|s| s.has_blocks()) else {
+        println!("SKIPPED: no streaming strips on this CPU ({:?})", Level::detected());
+        return;
+    };
+    let n = 64; // pixels
+    let takes = |c: usize, misaligned: usize| {
+        let src = vec![1.0f32; c * n];
+        let mut dst = vec![0.0f32; c * n + 32];
+        let d = dst.as_ptr().align_offset(64) + misaligned;
+        let rows = LoopAxis { extent: n, src: 1, dst: c as isize };
+        let cols = LoopAxis { extent: c, src: n as isize, dst: 1 };
+        let taken = by_panels(&src, 0, Out::new(&mut dst), d, rows, cols, strips);
+        // Taken or not, nothing is written outside the plane; taken, all of it is written.
+        assert!(dst[..d].iter().chain(&dst[d + c * n..]).all(|&v| v == 0.0));
+        if taken {
+            assert!(dst[d..d + c * n].iter().all(|&v| v == 1.0), "C = {c}");
+        }
+        taken
+    };
+    for (c, misaligned, staged) in [
+        (3, 0, true),    // 12-byte rows
+        (8, 0, true),    // 32-byte rows
+        (16, 0, false),  // one line, on a line
+        (16, 1, true),   // one line, off a line
+        (32, 0, false),  // two lines
+        (40, 0, true),   // 2.5 lines
+        (256, 0, false), // 1 KiB of whole lines
+        (300, 0, false), // past 1 KiB
+    ] {
+        assert_eq!(takes(c, misaligned), staged, "C = {c}, {misaligned} off a line");
+    }
+}

@@ -61,7 +61,7 @@ impl CastNest {
     /// `letters` names dimensions in errors.
     pub(crate) fn between(sp: &Placement, dp: &Placement, letters: &str) -> Result<CastNest, LayoutError> {
         let c = channel_dim(letters)?;
-        if dp.dims().iter().product::<usize>() != dp.len() {
+        if !dp.is_dense() {
             return Err(LayoutError::NotApplicable { reason: PACKED_ONLY });
         }
         let (sd, dd) = (sp.dims(), dp.dims());

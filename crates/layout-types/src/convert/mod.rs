@@ -161,7 +161,7 @@ pub(crate) fn convert_all<T: Element>(
     out: Out<'_, T>,
     letters: &[u8],
 ) -> Result<(), LayoutError> {
-    if dst.dims().iter().product::<usize>() != dst.len() || out.len() != dst.len() {
+    if !dst.is_dense() || out.len() != dst.len() {
         return Err(LayoutError::NotApplicable { reason: "a new tensor's storage has no padding" });
     }
     convert_geometries(sg, src, &Geometry::packed(dst), out, letters)

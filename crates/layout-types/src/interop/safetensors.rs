@@ -455,7 +455,7 @@ impl<'t> Writer<'t> {
             return refuse("a second tensor of this name: names in a file are unique");
         }
         let shape: Vec<usize> = placement.axes().iter().map(|a| a.extent).collect();
-        if shape.iter().product::<usize>() != placement.len() {
+        if !placement.is_dense() {
             return refuse("its storage is padded: the format stores dense arrays only (convert it to a packed shape first)");
         }
         let dtype = dtype_of(data_type);

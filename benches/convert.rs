@@ -23,8 +23,10 @@
 //! One table gives GB/s (bytes read + written, best round) and the ratios. Two probes follow,
 //! each raced against the copy and typed-layout: the 256 MiB NCHW→NHWC access pattern without
 //! its transposes, and for every 1 MiB transpose row the strips' lines copied whole without
-//! their shuffles (one thread). In-cache races (the 1 MiB rows, the in-cache probes) run at
-//! least [`IN_CACHE_RACE`], so every contender sees the machine's quiet seconds.
+//! their shuffles: raced on one thread, then timed back to back on all threads beside the copy
+//! and typed-layout (as the peers' table times everyone). In-cache races (the 1 MiB rows, the
+//! in-cache probes) run at least [`IN_CACHE_RACE`], so every contender sees the machine's quiet
+//! seconds.
 //! `cargo bench --bench convert -- 256MiB` runs the rows whose name contains `256MiB` (about 4
 //! minutes for everything).
 
@@ -401,10 +403,12 @@ fn main() {
     }
     if !in_cache.is_empty() {
         println!();
-        println!("## In-cache limit probe (one thread): the strips' lines without the shuffles");
+        println!("## In-cache limit probe: the strips' lines without the shuffles");
         println!();
-        println!("| row | copy_from_slice GB/s | typed-layout 1 thread | ÷ copy | probe | ÷ copy | typed-layout ÷ probe |");
-        println!("|---|---:|---:|---:|---:|---:|---:|");
+        println!("Raced on one thread; then back to back on all threads (\"hot\", as the peers' table).");
+        println!();
+        println!("| row | copy_from_slice GB/s | typed-layout 1 thread | ÷ copy | probe | ÷ copy | typed-layout ÷ probe | hot: copy per thread | typed-layout | probe | typed-layout ÷ probe |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         in_cache.iter().for_each(|p| println!("{p}"));
     }
     write_csv().expect("TL_BENCH_CSV is writable");

@@ -9,7 +9,7 @@ use typed_layout::{
     convert, Bmn, ColMajor, DimsOf, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Tensor,
 };
 
-use super::{plane, Bench, Sample, IN_CACHE_RACE};
+use super::{hot_best, plane, Bench, Sample, IN_CACHE_RACE};
 
 /// The limit probe of the NCHW→NHWC rows: the access pattern of the conversion without its
 /// transpose. Per image and block of 1024 pixels, every channel plane's run is copied into a
@@ -68,13 +68,13 @@ pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     eprintln!("{row}: done");
 }
 
-/// The in-cache limit probe of a 1 MiB row, on one thread: the transpose's access pattern
-/// without its shuffles. The row is `batch` planes of `a × b` source elements (source rows of
-/// `b`, destination rows of `a`). Per tile of `ta = min(a, line)` source rows by one cache line
-/// (`line` elements) of source columns, each source run is copied whole into the tile's
-/// destination rows (one run into one row when `ta` is a line, into `line / ta` rows when it is
-/// less): the same lines read and written as the transpose's strips, no element moved across
-/// lanes. Raced against the one-thread copy and typed-layout on one thread.
+/// The in-cache limit probe of a 1 MiB row: the transpose's access pattern without its
+/// shuffles. The row is `batch` planes of `a × b` source elements (source rows of `b`,
+/// destination rows of `a`); [`lines`] copies the same lines as the transpose's strips read and
+/// write, no element moved across lanes. Raced on one thread against the one-thread copy and
+/// typed-layout on one thread; then, back to back (the peers' table's way), on all threads,
+/// cut as the library cuts an in-cache pass (one part of the destination's rows a thread),
+/// beside a copy per thread and typed-layout on all threads.
 #[allow(clippy::too_many_arguments)]
 fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
     b: &Bench,
@@ -102,17 +102,23 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
     let pattern = |d: &mut [T]| {
         for plane in 0..batch {
             let (s, d) = (&s[plane * a * bb..][..a * bb], &mut d[plane * a * bb..][..a * bb]);
-            for a0 in (0..a).step_by(ta) {
-                for b0 in (0..bb).step_by(line) {
-                    for j in 0..ta {
-                        let run = &s[(a0 + j) * bb + b0..][..line];
-                        for (q, part) in run.chunks_exact(ta).enumerate() {
-                            d[(b0 + j * (line / ta) + q) * a + a0..][..ta].copy_from_slice(part);
-                        }
-                    }
-                }
-            }
+            lines(s, d, [a, bb], 0..bb, line);
         }
+    };
+    // On all threads, as the library cuts an in-cache pass: the destination's rows (`bb` a
+    // plane) into one part a thread, whole planes where there are as many as threads.
+    let threads = rayon::current_num_threads();
+    let parts = threads.div_ceil(batch);
+    assert!(bb.is_multiple_of(parts), "{row}: whole parts");
+    let part_rows = bb / parts;
+    let parallel = |d: &mut [T]| {
+        use rayon::prelude::*;
+        d.par_chunks_mut(part_rows * a).enumerate().for_each(|(k, d)| {
+            let (plane, r0) = (k * part_rows / bb, k * part_rows % bb);
+            let s = &s[plane * a * bb..][..a * bb];
+            let rows = r0..(r0 + part_rows).min(bb);
+            lines(s, d, [a, bb], rows, line);
+        })
     };
     let mut best = [Duration::MAX; 3];
     let race = Instant::now();
@@ -130,17 +136,76 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
         }
     }
     black_box((&copy_out, &probe_out));
+    // Back to back on all threads, as the peers' table times typed-layout and the peers.
+    let mut hot = [Duration::MAX; 3];
+    for _ in 0..3 {
+        hot[0] = hot[0]
+            .min(hot_best(|| copy_parallel(&mut copy_out, black_box(s), Stores::Ordinary, threads).unwrap()));
+        hot[1] = hot[1].min(hot_best(|| convert(black_box(&src), &mut dst).unwrap()));
+        hot[2] = hot[2].min(hot_best(|| parallel(black_box(&mut probe_out))));
+    }
+    black_box((&copy_out, &probe_out));
     let gbps = |t: Duration| (2 * s.len() * T::SIZE) as f64 / t.as_secs_f64() / 1e9;
     let copy = gbps(best[0]);
     out.push(format!(
-        "| {row} | {copy:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {:.2} |",
+        "| {row} | {copy:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {:.2} | {:.1} | {:.1} | {:.1} | {:.2} |",
         gbps(best[1]),
         gbps(best[1]) / copy,
         gbps(best[2]),
         gbps(best[2]) / copy,
         gbps(best[1]) / gbps(best[2]),
+        gbps(hot[0]),
+        gbps(hot[1]),
+        gbps(hot[2]),
+        gbps(hot[1]) / gbps(hot[2]),
     ));
     eprintln!("{row}: done");
+}
+
+/// The lines of one `a × bb` plane's strips, copied without their shuffles: for destination
+/// rows `rows` (source columns), per tile of `ta = min(a, line)` source rows by `w = min(line,
+/// rows.len())` source columns, each source run of `w` elements is copied whole into the tile's
+/// destination rows (into one row's part when `ta ≥ w`, over `w / ta` rows when less). `d`
+/// starts at destination row `rows.start`. Pieces are copied as arrays of their 16, 32 or 64
+/// elements, which compile to register moves, not calls.
+fn lines<T: Copy>(s: &[T], d: &mut [T], [a, bb]: [usize; 2], rows: core::ops::Range<usize>, line: usize) {
+    let (ta, w) = (a.min(line), line.min(rows.len()));
+    assert!(rows.len().is_multiple_of(w) && (ta.is_multiple_of(w) || w.is_multiple_of(ta)), "whole runs");
+    match ta.min(w) {
+        16 => lines_of::<T, 16>(s, d, [a, bb], rows, [ta, w]),
+        32 => lines_of::<T, 32>(s, d, [a, bb], rows, [ta, w]),
+        64 => lines_of::<T, 64>(s, d, [a, bb], rows, [ta, w]),
+        n => panic!("pieces of {n} elements"),
+    }
+}
+
+/// [`lines`] with pieces of `N` elements (`min(ta, w)`).
+fn lines_of<T: Copy, const N: usize>(
+    s: &[T],
+    d: &mut [T],
+    [a, bb]: [usize; 2],
+    rows: core::ops::Range<usize>,
+    [ta, w]: [usize; 2],
+) {
+    let copy = |d: &mut [T], s: &[T]| {
+        let to: &mut [T; N] = (&mut d[..N]).try_into().expect("N elements");
+        *to = s[..N].try_into().expect("N elements");
+    };
+    for a0 in (0..a).step_by(ta) {
+        for b0 in rows.clone().step_by(w) {
+            let b = b0 - rows.start;
+            for j in 0..ta {
+                let run = &s[(a0 + j) * bb + b0..][..w];
+                if ta >= w {
+                    copy(&mut d[(b + j % w) * a + a0 + j / w * w..], run);
+                } else {
+                    for (q, part) in run.chunks_exact(N).enumerate() {
+                        copy(&mut d[(b + j * (w / ta) + q) * a + a0..], part);
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// The in-cache probes of every 1 MiB transpose row (the rows of `rows` at 1 MiB but C = 3,

@@ -68,7 +68,17 @@ fn parallel_rows<T>(nest: &LoopNest) -> Option<usize> {
         true => 32.min(outer.extent.div_ceil(threads)),
         false => 1,
     };
-    Some(outer.extent.div_ceil(4 * threads).max(least))
+    // A pass in the caches (ordinary stores) takes one task per thread: smaller tasks cut its
+    // planes into parts too short for the in-cache sweep of whole destination rows in
+    // `kernels` (f32 512 × 512 row → column at 1 MiB, two threads, calls back to back: 8 tasks
+    // of 64 rows 68 GB/s, 2 of 256 rows 96; the other 1 MiB rows within 3 %). A pass through
+    // memory takes four a thread, so that a thread slowed by a neighbour leaves its share to
+    // the others.
+    let tasks = match simd::stores_for(elements.saturating_mul(core::mem::size_of::<T>())) {
+        simd::Stores::Ordinary => threads,
+        simd::Stores::Streaming => 4 * threads,
+    };
+    Some(outer.extent.div_ceil(tasks).max(least))
 }
 
 /// Cuts the outermost axis into tasks of `rows` positions, each writing its own chunk.

@@ -107,6 +107,7 @@ mod fresh {
         check!(half::f16, Nchw => Nhwc, [2, 16, 64, 63]);
         check!(i8, Nchw => NcxHwx<32>, [1, 64, 64, 64]); // tall strips
         check!(u8, Bmn<RowMajor> => Bmn<ColMajor>, [1, 1024, 1024]); // whole-row bands
+        check!(f32, Bmn<RowMajor> => Bmn<ColMajor>, [1, 520, 512]); // the same, one task a thread
         check!(f32, Ncdhw => Ndhwc, [1, 32, 8, 16, 16]);
     }
 

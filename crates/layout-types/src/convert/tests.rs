@@ -108,6 +108,8 @@ mod fresh {
         check!(i8, Nchw => NcxHwx<32>, [1, 64, 64, 64]); // tall strips
         check!(u8, Bmn<RowMajor> => Bmn<ColMajor>, [1, 1024, 1024]); // whole-row bands
         check!(f32, Bmn<RowMajor> => Bmn<ColMajor>, [1, 520, 512]); // the same, one task a thread
+        check!(f32, Nchw => Nhwc, [1, 48, 64, 65]); // whole-row bands of three strips, one call a tile
+        check!(u8, Nchw => Nhwc, [1, 96, 64, 63]); // the same, bytes, ragged
         check!(f32, Ncdhw => Ndhwc, [1, 32, 8, 16, 16]);
     }
 

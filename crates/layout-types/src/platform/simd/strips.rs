@@ -29,7 +29,8 @@ pub(crate) struct Strips {
 /// `count` strips of a plane whose source runs down its rows and destination along its columns
 /// (unit inner strides), in elements: source run `c` of strip `i` starts at
 /// `from + i * src_step + c * src_stride`, destination row `r` at
-/// `to + i * dst_step + r * dst_stride`.
+/// `to + i * dst_step + r * dst_stride`; and that band `repeat` times, the `k`-th
+/// `k * src_next` and `k * dst_next` further on (one call for many short bands).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Band {
     pub(crate) from: usize,
@@ -39,6 +40,9 @@ pub(crate) struct Band {
     pub(crate) dst_stride: usize,
     pub(crate) dst_step: usize,
     pub(crate) count: usize,
+    pub(crate) repeat: usize,
+    pub(crate) src_next: usize,
+    pub(crate) dst_next: usize,
 }
 
 impl Strips {
@@ -129,23 +133,25 @@ impl Strips {
     /// row starts on a cache line; otherwise ordinary stores write them.
     pub(crate) fn band<T: Element>(&self, src: &[T], dst: Out<'_, T>, band: Band) {
         assert!(T::SIZE == self.size && self.has_blocks(), "no strips for {} bytes", T::SIZE);
-        if band.count == 0 {
+        if band.count == 0 || band.repeat == 0 {
             return;
         }
         let (rows, cols) = (self.rows(), self.cols());
-        let end = |start: usize, step: usize, stride: usize, lines: usize, run: usize| {
+        let end = |start: usize, [step, next, stride]: [usize; 3], lines: usize, run: usize| {
             start
                 .checked_add(step.checked_mul(band.count - 1)?)?
+                .checked_add(next.checked_mul(band.repeat - 1)?)?
                 .checked_add(stride.checked_mul(lines - 1)?)?
                 .checked_add(run)
         };
-        let src_end = end(band.from, band.src_step, band.src_stride, cols, rows);
-        let dst_end = end(band.to, band.dst_step, band.dst_stride, rows, cols);
+        let src_end = end(band.from, [band.src_step, band.src_next, band.src_stride], cols, rows);
+        let dst_end = end(band.to, [band.dst_step, band.dst_next, band.dst_stride], rows, cols);
         let size = self.size;
         // The byte geometry the x86 strips compute with fits too (with `count == 1` a step is
-        // not bounded by the ends above).
+        // not bounded by the ends above, nor with `repeat == 1` a next).
         let bytes =
-            [band.src_stride, band.src_step, band.dst_stride, band.dst_step].map(|v| v.checked_mul(size));
+            [band.src_stride, band.src_step, band.dst_stride, band.dst_step, band.src_next, band.dst_next]
+                .map(|v| v.checked_mul(size));
         assert!(
             src_end.is_some_and(|e| e <= src.len())
                 && dst_end.is_some_and(|e| e <= dst.len())
@@ -154,7 +160,8 @@ impl Strips {
         );
         let aligned = (dst.places()[band.to..].as_ptr() as usize).is_multiple_of(LINE)
             && (band.dst_stride * size).is_multiple_of(LINE)
-            && (band.dst_step * size).is_multiple_of(LINE);
+            && (band.dst_step * size).is_multiple_of(LINE)
+            && (band.dst_next * size).is_multiple_of(LINE);
         let stream = self.streaming && aligned;
         let src: &[u8] = bytemuck::cast_slice(src);
         // SAFETY: the strips store bytes of `src`'s elements, transposed, into `dst`.
@@ -170,8 +177,9 @@ impl Strips {
             super::x86::Kind { level: self.level, size, writes, tall: self.tall },
             &src[band.from * size..],
             &mut dst[band.to * size..],
-            [band.src_stride * size, band.src_step * size, band.dst_stride * size, band.dst_step * size],
-            band.count,
+            [band.src_stride, band.src_step, band.dst_stride, band.dst_step, band.src_next, band.dst_next]
+                .map(|v| v * size),
+            [band.count, band.repeat],
         );
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (src, dst, stream); // no strips are made here

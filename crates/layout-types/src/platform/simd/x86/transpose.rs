@@ -146,14 +146,14 @@ macro_rules! strips {
                 v
             }
 
-            /// `count` strips, the `i`-th at `src + i * src_step` and `dst + i * dst_step`, then
+            /// `repeat` bands of `count` strips, strip `i` of band `k` at
+            /// `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step`, then
             /// a store fence when streaming.
             ///
             /// # Safety
             ///
             /// As [`strip`], for every strip.
             #[target_feature(enable = $feature)]
-            #[allow(clippy::too_many_arguments)]
             pub(crate) unsafe fn band<
                 const W: usize,
                 const E: usize,
@@ -163,16 +163,20 @@ macro_rules! strips {
                 const TALL: bool,
             >(
                 src: *const u8,
-                ss: usize,
-                src_step: usize,
+                [ss, src_step, src_next]: [usize; 3],
                 dst: *mut u8,
-                ds: usize,
-                dst_step: usize,
-                count: usize,
+                [ds, dst_step, dst_next]: [usize; 3],
+                [count, repeat]: [usize; 2],
             ) {
-                for i in 0..count {
-                    // SAFETY: strip `i` is inside both buffers (the caller's contract).
-                    unsafe { strip::<W, E, B, M, STREAM, TALL>(src.add(i * src_step), ss, dst.add(i * dst_step), ds) };
+                for k in 0..repeat {
+                    let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
+                    for i in 0..count {
+                        // SAFETY: strip `i` of band `k` is inside both buffers (the caller's
+                        // contract).
+                        unsafe {
+                            strip::<W, E, B, M, STREAM, TALL>(src.add(i * src_step), ss, dst.add(i * dst_step), ds)
+                        };
+                    }
                 }
                 if STREAM {
                     _mm_sfence();
@@ -338,7 +342,8 @@ pub(crate) mod avx512_bytes {
         }
     }
 
-    /// `count` strips, the `i`-th at `src + i * src_step` and `dst + i * dst_step`, then (when
+    /// `repeat` bands of `count` strips, strip `i` of band `k` at
+    /// `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step`, then (when
     /// `STREAM`) a store fence.
     ///
     /// # Safety
@@ -347,16 +352,17 @@ pub(crate) mod avx512_bytes {
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(crate) unsafe fn band<const STREAM: bool>(
         src: *const u8,
-        ss: usize,
-        src_step: usize,
+        [ss, src_step, src_next]: [usize; 3],
         dst: *mut u8,
-        ds: usize,
-        dst_step: usize,
-        count: usize,
+        [ds, dst_step, dst_next]: [usize; 3],
+        [count, repeat]: [usize; 2],
     ) {
-        for i in 0..count {
-            // SAFETY: strip `i` is inside both buffers (the caller's contract).
-            unsafe { strip::<STREAM>(src.add(i * src_step), ss, dst.add(i * dst_step), ds) };
+        for k in 0..repeat {
+            let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
+            for i in 0..count {
+                // SAFETY: strip `i` of band `k` is inside both buffers (the caller's contract).
+                unsafe { strip::<STREAM>(src.add(i * src_step), ss, dst.add(i * dst_step), ds) };
+            }
         }
         if STREAM {
             _mm_sfence();

@@ -34,7 +34,10 @@ impl LineWalk {
     /// A walk over `lines` of `buf`, spread over `blocks` blocks.
     pub(super) fn new<T>(lines: Lines, blocks: usize, buf: &[T]) -> Self {
         let size = core::mem::size_of::<T>();
-        let per_line = (CACHE_LINE / size).max(1);
+        // A power of two: every element size is one (1, 2, 4 or 8 bytes), so `next` finds a
+        // line's end with a mask, not a division (a division there, once the walk was no longer
+        // inlined with its constants, made f16 NHWC→NCHW at 16 MiB 0.80 → 0.55 of the copy).
+        let per_line = (CACHE_LINE / size).max(1).next_power_of_two();
         let skew = (buf.as_ptr() as usize / size.max(1)) % per_line;
         let lines_per_run = (lines.span + per_line).div_ceil(per_line);
         // Done half-way through the tile, so the last lines are in before they are needed.
@@ -65,7 +68,7 @@ impl Iterator for LineWalk {
         }
         let at = self.at;
         let end = first + self.line * stride + span;
-        let boundary = ((at + self.skew) / self.per_line + 1) * self.per_line - self.skew;
+        let boundary = ((at + self.skew) & !(self.per_line - 1)) + self.per_line - self.skew;
         if boundary < end {
             self.at = boundary;
         } else {

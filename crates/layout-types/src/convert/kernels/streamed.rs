@@ -127,7 +127,8 @@ pub(super) fn by_staged_tiles<T: Element>(
 
 /// The plane (unit inner strides) by [`Strips`]: the columns from the first that starts a
 /// destination cache line, and the rows, that hold whole strips, tiled and swept as [`tiled`](super::tiled)
-/// does its blocks, one band of strips per call; the edges left over go through [`plane`].
+/// does its blocks, a tile's bands of strips in one call (a band a call where the next tile's
+/// lines are walked between bands); the edges left over go through [`plane`].
 /// Returns `false`, having written nothing, when no whole strip fits.
 pub(super) fn by_strips<T: Element>(
     src: &[T],

@@ -102,7 +102,7 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
     let pattern = |d: &mut [T]| {
         for plane in 0..batch {
             let (s, d) = (&s[plane * a * bb..][..a * bb], &mut d[plane * a * bb..][..a * bb]);
-            lines(s, d, [a, bb], 0..bb, line);
+            wide_lines(s, d, [a, bb], 0..bb, line);
         }
     };
     // On all threads, as the library cuts an in-cache pass: the destination's rows (`bb` a
@@ -117,7 +117,7 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
             let (plane, r0) = (k * part_rows / bb, k * part_rows % bb);
             let s = &s[plane * a * bb..][..a * bb];
             let rows = r0..(r0 + part_rows).min(bb);
-            lines(s, d, [a, bb], rows, line);
+            wide_lines(s, d, [a, bb], rows, line);
         })
     };
     let mut best = [Duration::MAX; 3];
@@ -162,12 +162,29 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
     eprintln!("{row}: done");
 }
 
+/// [`lines`] compiled for AVX-512 where the CPU has it, so that a piece of a line moves in one
+/// register as the strips move it (the bench is built for baseline x86-64: 16-byte moves
+/// otherwise).
+fn wide_lines<T: Copy>(s: &[T], d: &mut [T], ab: [usize; 2], rows: core::ops::Range<usize>, line: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        #[target_feature(enable = "avx512f")]
+        fn avx512<T: Copy>(s: &[T], d: &mut [T], ab: [usize; 2], rows: core::ops::Range<usize>, line: usize) {
+            lines(s, d, ab, rows, line)
+        }
+        // SAFETY: the CPU has AVX-512 F (detected just above); the function is otherwise safe.
+        return unsafe { avx512(s, d, ab, rows, line) };
+    }
+    lines(s, d, ab, rows, line)
+}
+
 /// The lines of one `a × bb` plane's strips, copied without their shuffles: for destination
 /// rows `rows` (source columns), per tile of `ta = min(a, line)` source rows by `w = min(line,
 /// rows.len())` source columns, each source run of `w` elements is copied whole into the tile's
 /// destination rows (into one row's part when `ta ≥ w`, over `w / ta` rows when less). `d`
 /// starts at destination row `rows.start`. Pieces are copied as arrays of their 16, 32 or 64
 /// elements, which compile to register moves, not calls.
+#[inline(always)]
 fn lines<T: Copy>(s: &[T], d: &mut [T], [a, bb]: [usize; 2], rows: core::ops::Range<usize>, line: usize) {
     let (ta, w) = (a.min(line), line.min(rows.len()));
     assert!(rows.len().is_multiple_of(w) && (ta.is_multiple_of(w) || w.is_multiple_of(ta)), "whole runs");
@@ -180,6 +197,7 @@ fn lines<T: Copy>(s: &[T], d: &mut [T], [a, bb]: [usize; 2], rows: core::ops::Ra
 }
 
 /// [`lines`] with pieces of `N` elements (`min(ta, w)`).
+#[inline(always)]
 fn lines_of<T: Copy, const N: usize>(
     s: &[T],
     d: &mut [T],
@@ -197,7 +215,8 @@ fn lines_of<T: Copy, const N: usize>(
             for j in 0..ta {
                 let run = &s[(a0 + j) * bb + b0..][..w];
                 if ta >= w {
-                    copy(&mut d[(b + j % w) * a + a0 + j / w * w..], run);
+                    // Here `w` is `N`: a constant, so no division per piece.
+                    copy(&mut d[(b + j % N) * a + a0 + j / N * N..], run);
                 } else {
                     for (q, part) in run.chunks_exact(N).enumerate() {
                         copy(&mut d[(b + j * (w / ta) + q) * a + a0..], part);

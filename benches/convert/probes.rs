@@ -105,12 +105,14 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
             wide_lines(s, d, [a, bb], 0..bb, line);
         }
     };
-    // On all threads, as the library cuts an in-cache pass: the destination's rows (`bb` a
-    // plane) into one part a thread, whole planes where there are as many as threads.
+    // On all threads, cut as the library cuts an in-cache pass on this machine class's two:
+    // the destination's rows (`bb` a plane) into one part a thread, whole planes where there
+    // are as many as threads. Where the parts do not hold whole pieces (other thread counts),
+    // the hot probe is left out (printed `-`).
     let threads = rayon::current_num_threads();
     let parts = threads.div_ceil(batch);
-    assert!(bb.is_multiple_of(parts), "{row}: whole parts");
     let part_rows = bb / parts;
+    let cut = bb.is_multiple_of(parts) && fits(a, part_rows, line);
     let parallel = |d: &mut [T]| {
         use rayon::prelude::*;
         d.par_chunks_mut(part_rows * a).enumerate().for_each(|(k, d)| {
@@ -142,13 +144,19 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
         hot[0] = hot[0]
             .min(hot_best(|| copy_parallel(&mut copy_out, black_box(s), Stores::Ordinary, threads).unwrap()));
         hot[1] = hot[1].min(hot_best(|| convert(black_box(&src), &mut dst).unwrap()));
-        hot[2] = hot[2].min(hot_best(|| parallel(black_box(&mut probe_out))));
+        if cut {
+            hot[2] = hot[2].min(hot_best(|| parallel(black_box(&mut probe_out))));
+        }
     }
     black_box((&copy_out, &probe_out));
     let gbps = |t: Duration| (2 * s.len() * T::SIZE) as f64 / t.as_secs_f64() / 1e9;
     let copy = gbps(best[0]);
+    let (probe_hot, ratio_hot) = match cut {
+        true => (format!("{:.1}", gbps(hot[2])), format!("{:.2}", gbps(hot[1]) / gbps(hot[2]))),
+        false => ("-".to_owned(), "-".to_owned()),
+    };
     out.push(format!(
-        "| {row} | {copy:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {:.2} | {:.1} | {:.1} | {:.1} | {:.2} |",
+        "| {row} | {copy:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {:.2} | {:.1} | {:.1} | {probe_hot} | {ratio_hot} |",
         gbps(best[1]),
         gbps(best[1]) / copy,
         gbps(best[2]),
@@ -156,8 +164,6 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
         gbps(best[1]) / gbps(best[2]),
         gbps(hot[0]),
         gbps(hot[1]),
-        gbps(hot[2]),
-        gbps(hot[1]) / gbps(hot[2]),
     ));
     eprintln!("{row}: done");
 }
@@ -187,13 +193,28 @@ fn wide_lines<T: Copy>(s: &[T], d: &mut [T], ab: [usize; 2], rows: core::ops::Ra
 #[inline(always)]
 fn lines<T: Copy>(s: &[T], d: &mut [T], [a, bb]: [usize; 2], rows: core::ops::Range<usize>, line: usize) {
     let (ta, w) = (a.min(line), line.min(rows.len()));
-    assert!(rows.len().is_multiple_of(w) && (ta.is_multiple_of(w) || w.is_multiple_of(ta)), "whole runs");
+    assert!(fits(a, rows.len(), line), "whole runs");
     match ta.min(w) {
+        1 => lines_of::<T, 1>(s, d, [a, bb], rows, [ta, w]),
+        2 => lines_of::<T, 2>(s, d, [a, bb], rows, [ta, w]),
+        4 => lines_of::<T, 4>(s, d, [a, bb], rows, [ta, w]),
+        8 => lines_of::<T, 8>(s, d, [a, bb], rows, [ta, w]),
         16 => lines_of::<T, 16>(s, d, [a, bb], rows, [ta, w]),
         32 => lines_of::<T, 32>(s, d, [a, bb], rows, [ta, w]),
         64 => lines_of::<T, 64>(s, d, [a, bb], rows, [ta, w]),
         n => panic!("pieces of {n} elements"),
     }
+}
+
+/// Whether [`lines`] takes `rows` destination rows (`len` of them) of a plane of `a` source
+/// rows: whole runs, and pieces of a power of two up to 64 elements.
+fn fits(a: usize, len: usize, line: usize) -> bool {
+    let (ta, w) = (a.min(line), line.min(len));
+    w > 0
+        && len.is_multiple_of(w)
+        && (ta.is_multiple_of(w) || w.is_multiple_of(ta))
+        && ta.min(w).is_power_of_two()
+        && ta.min(w) <= 64
 }
 
 /// [`lines`] with pieces of `N` elements (`min(ta, w)`).

@@ -127,3 +127,34 @@ fn run<T: Element>(nest: &LoopNest, src: &[T], mut dst: Out<'_, T>, strips: Opti
         for_each_offset(outer, src_base, dst_base, |s, d| kernels::copy_run(src, s, dst.rb(), d, inner));
     }
 }
+
+#[cfg(all(test, feature = "parallel"))]
+mod tests {
+    use super::parallel_rows;
+    use crate::layout::{Bmn, ColMajor, RowMajor, Shape};
+    use crate::loops::LoopNest;
+
+    /// Tasks per thread: one for a pass in the caches, four for a pass through memory, at
+    /// several thread counts (a matrix's plane keeps its whole-row bands in cache only with
+    /// parts of at least 256 rows).
+    #[test]
+    fn in_cache_passes_take_one_task_a_thread_streamed_ones_four() {
+        let nest = |n: usize| {
+            let (a, b) = (
+                Shape::<Bmn<RowMajor>>::new([1, n, n]).unwrap(),
+                Shape::<Bmn<ColMajor>>::new([1, n, n]).unwrap(),
+            );
+            LoopNest::between(&a, &b).unwrap().unwrap()
+        };
+        let (in_cache, streamed) = (nest(512), nest(2048)); // 1 MiB and 16 MiB of f32
+        for threads in [2, 3, 4] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let rows = pool.install(|| (parallel_rows::<f32>(&in_cache), parallel_rows::<f32>(&streamed)));
+            assert_eq!(
+                rows,
+                (Some(512usize.div_ceil(threads)), Some(2048usize.div_ceil(4 * threads))),
+                "{threads} threads"
+            );
+        }
+    }
+}

@@ -204,13 +204,12 @@ pub(super) fn by_strips<T: Element>(
             .filter(|_| walk_near)
             .map(|(r, c)| near_lines(along_rows, (s0, src_stride), (d0, dst_stride), r, c))
             .map(|lines| LineWalk::new(lines, bands.len(), src));
-        let (src_step, dst_step, count) = match along_rows {
-            true => (strips.rows(), strips.rows() * dst_stride, r_tile.len() / strips.rows()),
-            false => (strips.cols() * src_stride, strips.cols(), c_tile.len() / strips.cols()),
-        };
-        let (src_next, dst_next) = match along_rows {
-            true => (strips.cols() * src_stride, strips.cols()),
-            false => (strips.rows(), strips.rows() * dst_stride),
+        // Strips step along the band, bands step across it: one is the other's step, swapped.
+        let (down, across) =
+            ((strips.rows(), strips.rows() * dst_stride), (strips.cols() * src_stride, strips.cols()));
+        let ((src_step, dst_step), (src_next, dst_next), count) = match along_rows {
+            true => (down, across, r_tile.len() / strips.rows()),
+            false => (across, down, c_tile.len() / strips.cols()),
         };
         let band = |band: usize, repeat: usize| {
             let (r, c) = if along_rows { (r_tile.start, band) } else { (band, c_tile.start) };

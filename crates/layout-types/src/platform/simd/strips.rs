@@ -177,8 +177,8 @@ impl Strips {
             super::x86::Kind { level: self.level, size, writes, tall: self.tall },
             &src[band.from * size..],
             &mut dst[band.to * size..],
-            [band.src_stride, band.src_step, band.dst_stride, band.dst_step, band.src_next, band.dst_next]
-                .map(|v| v * size),
+            [band.src_stride, band.src_step, band.src_next].map(|v| v * size),
+            [band.dst_stride, band.dst_step, band.dst_next].map(|v| v * size),
             [band.count, band.repeat],
         );
         #[cfg(not(target_arch = "x86_64"))]

@@ -202,8 +202,8 @@ pub(super) struct Kind {
 }
 
 /// Runs `repeat` bands of `count` strips of `kind` (`super::strips::Band`'s geometry in bytes:
-/// `[src_stride, src_step, dst_stride, dst_step, src_next, dst_next]`) from the start of `src`
-/// and `dst`. The caller
+/// `[src_stride, src_step, src_next]` and `[dst_stride, dst_step, dst_next]`) from the start of
+/// `src` and `dst`. The caller
 /// (`Strips::band`) has checked that every strip lies inside both slices, that the level is on
 /// this CPU and above `Portable` (AVX2 at least for tall strips), and that every destination
 /// row starts on a cache line when the rows are [`Writes::Streamed`] (never tall).
@@ -211,8 +211,9 @@ pub(super) fn band(
     kind: Kind,
     src: &[u8],
     dst: &mut [MaybeUninit<u8>],
-    [ss, src_step, ds, dst_step, src_next, dst_next]: [usize; 6],
-    [count, repeat]: [usize; 2],
+    src_geometry: [usize; 3],
+    dst_geometry: [usize; 3],
+    counts: [usize; 2],
 ) {
     use transpose::{avx2, avx2_evex, avx512, avx512_bytes, sse2, LINE};
     let (s, d) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
@@ -221,10 +222,10 @@ pub(super) fn band(
         ($isa:ident, $w:literal, $m:literal, $stream:literal, $tall:literal) => {
             $isa::band::<$w, { $isa::V / $w }, { LINE / $isa::V }, $m, $stream, $tall>(
                 s,
-                [ss, src_step, src_next],
+                src_geometry,
                 d,
-                [ds, dst_step, dst_next],
-                [count, repeat],
+                dst_geometry,
+                counts,
             )
         };
     }
@@ -257,20 +258,12 @@ pub(super) fn band(
             // NHWC→NCHW at 1 MiB 16–17 → 22–23 GB/s); AVX2's blocks in their EVEX forms for a
             // streamed conversion's staged tiles, whose source comes from memory (u8 NHWC→NCHW at
             // 256 MiB: 0.82–0.85 of the strongest copy, 0.72–0.76 with the paired strips).
-            Level::Avx512 if size == 1 && writes == Writes::Streamed => avx512_bytes::band::<true>(
-                s,
-                [ss, src_step, src_next],
-                d,
-                [ds, dst_step, dst_next],
-                [count, repeat],
-            ),
-            Level::Avx512 if size == 1 && writes == Writes::InCache => avx512_bytes::band::<false>(
-                s,
-                [ss, src_step, src_next],
-                d,
-                [ds, dst_step, dst_next],
-                [count, repeat],
-            ),
+            Level::Avx512 if size == 1 && writes == Writes::Streamed => {
+                avx512_bytes::band::<true>(s, src_geometry, d, dst_geometry, counts)
+            }
+            Level::Avx512 if size == 1 && writes == Writes::InCache => {
+                avx512_bytes::band::<false>(s, src_geometry, d, dst_geometry, counts)
+            }
             Level::Avx512 if size == 1 => run!(avx2_evex),
             Level::Avx512 => run!(avx512),
             Level::Avx2 => run!(avx2),

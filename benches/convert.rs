@@ -17,8 +17,8 @@
 //!   the kernel's zeroing of fresh pages is in both).
 //!
 //! The last rows are the fused relayout + cast + pad (f32 NCHW C = 3 → f16 NHWC C = 8, and image
-//! bytes u8 NCHW C = 3 → f16 NHWC C = 4): into an existing buffer, and allocating in the
-//! `to_layout` column.
+//! bytes u8 NCHW C = 3 → f16 NHWC C = 4 and → f32 NHWC C = 4 normalized per channel): into an
+//! existing buffer, and allocating in the `to_layout` column.
 //!
 //! One table gives GB/s (bytes read + written, best round) and the ratios. Two probes follow,
 //! each raced against the copy and typed-layout: the 256 MiB NCHW→NHWC access pattern without
@@ -41,7 +41,9 @@ use std::time::{Duration, Instant};
 
 use half::f16;
 use ndarray::{ArrayViewD, IxDyn};
-use typed_layout::cast::{relayout_cast_pad, relayout_cast_pad_into, Cast, ChannelPadded, Unscaled};
+use typed_layout::cast::{
+    relayout_cast_pad, relayout_cast_pad_into, Cast, ChannelPadded, PerChannel, Unscaled,
+};
 use typed_layout::simd::{copy, copy_parallel, Level, Stores};
 use typed_layout::DimsOf;
 use typed_layout::SameFamily;
@@ -215,10 +217,13 @@ impl Bench {
     /// existing buffer (all threads, one thread) and allocating, raced against the copies of a
     /// buffer of half the bytes read + written (so a copy moves as many bytes as the pass). The
     /// ndarray column stays empty: it has no fused cast.
-    fn fused<S: Element, U: Element>(&mut self, row: &str, src: &Tensor<S, Nchw>, padded: usize)
-    where
-        Unscaled: Cast<S, U>,
-    {
+    fn fused<S: Element, U: Element>(
+        &mut self,
+        row: &str,
+        src: &Tensor<S, Nchw>,
+        padded: usize,
+        cast: impl Cast<S, U>,
+    ) {
         let row = format!("fused/{row}");
         if self.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
             return;
@@ -237,14 +242,16 @@ impl Bench {
                     1 => copy_parallel(&mut to, black_box(&from), Stores::Ordinary, threads).unwrap(),
                     2 => copy(&mut to, black_box(&from), Stores::Streaming).unwrap(),
                     3 => copy_parallel(&mut to, black_box(&from), Stores::Streaming, threads).unwrap(),
-                    4 => drop(relayout_cast_pad_into(black_box(src), &mut dst, Unscaled).unwrap()),
-                    5 => drop(
-                        pool.install(|| relayout_cast_pad_into(black_box(src), &mut dst, Unscaled).unwrap()),
-                    ),
+                    4 => _ = black_box(relayout_cast_pad_into(black_box(src), &mut dst, cast).unwrap()),
+                    5 => {
+                        _ = black_box(
+                            pool.install(|| relayout_cast_pad_into(black_box(src), &mut dst, cast).unwrap()),
+                        )
+                    }
                     8 => drop(black_box(fresh_copy(&from, threads, round))),
                     _ => {
                         let padded: ChannelPadded<U, Nhwc> =
-                            relayout_cast_pad(black_box(src), padded, Unscaled).unwrap();
+                            relayout_cast_pad(black_box(src), padded, cast).unwrap();
                         drop(black_box(padded));
                     }
                 }
@@ -256,18 +263,24 @@ impl Bench {
     }
 
     /// The fused rows: the f32 RGB batch [64, 3, 512, 512] into f16 NHWC with C = 8,
-    /// and image bytes of the same shape into f16 NHWC with C = 4.
+    /// and image bytes of the same shape into f16 NHWC with C = 4 and into f32 NHWC with C = 4,
+    /// normalized per channel (ImageNet's mean and deviation: `(v / 255 - mean) / std`).
     fn fused_rows(&mut self) {
         let dims = [64, 3, 512, 512];
         let floats =
             Tensor::<f32, Nchw>::from_fn(dims, |[n, c, h, w]| (n + c * 3 + h * 5 + w * 7) as f32 / 9.0)
                 .expect("a valid shape");
-        self.fused::<f32, f16>("448MiB/f32 NCHW C=3 -> f16 NHWC C=8", &floats, 8);
+        self.fused::<f32, f16>("448MiB/f32 NCHW C=3 -> f16 NHWC C=8", &floats, 8, Unscaled);
         drop(floats);
         let bytes =
             Tensor::<u8, Nchw>::from_fn(dims, |[n, c, h, w]| ((n + c * 3 + h * 5 + w * 7) % 256) as u8)
                 .expect("a valid shape");
-        self.fused::<u8, f16>("176MiB/u8 NCHW C=3 -> f16 NHWC C=4", &bytes, 4);
+        self.fused::<u8, f16>("176MiB/u8 NCHW C=3 -> f16 NHWC C=4", &bytes, 4, Unscaled);
+        let (mean, std) = ([0.485, 0.456, 0.406], [0.229, 0.224, 0.225]);
+        let scale: Vec<f64> = std.iter().map(|s| 1.0 / (255.0 * s)).collect();
+        let shift: Vec<f64> = mean.iter().zip(&std).map(|(m, s)| -m / s).collect();
+        let normalize = PerChannel { scale: &scale, shift: &shift };
+        self.fused::<u8, f32>("304MiB/u8 NCHW C=3 -> f32 NHWC C=4 normalized", &bytes, 4, normalize);
     }
 }
 

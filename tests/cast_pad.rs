@@ -32,7 +32,7 @@ fn check<S: Element, D: Element, LS: Layout, LD: Layout, C: Cast<S, D>>(
         }
         let got = t.as_slice()[t.shape().placement().offset(&index).unwrap()];
         let want = if index[1] < src_dims[1] {
-            cast.cast(src.as_slice()[src.shape().placement().offset(&index).unwrap()])
+            cast.cast_at(src.as_slice()[src.shape().placement().offset(&index).unwrap()], index[1])
         } else {
             D::default()
         };
@@ -169,6 +169,34 @@ fn the_blocked_pass_streams_gathers_and_pads_like_the_definition() {
     check::<u8, half::bf16, Nchw, Nhwc, _>(&rgb, 8, Unscaled, 8);
     let signed = Tensor::<i8, Nchw>::from_fn([3, 5, 9, 41], |i| (value(i) as i32 % 128) as i8).unwrap();
     check::<i8, f16, Nchw, Nhwc, _>(&signed, 8, Unscaled, 8);
+}
+
+/// Byte sources of up to four channels go through tables of each channel's 256 results (and,
+/// where those are the bytes' exact halves, through SIMD widening): per-channel normalization,
+/// signed bytes into bf16, gray and RGBA images, cropped rows, streamed and not.
+#[test]
+fn byte_images_cast_through_tables_like_the_definition() {
+    use typed_layout::cast::PerChannel;
+    let byte = |[n, c, h, w]: [usize; 4]| ((n * 7 + c * 5 + h * 3 + w * 11) % 256) as u8;
+    let rgb = Tensor::<u8, Nchw>::from_fn([2, 3, 128, 160], byte).unwrap();
+    let (scale, shift) = ([1.0 / 58.0, 1.0 / 57.0, 1.0 / 57.5], [-2.1, -2.0, -1.8]);
+    let normalize = PerChannel { scale: &scale, shift: &shift };
+    check::<u8, f32, Nchw, Nhwc, _>(&rgb, 4, normalize, 4);
+    check::<u8, f16, Nchw, Nhwc, _>(&rgb, 8, normalize, 8);
+    let rgba = Tensor::<i8, Nchw>::from_fn([2, 4, 128, 160], |i| byte(i) as i8).unwrap();
+    check::<i8, half::bf16, Nchw, Nhwc, _>(&rgba, 4, Unscaled, 4);
+    check::<i8, f16, Nchw, Nhwc, _>(&rgba, 16, Unscaled, 16);
+    let gray = Tensor::<u8, Nchw>::from_fn([4, 1, 256, 320], byte).unwrap();
+    check::<u8, f16, Nchw, Nhwc, _>(&gray, 4, Unscaled, 4);
+    // A crop: rows of 150 pixels, one table set a task.
+    let crop = rgb.narrow('W', 5..155).unwrap();
+    let out: typed_layout::cast::ChannelPadded<f16, Nhwc> = relayout_cast_pad(&crop, 4, Unscaled).unwrap();
+    for (n, h, w, c) in (0..2).flat_map(|n| {
+        (0..128).flat_map(move |h| (0..150).flat_map(move |w| (0..4).map(move |c| (n, h, w, c))))
+    }) {
+        let want = if c < 3 { f16::from_f32(f32::from(crop[[n, c, h, w]])) } else { f16::ZERO };
+        assert_eq!(out.tensor()[[n, c, h, w]].to_bits(), want.to_bits(), "at [{n}, {c}, {h}, {w}]");
+    }
 }
 
 /// A whole run cast at once gives the bits of the element-by-element cast: f32 to f16 and bf16

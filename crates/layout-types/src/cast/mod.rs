@@ -34,6 +34,7 @@ mod nest;
 mod pixels;
 mod quantize;
 mod steps;
+mod tables;
 
 pub use every::EveryCast;
 pub use nest::CastNest;

@@ -5,9 +5,12 @@
 //! f32 → f16), the channels are interleaved into whole pixels followed by the padding's zeros
 //! in a cache-resident buffer, and the block leaves as one contiguous run, with streaming stores
 //! when the destination is larger than the cache (one fence per pass). Every destination element
-//! is written once; no element is tested against the channel count.
+//! is written once; no element is tested against the channel count. Byte sources of up to four
+//! channels build their pixels from tables of each channel's 256 results instead
+//! (`cast/tables.rs`), whatever the cast.
 
 use super::steps::{CastLoop, ChannelMap};
+use super::tables::{self, Tables};
 use super::Cast;
 use crate::dtype::Element;
 use crate::platform::out::Out;
@@ -69,9 +72,14 @@ impl Pixels {
         cast: C,
     ) {
         let [outer @ .., pixel, _] = loops else { unreachable!("`Pixels::of` matched two loops or more") };
+        // Byte sources with adjacent pixels: each channel's 256 results cast once.
+        let tables = (self.pixel_stride == 1 && dst.len() / self.padded >= tables::MIN_PIXELS)
+            .then(|| Tables::new(cast, self.channels))
+            .flatten();
+        let tables = tables.as_ref();
         if outer.is_empty() {
             // The pixel loop itself was cut: `dst` holds pixels from `first` on.
-            self.run(src, first * pixel.src, dst, cast);
+            self.run(src, first * pixel.src, dst, cast, tables);
         } else {
             // Whole pixel rows, one per position of the loops outside them; `first` counts
             // positions of the outermost loop, each of which holds the inner outer loops' rows.
@@ -82,7 +90,7 @@ impl Pixels {
                     s += (rest % l.extent) * l.src;
                     rest /= l.extent;
                 }
-                self.run(src, s, row, cast);
+                self.run(src, s, row, cast, tables);
             }
         }
         if self.streaming {
@@ -90,8 +98,16 @@ impl Pixels {
         }
     }
 
-    /// Writes `dst`: whole runs of `dst.len() / padded` pixels, the first at source offset `s`.
-    fn run<T: Element, U: Element, C: Cast<T, U>>(&self, src: &[T], s: usize, mut dst: Out<'_, U>, cast: C) {
+    /// Writes `dst`: whole runs of `dst.len() / padded` pixels, the first at source offset `s`
+    /// (from `tables` where given: a byte source with adjacent pixels).
+    fn run<T: Element, U: Element, C: Cast<T, U>>(
+        &self,
+        src: &[T],
+        s: usize,
+        mut dst: Out<'_, U>,
+        cast: C,
+        tables: Option<&Tables<U>>,
+    ) {
         let (mut runs, mut staged) = (Staging([0; STAGED_BYTES]), Staging([0; STAGED_BYTES]));
         let runs: &mut [U] = bytemuck::cast_slice_mut(&mut runs.0[..STAGED * U::SIZE]);
         let staged: &mut [U] = bytemuck::cast_slice_mut(&mut staged.0[..STAGED * U::SIZE]);
@@ -108,6 +124,18 @@ impl Pixels {
         for first in (0..pixels).step_by(self.block) {
             let n = self.block.min(pixels - first);
             let at = s + first * self.pixel_stride;
+            let block = &mut staged[..n * self.padded];
+            if let Some(tables) = tables {
+                let bytes: &[u8] = bytemuck::cast_slice(src);
+                let mut runs = [&bytes[..0]; tables::MAX_CHANNELS];
+                for (c, run) in runs.iter_mut().enumerate().take(self.channels) {
+                    let base = at + c * self.channel_stride;
+                    *run = &bytes[base..base + n];
+                }
+                tables.pixels(&runs[..self.channels], self.padded, block);
+                self.leave(&mut dst, first, block);
+                continue;
+            }
             for c in 0..self.channels {
                 let base = at + c * self.channel_stride;
                 let out = &mut runs[c * n..(c + 1) * n];
@@ -119,7 +147,6 @@ impl Pixels {
                     }
                 }
             }
-            let block = &mut staged[..n * self.padded];
             if words {
                 runs[self.channels * n..4 * n].fill(U::default());
                 let (runs, block) = (bytemuck::cast_slice(&runs[..4 * n]), bytemuck::cast_slice_mut(block));
@@ -131,11 +158,16 @@ impl Pixels {
             } else {
                 interleave(&runs[..self.channels * n], n, self.channels, self.padded, block);
             }
-            let mut out = dst.at(first * self.padded..(first + n) * self.padded);
-            match self.streaming {
-                true => simd::stream_unfenced(out, block),
-                false => out.copy_from(block),
-            }
+            self.leave(&mut dst, first, block);
+        }
+    }
+
+    /// Writes `block`, whole pixels from pixel `first` of `dst`, streamed or not.
+    fn leave<U: Element>(&self, dst: &mut Out<'_, U>, first: usize, block: &[U]) {
+        let mut out = dst.at(first * self.padded..first * self.padded + block.len());
+        match self.streaming {
+            true => simd::stream_unfenced(out, block),
+            false => out.copy_from(block),
         }
     }
 }

@@ -286,8 +286,8 @@ fn interleave<T: Element, const K: usize>(
     n: usize,
 ) {
     let streams: [&[T]; K] = core::array::from_fn(|c| &src[s + c * stream..s + c * stream + n]);
-    // Dense RGB of bytes or halves: the platform's byte shuffle.
-    if T::SIZE <= 2 && K == 3 && row == 3 {
+    // Dense RGB: the platform's byte shuffle.
+    if K == 3 && row == 3 {
         return simd::interleave3(dst.into_at(d..d + 3 * n), core::array::from_fn(|c| streams[c]));
     }
     // Dense rows get their own loop: `chunks_exact` drops the per-row bounds check, which one

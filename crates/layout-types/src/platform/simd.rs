@@ -166,8 +166,8 @@ pub(crate) fn f32_to_f16(dst: &mut [half::f16], src: &[f32]) {
 }
 
 /// Three streams of equal length interleaved into `dst`, element after element (three per
-/// position: an RGB image's planes into its pixels), for elements of one or two bytes (`T`'s
-/// size): SSSE3's byte shuffle where this CPU has it (detected once), plain Rust for the rest.
+/// position: an RGB image's planes into its pixels): SSSE3's byte shuffle where this CPU has it
+/// (detected once), plain Rust for the rest.
 pub(crate) fn interleave3<T: Element>(mut dst: Out<'_, T>, streams: [&[T]; 3]) {
     let from: [&[u8]; 3] = streams.map(bytemuck::cast_slice);
     #[cfg(target_arch = "x86_64")]
@@ -177,6 +177,8 @@ pub(crate) fn interleave3<T: Element>(mut dst: Out<'_, T>, streams: [&[T]; 3]) {
         match (x86::has_ssse3(), T::SIZE) {
             (true, 1) => x86::interleave3::<1>(to, from),
             (true, 2) => x86::interleave3::<2>(to, from),
+            (true, 4) => x86::interleave3::<4>(to, from),
+            (true, 8) => x86::interleave3::<8>(to, from),
             _ => 0,
         }
     };
@@ -186,6 +188,27 @@ pub(crate) fn interleave3<T: Element>(mut dst: Out<'_, T>, streams: [&[T]; 3]) {
     let [a, b, c] = streams;
     for (i, mut px) in dst.chunks_exact(3).enumerate().skip(done) {
         px.copy_from(&[a[i], b[i], c[i]]);
+    }
+}
+
+/// Pixels of 2-byte floats from image bytes: `runs` (one to four, of equal length; i8 if
+/// `signed`, else u8) widened to f16, or bf16 if `bf16` (exact: every integer a byte holds is
+/// exact in both), into `dst`, pixels of `words` 64-bit words: channel `c`'s bits at bits `16 c`
+/// of a pixel's first word, the missing channels and the other words zero. Returns the pixels
+/// written, from the first: whole groups of 16 with AVX-512 and F16C, none without (or for
+/// `words` other than 1, 2 and 4); the caller writes the rest.
+pub(crate) fn byte_halves(dst: &mut [u64], words: usize, runs: &[&[u8]], signed: bool, bf16: bool) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    return match words {
+        1 => x86::byte_halves::<1>(dst, runs, signed, bf16),
+        2 => x86::byte_halves::<2>(dst, runs, signed, bf16),
+        4 => x86::byte_halves::<4>(dst, runs, signed, bf16),
+        _ => 0,
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (dst, words, runs, signed, bf16);
+        0
     }
 }
 

@@ -183,11 +183,11 @@ fn streamed_square_planes_transpose_like_the_definition() {
     }
 }
 
-/// Three planes of bytes or halves into dense three-element pixels (the byte shuffle where the
-/// CPU has it, plain Rust for the tail): every length around the shuffle's groups (16 bytes, 8
-/// halves), misaligned starts, nothing outside written.
+/// Three planes into dense three-element pixels (the byte shuffle where the CPU has it, plain
+/// Rust for the tail), for every element size: every length around the shuffle's groups (16
+/// bytes), misaligned starts, nothing outside written.
 #[test]
-fn rgb_bytes_and_halves_interleave_like_the_definition() {
+fn rgb_planes_interleave_like_the_definition() {
     fn check<T: Element>() {
         let fill = T::from_word(0xA5A5);
         for n in (0..70).chain([1000, 1007]) {
@@ -210,6 +210,8 @@ fn rgb_bytes_and_halves_interleave_like_the_definition() {
     }
     check::<u8>();
     check::<half::f16>();
+    check::<f32>();
+    check::<f64>();
 }
 
 /// Which streamed planes of dense narrow rows stage panels ([`by_panels`] takes them) and which

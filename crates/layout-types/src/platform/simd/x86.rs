@@ -85,7 +85,10 @@ unsafe fn stream_avx512(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     }
 }
 
+mod halves;
 mod transpose;
+
+pub(super) use halves::byte_halves;
 
 /// Whether this CPU has SSSE3's byte shuffle (`pshufb`), detected once.
 pub(super) fn has_ssse3() -> bool {

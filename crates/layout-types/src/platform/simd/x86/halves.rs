@@ -1,0 +1,98 @@
+//! Image bytes into pixels of 2-byte floats with AVX-512 (the safety argument is the room's, in
+//! `platform/mod.rs`): up to four runs of bytes, each value widened to f16 or bf16 (exact: every
+//! integer a byte holds is exact in both), assembled into pixels of `W` 64-bit words.
+
+use core::arch::x86_64::*;
+
+/// Whether this CPU has what [`byte_halves`] needs: AVX-512 F and BW with F16C, detected once.
+fn has_avx512_f16c() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        super::Level::Avx512.available()
+            && is_x86_feature_detected!("f16c")
+            && is_x86_feature_detected!("avx")
+    })
+}
+
+/// Writes the whole groups of 16 pixels of `runs` (one to four runs of bytes, of equal length;
+/// i8 if `signed`, else u8) into `dst`, `W` words a pixel: channel `c`'s f16 (or bf16) bits at
+/// bits `16 c` of a pixel's first word, the missing channels and the other words zero. Returns
+/// the pixels written: none where the CPU lacks AVX-512 or F16C.
+pub(in crate::platform) fn byte_halves<const W: usize>(
+    dst: &mut [u64],
+    runs: &[&[u8]],
+    signed: bool,
+    bf16: bool,
+) -> usize {
+    let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / W);
+    if !(1..=4).contains(&runs.len()) || !has_avx512_f16c() || !matches!(W, 1 | 2 | 4) {
+        return 0;
+    }
+    let groups = n / 16;
+    // SAFETY: the CPU has the features the function is compiled for (checked just above); it
+    // reads bytes [0, 16 groups) of each run and writes words [0, 16 groups W) of `dst`, all
+    // inside (`n` is at most every run's length and `dst.len() / W`).
+    unsafe { byte_halves_avx512::<W>(dst, runs, groups, signed, bf16) };
+    16 * groups
+}
+
+/// # Safety
+///
+/// The CPU has AVX-512 F and BW, AVX and F16C; every run holds at least `16 groups` bytes and
+/// `dst` at least `16 groups W` words; `runs` holds one to four runs; `W` is 1, 2 or 4.
+#[target_feature(enable = "avx512f,avx512bw,avx,f16c")]
+unsafe fn byte_halves_avx512<const W: usize>(
+    dst: &mut [u64],
+    runs: &[&[u8]],
+    groups: usize,
+    signed: bool,
+    bf16: bool,
+) {
+    // 32-bit halves of 8 pixels' first words: pixel k's low half (channels 0, 1) from `lo`,
+    // its high half (channels 2, 3) from `hi`, for pixels 0..8 and 8..16.
+    let first = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    let second = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    // Pixels of W words: vector `q` of 8 pixels' words holds pixels `q 8/W ..` in its lanes
+    // `0, W, 2W, ..`, zeros between.
+    let per = 8 / W as i64;
+    let spread: [__m512i; W] = core::array::from_fn(|q| {
+        let lane = |l: i64| q as i64 * per + l / W as i64;
+        _mm512_setr_epi64(lane(0), lane(1), lane(2), lane(3), lane(4), lane(5), lane(6), lane(7))
+    });
+    let firsts: __mmask8 = match W {
+        1 => 0xff,
+        2 => 0x55,
+        _ => 0x11,
+    };
+    let out = dst.as_mut_ptr();
+    for g in 0..groups {
+        let j = 16 * g;
+        let mut h = [_mm512_setzero_si512(); 4];
+        for (h, run) in h.iter_mut().zip(runs) {
+            // SAFETY: bytes j..j + 16 lie in the run (the caller's `groups`); unaligned load.
+            let x = unsafe { _mm_loadu_si128(run.as_ptr().add(j).cast()) };
+            let wide = if signed { _mm512_cvtepi8_epi32(x) } else { _mm512_cvtepu8_epi32(x) };
+            let f = _mm512_cvtepi32_ps(wide);
+            *h = if bf16 {
+                // Exact in bf16, so its bits are f32's top half.
+                _mm512_srli_epi32::<16>(_mm512_castps_si512(f))
+            } else {
+                _mm512_cvtepu16_epi32(_mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(f))
+            };
+        }
+        let lo = _mm512_or_si512(h[0], _mm512_slli_epi32::<16>(h[1]));
+        let hi = _mm512_or_si512(h[2], _mm512_slli_epi32::<16>(h[3]));
+        let words = [_mm512_permutex2var_epi32(lo, first, hi), _mm512_permutex2var_epi32(lo, second, hi)];
+        for (k, words) in words.into_iter().enumerate() {
+            for (q, spread) in spread.iter().enumerate() {
+                let v = match W {
+                    1 => words,
+                    _ => _mm512_maskz_permutexvar_epi64(firsts, *spread, words),
+                };
+                // SAFETY: words (j + 8k) W + 8q .. + 8 lie in `dst` (the caller's `groups`);
+                // unaligned store.
+                unsafe { _mm512_storeu_si512(out.add((j + 8 * k) * W + 8 * q).cast(), v) };
+            }
+        }
+    }
+}

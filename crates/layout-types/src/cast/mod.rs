@@ -348,16 +348,37 @@ where
     D::Family: SameFamily<A::Family>,
     C: Cast<R::Elem, U>,
 {
-    let sub = A::sub_shape(src.shape());
-    let shape = padded_dims::<D>(sub.placement().dims(), multiple)?;
-    let plan = CastNest::between(sub.placement(), shape.placement(), <A::Layout as Layout>::LETTERS)?;
-    cast.check_channels(plan.channels())?;
+    let shape = padded_dims::<D>(A::sub_shape(src.shape()).placement().dims(), multiple)?;
     // The pass writes every element of the new storage, padding included: no zero fill first.
+    let mut channels = 0;
     let storage = Owned::written(shape.len(), shape.bytes(U::SIZE)?, |out| {
-        plan.run(src.as_slice(), out, cast);
+        channels = pass(src, &shape, out, cast)?;
         Ok(())
     })?;
-    Ok(ChannelPadded { tensor: TensorBase::from_parts(shape, storage), channels: plan.channels() })
+    Ok(ChannelPadded { tensor: TensorBase::from_parts(shape, storage), channels })
+}
+
+/// The fused pass of `src` into `out`, the packed storage of `shape`: every element of `out`
+/// written once when it returns `Ok` (nothing is written before the plan and the cast's channel
+/// count are checked). Returns the channels of data.
+pub(super) fn pass<R, A, U, D, C>(
+    src: &TensorBase<R, A>,
+    shape: &Shape<D>,
+    out: Out<'_, U>,
+    cast: C,
+) -> Result<usize, LayoutError>
+where
+    R: Storage,
+    A: InLayout,
+    U: Element,
+    D: Layout,
+    C: Cast<R::Elem, U>,
+{
+    let sub = A::sub_shape(src.shape());
+    let plan = CastNest::between(sub.placement(), shape.placement(), <A::Layout as Layout>::LETTERS)?;
+    cast.check_channels(plan.channels())?;
+    plan.run(src.as_slice(), out, cast);
+    Ok(plan.channels())
 }
 
 /// [`relayout_cast_pad`] into `dst`, a packed tensor or view the caller owns (no allocation; a

@@ -10,13 +10,13 @@
 //!
 //! [`Convert`]: super::Cast
 
-use super::{padded_dims, relayout_cast_pad, relayout_cast_pad_into, Cast, ChannelPadded};
+use super::{padded_dims, pass, relayout_cast_pad, Cast, ChannelPadded};
 use crate::dtype::Element;
 use crate::error::LayoutError;
 use crate::family::SameFamily;
 use crate::layout::Arrangement;
 use crate::layout::{InLayout, Layout};
-use crate::tensor::{Storage, TensorBase};
+use crate::tensor::{Owned, Storage, TensorBase};
 
 /// `round_half_to_even(value / scale)` in `f32`, then saturated to the destination: ONNX
 /// `QuantizeLinear`'s rule (and TensorRT's) with a zero point of 0. A source value is first
@@ -135,16 +135,23 @@ where
         // One pass into new storage, each element written once.
         false => relayout_cast_pad(src, multiple, Quantize(list[0]))?,
         true => {
-            // One pass per output channel: K is the destination's outermost axis, so each is
-            // a packed part of it.
-            let mut tensor = crate::tensor::Tensor::<U, D>::filled_in(shape, U::default())?;
+            // One pass per output channel into new storage, each element written once: K is
+            // the destination's outermost axis, so each output channel is a packed part of it,
+            // the storage of the same shape with K = 1.
+            let mut one = dims.clone();
+            one[0] = 1;
+            let part = padded_dims::<D>(&one, multiple)?;
+            // The parts tile the storage, so writing each writes every element (checked before
+            // anything is written, as the storage's contract asks).
+            assert_eq!(part.len() * list.len(), shape.len(), "K parts of equal length");
             let mut channels = 0;
-            for (k, &scale) in list.iter().enumerate() {
-                let part = src.narrow(0, k..k + 1)?;
-                channels =
-                    relayout_cast_pad_into(&part, &mut tensor.narrow_mut(0, k..k + 1)?, Quantize(scale))?;
-            }
-            ChannelPadded { tensor, channels }
+            let storage = Owned::written(shape.len(), shape.bytes(U::SIZE)?, |out| {
+                for ((k, &scale), out) in list.iter().enumerate().zip(out.chunks(part.len())) {
+                    channels = pass(&src.narrow(0, k..k + 1)?, &part, out, Quantize(scale))?;
+                }
+                Ok(())
+            })?;
+            ChannelPadded { tensor: TensorBase::from_parts(shape, storage), channels }
         }
     };
     Ok(Quantized { padded, scales: list, per_output_channel: per_k })
@@ -183,5 +190,40 @@ impl<'a> Scales<'a> {
             }
         }
         Ok((list.to_vec(), per_k))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::{Kcrs, KcxRsx, Krsc};
+    use crate::tensor::Tensor;
+
+    /// Per output channel, each output channel's part of new storage is written once, padding
+    /// included: the crate's tests fill fresh storage with a sentinel byte (0xA5, -91 as i8)
+    /// first, so an element left unwritten shows.
+    #[test]
+    fn per_output_channel_passes_write_every_element_of_fresh_storage() {
+        let w = Tensor::<f32, Kcrs>::from_fn([3, 40, 3, 2], |[k, c, r, s]| {
+            (k as f32 - 1.0) * (c * 6 + r * 2 + s) as f32 / 7.0
+        })
+        .unwrap();
+        let scales = [0.5, 0.25, 2.0];
+        let from_krsc: Tensor<f32, Krsc> = w.to_layout().unwrap();
+        for q in [
+            quantize::<_, _, i8, KcxRsx<32>>(&w, 1, Scales::PerOutputChannel(&scales)).unwrap(),
+            quantize::<_, _, i8, KcxRsx<32>>(&from_krsc, 1, Scales::PerOutputChannel(&scales)).unwrap(),
+        ] {
+            assert_eq!((q.padded().channels(), q.padded().padded_channels()), (40, 64));
+            for (k, c, r, s) in (0..3).flat_map(|k| {
+                (0..64).flat_map(move |c| (0..3).flat_map(move |r| (0..2).map(move |s| (k, c, r, s))))
+            }) {
+                let want = match c < 40 {
+                    true => <Quantize as Cast<f32, i8>>::cast(&Quantize(scales[k]), w[[k, c, r, s]]),
+                    false => 0,
+                };
+                assert_eq!(q.tensor()[[k, c, r, s]], want, "at [{k}, {c}, {r}, {s}]");
+            }
+        }
     }
 }

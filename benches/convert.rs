@@ -33,7 +33,7 @@
 // The two limit probes, each raced against the copy and typed-layout.
 #[path = "convert/probes.rs"]
 mod probes;
-use probes::{probe, probes_in_cache};
+use probes::{fill_streamed, print_writes, probe, probes_in_cache};
 
 use std::hint::black_box;
 use std::sync::Mutex;
@@ -99,6 +99,10 @@ const IN_CACHE_RACE: Duration = Duration::from_secs(2);
 
 /// Per row, in the order the rows ran: its name, bytes read + written, best time per contender.
 static RESULTS: Mutex<Vec<(String, u64, [Duration; 9])>> = Mutex::new(Vec::new());
+
+/// The fused rows' destination bytes, best pass into an existing buffer and best streamed fill of
+/// those bytes (the write limit).
+static WRITES: Mutex<Vec<(String, u64, Duration, Duration)>> = Mutex::new(Vec::new());
 
 /// What `bench/peers.py` needs to time the same row: the source's storage as `view` dims, and
 /// the `axes` permutation that gives the destination's storage order.
@@ -232,6 +236,8 @@ impl Bench {
         let mut dst = Tensor::<U, Nhwc>::zeros([n, padded, h, w]).unwrap();
         let bytes = (src.as_slice().len() * S::SIZE + dst.as_slice().len() * U::SIZE) as u64;
         let (from, mut to) = (vec![1u8; bytes as usize / 2], vec![0u8; bytes as usize / 2]);
+        let dst_bytes = dst.as_slice().len() * U::SIZE;
+        let (cached, mut filled, mut fill) = (vec![3u8; 64 << 10], vec![0u8; dst_bytes], Duration::MAX);
         let (threads, pool) = (rayon::current_num_threads(), &self.one_thread);
         let mut best = [Duration::MAX; 9];
         for round in 0..6 {
@@ -257,8 +263,12 @@ impl Bench {
                 }
                 *slot = (*slot).min(start.elapsed());
             }
+            let start = Instant::now();
+            fill_streamed(&mut filled, black_box(&cached), threads);
+            fill = fill.min(start.elapsed());
         }
         eprintln!("{row}: done");
+        WRITES.lock().unwrap().push((row.clone(), dst_bytes as u64, best[4], fill));
         RESULTS.lock().unwrap().push((row, bytes, best));
     }
 
@@ -406,6 +416,7 @@ fn main() {
     probes_in_cache::<f16>(&b, &mut in_cache);
     probes_in_cache::<u8>(&b, &mut in_cache);
     print_table();
+    print_writes(&WRITES.lock().unwrap());
     if !probes.is_empty() {
         println!();
         println!("## Limit probe: the NCHW->NHWC access pattern without the transpose");

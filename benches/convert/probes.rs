@@ -264,3 +264,35 @@ pub(crate) fn probes_in_cache<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let (m, k) = plane(elements / n);
     probe_in_cache::<T, Bmn<RowMajor>, Bmn<ColMajor>>(b, "BMN row->col", [n, m, k], [n, m, k], out);
 }
+
+/// The write limit of a fused row, whose destination is larger than its source (bytes into f16
+/// or f32 pixels of four channels write five times what they read): the destination's bytes
+/// streamed from a cache-resident 64 KiB buffer, one contiguous part a thread, so nothing is
+/// read from memory. No pass that writes those bytes can be faster.
+pub(crate) fn fill_streamed(dst: &mut [u8], from: &[u8], threads: usize) {
+    use rayon::prelude::*;
+    let part = dst.len().div_ceil(threads.max(1)).next_multiple_of(4096);
+    dst.par_chunks_mut(part).for_each(|part| {
+        for chunk in part.chunks_mut(from.len()) {
+            copy(chunk, &from[..chunk.len()], Stores::Streaming).unwrap();
+        }
+    });
+}
+
+/// Prints the fused rows' writes beside [`fill_streamed`]'s: `(row, destination bytes, best
+/// pass into an existing buffer, best fill)`.
+pub(crate) fn print_writes(writes: &[(String, u64, Duration, Duration)]) {
+    if writes.is_empty() {
+        return;
+    }
+    let gbps = |bytes: u64, t: Duration| bytes as f64 / t.as_secs_f64() / 1e9;
+    println!();
+    println!("## Fused rows against the write limit: the destination's bytes alone, streamed from the cache");
+    println!();
+    println!("| row | destination GB | typed-layout writes GB/s | streamed fill GB/s | ÷ fill |");
+    println!("|---|---:|---:|---:|---:|");
+    for (row, bytes, pass, fill) in writes {
+        let (p, f) = (gbps(*bytes, *pass), gbps(*bytes, *fill));
+        println!("| {row} | {:.2} | {p:.1} | {f:.1} | {:.2} |", *bytes as f64 / 1e9, p / f);
+    }
+}

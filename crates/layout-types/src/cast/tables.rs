@@ -3,9 +3,12 @@
 //!
 //! A byte holds one of 256 values, so each channel's 256 results are cast once, by the cast
 //! itself (the same bits as casting element by element, whatever the cast), and every pixel is
-//! assembled from table lookups: no arithmetic per element and no staged runs. Two-byte results
-//! (f16, bf16) are kept as 64-bit words already shifted to their channel's place, so a pixel of
-//! up to four of them is the OR of its channels' words.
+//! assembled from table lookups: no arithmetic per element and no staged runs. Two- and
+//! four-byte results (f16, bf16, f32, i32) are kept as 64-bit words already shifted to their
+//! channel's place, so a pixel's data is one word (up to four halves) or two (up to four floats),
+//! each the OR of its channels' words, and the runs are read eight bytes at a time (u8 RGB into
+//! f32 NHWC C = 4 normalized per channel, 304 MiB, two threads: 0.77–0.82 of the strongest copy
+//! with a lookup and a store per value, 0.90–0.91 so).
 
 use super::Cast;
 use crate::dtype::{DataType, Element};
@@ -25,7 +28,8 @@ pub(super) const MIN_PIXELS: usize = 4096;
 pub(super) struct Tables<U> {
     channels: usize,
     values: [[U; 256]; MAX_CHANNELS],
-    /// For two-byte results: channel `c`'s bits shifted left by `16 c`.
+    /// For two- and four-byte results: channel `c`'s bits shifted to their place in the
+    /// pixel's word `c · size / 8`.
     words: Option<[[u64; 256]; MAX_CHANNELS]>,
     /// Whether every channel's results are the bytes' exact f16 (or bf16) values, which SIMD
     /// widening computes instead of looking them up: `(signed, bf16)`.
@@ -48,12 +52,11 @@ impl<U: Element> Tables<U> {
             }
         }
         // (Little-endian: the first channel is the word's low bits, so first in memory.)
-        let words = (cfg!(target_endian = "little") && U::SIZE == 2).then(|| {
+        let words = (cfg!(target_endian = "little") && matches!(U::SIZE, 2 | 4)).then(|| {
             let mut words = [[0u64; 256]; MAX_CHANNELS];
             for (c, (words, values)) in words.iter_mut().zip(&values).enumerate() {
-                let bits: &[u16] = bytemuck::cast_slice(values);
-                for (w, &b) in words.iter_mut().zip(bits) {
-                    *w = u64::from(b) << (16 * c);
+                for (w, v) in words.iter_mut().zip(values) {
+                    *w = v.to_word() << (8 * (c * U::SIZE % 8));
                 }
             }
             words
@@ -69,41 +72,49 @@ impl<U: Element> Tables<U> {
     /// Writes `out`, pixels of `padded` values: pixel `j`'s channel `c` is the result of
     /// `runs[c][j]`, its channels from `runs.len()` on zero.
     ///
-    /// Every pixel looks up all four tables (a missing channel's table holds zeros, its run is
-    /// the first channel's), so the loops have no count of channels; the common pixel widths get
-    /// loops of their own, so a pixel's zeros are stores of known length.
+    /// The common channel counts and pixel widths get loops of their own, so a pixel is built
+    /// in registers from `K` lookups and stored whole.
     pub(super) fn pixels(&self, runs: &[&[u8]], padded: usize, out: &mut [U]) {
         debug_assert_eq!(runs.len(), self.channels, "a run a channel");
+        match self.channels {
+            1 => self.pixels_of::<1>(runs, padded, out),
+            2 => self.pixels_of::<2>(runs, padded, out),
+            3 => self.pixels_of::<3>(runs, padded, out),
+            _ => self.pixels_of::<4>(runs, padded, out),
+        }
+    }
+
+    /// [`pixels`](Self::pixels) of `K` channels.
+    #[inline(always)]
+    fn pixels_of<const K: usize>(&self, runs: &[&[u8]], padded: usize, out: &mut [U]) {
         let n = out.len() / padded;
-        let runs: [&[u8]; MAX_CHANNELS] =
-            core::array::from_fn(|c| &runs[if c < runs.len() { c } else { 0 }][..n]);
+        let runs: [&[u8]; K] = core::array::from_fn(|c| &runs[c][..n]);
         if let (Some(words), Ok(out)) = (&self.words, bytemuck::try_cast_slice_mut::<U, u64>(&mut *out)) {
-            let per = padded / 4;
+            let per = padded * U::SIZE / 8; // words a pixel
             if matches!(padded, 4 | 8 | 16) {
                 let done = match self.halves {
-                    Some((signed, bf16)) => simd::byte_halves(out, per, &runs[..self.channels], signed, bf16),
+                    Some((signed, bf16)) => simd::byte_halves(out, per, &runs, signed, bf16),
                     None => 0,
                 };
                 let (runs, out) = (runs.map(|r| &r[done..]), &mut out[done * per..]);
-                return match per {
-                    1 => words_of::<1>(words, &runs, out),
-                    2 => words_of::<2>(words, &runs, out),
-                    _ => words_of::<4>(words, &runs, out),
+                return match (U::SIZE, per) {
+                    (2, 1) => words_of::<K, 1, 2>(words, &runs, out),
+                    (2, 2) => words_of::<K, 2, 2>(words, &runs, out),
+                    (2, _) => words_of::<K, 4, 2>(words, &runs, out),
+                    (_, 2) => words_of::<K, 2, 4>(words, &runs, out),
+                    (_, 4) => words_of::<K, 4, 4>(words, &runs, out),
+                    _ => words_of::<K, 8, 4>(words, &runs, out),
                 };
             }
         }
         match padded {
-            4 => values_of::<U, 4>(&self.values, &runs, out),
-            8 => values_of::<U, 8>(&self.values, &runs, out),
-            16 => values_of::<U, 16>(&self.values, &runs, out),
+            4 => values_of::<U, K, 4>(&self.values, &runs, out),
+            8 => values_of::<U, K, 8>(&self.values, &runs, out),
+            16 => values_of::<U, K, 16>(&self.values, &runs, out),
             _ => {
                 for (j, px) in out.chunks_exact_mut(padded).enumerate() {
                     for (c, v) in px.iter_mut().enumerate() {
-                        *v = if c < self.channels {
-                            self.values[c][usize::from(runs[c][j])]
-                        } else {
-                            U::default()
-                        };
+                        *v = if c < K { self.values[c][usize::from(runs[c][j])] } else { U::default() };
                     }
                 }
             }
@@ -111,34 +122,50 @@ impl<U: Element> Tables<U> {
     }
 }
 
-/// Pixels of `W` words from two-byte results: the first word the OR of the four channels'.
+/// Pixels of `W` words from `S`-byte results (two or four) of `K` channels: channel `c` ORed
+/// into word `c S / 8`, the other words zero. The runs are read eight bytes at a time.
 #[inline(always)]
-fn words_of<const W: usize>(
+fn words_of<const K: usize, const W: usize, const S: usize>(
     words: &[[u64; 256]; MAX_CHANNELS],
-    runs: &[&[u8]; MAX_CHANNELS],
+    runs: &[&[u8]; K],
     out: &mut [u64],
 ) {
-    let [a, b, c, d] = *runs;
-    for (j, px) in out.chunks_exact_mut(W).enumerate().take(a.len()) {
-        let mut pixel = [0u64; W];
-        pixel[0] = words[0][usize::from(a[j])]
-            | words[1][usize::from(b[j])]
-            | words[2][usize::from(c[j])]
-            | words[3][usize::from(d[j])];
-        px.copy_from_slice(&pixel);
+    let n = runs[0].len().min(out.len() / W);
+    let pixel = |bytes: [u8; K]| {
+        let mut px = [0u64; W];
+        for c in 0..K {
+            px[c * S / 8] |= words[c][usize::from(bytes[c])];
+        }
+        px
+    };
+    let (groups, tail) = out[..n * W].split_at_mut(n / 8 * 8 * W);
+    for (g, out) in groups.chunks_exact_mut(8 * W).enumerate() {
+        let eight: [u64; K] = core::array::from_fn(|c| {
+            let mut bytes = [0; 8];
+            bytes.copy_from_slice(&runs[c][8 * g..8 * g + 8]);
+            u64::from_le_bytes(bytes)
+        });
+        for (k, px) in out.chunks_exact_mut(W).enumerate() {
+            px.copy_from_slice(&pixel(eight.map(|e| (e >> (8 * k)) as u8)));
+        }
+    }
+    let first = n / 8 * 8;
+    for (j, px) in tail.chunks_exact_mut(W).enumerate() {
+        px.copy_from_slice(&pixel(runs.map(|r| r[first + j])));
     }
 }
 
-/// Pixels of `P` (at least four) values: the four channels' results, then zeros.
+/// Pixels of `P` values from `K` channels' results: the results, then zeros.
 #[inline(always)]
-fn values_of<U: Element, const P: usize>(
+fn values_of<U: Element, const K: usize, const P: usize>(
     values: &[[U; 256]; MAX_CHANNELS],
-    runs: &[&[u8]; MAX_CHANNELS],
+    runs: &[&[u8]; K],
     out: &mut [U],
 ) {
-    for (j, px) in out.chunks_exact_mut(P).enumerate().take(runs[0].len()) {
+    let n = runs[0].len();
+    for (j, px) in out.chunks_exact_mut(P).enumerate().take(n) {
         let mut pixel = [U::default(); P];
-        for c in 0..MAX_CHANNELS {
+        for c in 0..K {
             pixel[c] = values[c][usize::from(runs[c][j])];
         }
         px.copy_from_slice(&pixel);

@@ -81,6 +81,7 @@ fn other_casts_of_bytes_are_looked_up() {
         check::<u8, f32, _>(normalize, channels, &paddings, false);
         check::<u8, f16, _>(normalize, channels, &paddings, false);
         check::<i8, f64, _>(Unscaled, channels, &paddings, false);
+        check::<i8, i32, _>(Scale(-3.0), channels, &paddings, false);
         check::<u8, f16, _>(Scale(2.0), channels, &paddings, false);
         check::<u8, u8, _>(Unscaled, channels, &paddings, false);
     }

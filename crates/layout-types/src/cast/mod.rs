@@ -322,6 +322,11 @@ impl<T: Element, L: Layout> ChannelPadded<T, L> {
 /// pool (feature `parallel`). `src` is any tensor or view in a layout, a sub-tensor included;
 /// [`relayout_cast_pad_into`] writes into a destination the caller owns.
 ///
+/// Images of bytes (u8, i8) with up to four channels into C-innermost layouts (NHWC, NDHWC) are
+/// cast through tables: each channel's 256 possible results are computed once by `cast`, so a
+/// per-channel normalization ([`PerChannel`]) costs what [`Unscaled`] does, with the same bits
+/// as casting element by element.
+///
 /// Fails for a family without a C, a `multiple` of 0, or a padded size that does not fit.
 ///
 /// ```

@@ -166,25 +166,33 @@ pub(crate) fn f32_to_f16(dst: &mut [half::f16], src: &[f32]) {
 }
 
 /// Three streams of equal length interleaved into `dst`, element after element (three per
-/// position: an RGB image's planes into its pixels): SSSE3's byte shuffle where this CPU has it
-/// (detected once), plain Rust for the rest.
-pub(crate) fn interleave3<T: Element>(mut dst: Out<'_, T>, streams: [&[T]; 3]) {
+/// position: an RGB image's planes into its pixels): AVX-512's two-source permutes for elements
+/// of two bytes and more and SSSE3's byte shuffle where this CPU has them (detected once), plain
+/// Rust for the rest.
+pub(crate) fn interleave3<T: Element>(dst: Out<'_, T>, streams: [&[T]; 3]) {
+    interleave3_at(Level::detected(), dst, streams);
+}
+
+/// [`interleave3`] at `level` (one this CPU has, or lower: the tests run every level).
+pub(crate) fn interleave3_at<T: Element>(level: Level, mut dst: Out<'_, T>, streams: [&[T]; 3]) {
     let from: [&[u8]; 3] = streams.map(bytemuck::cast_slice);
     #[cfg(target_arch = "x86_64")]
     let done = {
-        // SAFETY: the shuffle stores bytes of the three streams, values, into `to`.
+        // SAFETY: the shuffles store bytes of the three streams, values, into `to`.
         let to = unsafe { dst.rb().bytes().into_places() };
-        match (x86::has_ssse3(), T::SIZE) {
-            (true, 1) => x86::interleave3::<1>(to, from),
-            (true, 2) => x86::interleave3::<2>(to, from),
-            (true, 4) => x86::interleave3::<4>(to, from),
-            (true, 8) => x86::interleave3::<8>(to, from),
-            _ => 0,
+        let level = level.min(Level::detected());
+        match T::SIZE {
+            1 => x86::interleave3::<1>(level, to, from),
+            2 => x86::interleave3::<2>(level, to, from),
+            4 => x86::interleave3::<4>(level, to, from),
+            _ => x86::interleave3::<8>(level, to, from),
         }
     };
     #[cfg(not(target_arch = "x86_64"))]
-    let done = 0;
-    let _ = from;
+    let done = {
+        let _ = (level, from);
+        0
+    };
     let [a, b, c] = streams;
     for (i, mut px) in dst.chunks_exact(3).enumerate().skip(done) {
         px.copy_from(&[a[i], b[i], c[i]]);

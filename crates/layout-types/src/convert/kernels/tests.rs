@@ -3,6 +3,7 @@
 use super::line_walk::{LineWalk, Lines};
 use super::swar::swar_block;
 use super::*;
+use crate::platform::simd::Level;
 
 /// Each block implementation against the definition, for every element size, at strides
 /// and offsets that leave other elements between the runs (they must stay untouched).
@@ -183,19 +184,26 @@ fn streamed_square_planes_transpose_like_the_definition() {
     }
 }
 
-/// Three planes into dense three-element pixels (the byte shuffle where the CPU has it, plain
-/// Rust for the tail), for every element size: every length around the shuffle's groups (16
-/// bytes), misaligned starts, nothing outside written.
+/// Three planes into dense three-element pixels (AVX-512's permutes and SSSE3's byte shuffle
+/// where the CPU has them, plain Rust for the tail), for every element size, through the kernel
+/// and at every SIMD level: every length around the groups (16 and 64 bytes), misaligned starts,
+/// nothing outside written.
 #[test]
 fn rgb_planes_interleave_like_the_definition() {
-    fn check<T: Element>() {
+    fn check<T: Element>(level: Option<Level>) {
         let fill = T::from_word(0xA5A5);
         for n in (0..70).chain([1000, 1007]) {
             for (s, d) in [(0, 0), (3, 1)] {
                 let stream = n + 5;
                 let src: Vec<T> = (0..s + 3 * stream).map(|i| T::from_word((i * 37 + 11) as u64)).collect();
                 let mut dst = vec![fill; d + 3 * n + 4];
-                interleave::<T, 3>(&src, s, stream, Out::new(&mut dst), d, 3, n);
+                match level {
+                    None => interleave::<T, 3>(&src, s, stream, Out::new(&mut dst), d, 3, n),
+                    Some(level) => {
+                        let streams = core::array::from_fn(|c| &src[s + c * stream..s + c * stream + n]);
+                        simd::interleave3_at(level, Out::new(&mut dst[d..d + 3 * n]), streams);
+                    }
+                }
                 let mut expected = vec![fill; d + 3 * n + 4];
                 for i in 0..n {
                     for c in 0..3 {
@@ -204,14 +212,20 @@ fn rgb_planes_interleave_like_the_definition() {
                 }
                 // Bits, not values: some of these f16 words are NaNs.
                 let bits = |v: &[T]| bytemuck::cast_slice::<T, u8>(v).to_vec();
-                assert_eq!(bits(&dst), bits(&expected), "n {n}, starts ({s}, {d})");
+                assert_eq!(bits(&dst), bits(&expected), "{level:?}: n {n}, starts ({s}, {d})");
             }
         }
     }
-    check::<u8>();
-    check::<half::f16>();
-    check::<f32>();
-    check::<f64>();
+    for level in core::iter::once(None).chain(Level::ALL.map(Some)) {
+        if let Some(missing) = level.filter(|l| !l.available()) {
+            println!("SKIPPED: interleaving at {missing:?} (this CPU lacks it)");
+            continue;
+        }
+        check::<u8>(level);
+        check::<half::f16>(level);
+        check::<f32>(level);
+        check::<f64>(level);
+    }
 }
 
 /// Which streamed planes of dense narrow rows stage panels ([`by_panels`] takes them) and which

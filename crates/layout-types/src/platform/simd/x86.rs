@@ -96,15 +96,110 @@ pub(super) fn has_ssse3() -> bool {
     *SSSE3.get_or_init(|| is_x86_feature_detected!("ssse3"))
 }
 
-/// Interleaves the whole groups of 16 bytes of three equally long streams of `W`-byte elements
-/// into `dst` (three elements per position) with SSSE3's byte shuffle; returns the positions
-/// done. The caller checked [`has_ssse3`].
-pub(super) fn interleave3<const W: usize>(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) -> usize {
-    let bytes = a.len().min(b.len()).min(c.len()).min(dst.len() / 3) / 16 * 16;
-    // SAFETY: the caller checked `has_ssse3`; the function touches whole groups of 16 bytes
-    // inside every slice (`bytes` is bounded by each length).
-    unsafe { interleave3_ssse3::<W>(&mut dst[..3 * bytes], [&a[..bytes], &b[..bytes], &c[..bytes]]) };
-    bytes / W
+/// Interleaves the whole groups of three equally long streams of `W`-byte elements into `dst`
+/// (three elements per position): groups of 64 bytes with AVX-512's two-source permutes (`W`
+/// of 2 and more, at `level` [`Level::Avx512`]), then groups of 16 with SSSE3's byte shuffle
+/// (where the CPU has it, at levels above [`Level::Portable`]); returns the positions done.
+/// `level` is one the CPU has.
+pub(super) fn interleave3<const W: usize>(
+    level: Level,
+    dst: &mut [MaybeUninit<u8>],
+    [a, b, c]: [&[u8]; 3],
+) -> usize {
+    let n = a.len().min(b.len()).min(c.len()).min(dst.len() / 3);
+    let wide = match level == Level::Avx512 && W >= 2 {
+        true => n / 64 * 64,
+        false => 0,
+    };
+    let narrow = match level > Level::Portable && has_ssse3() {
+        true => (n - wide) / 16 * 16,
+        false => 0,
+    };
+    // SAFETY: `level` is available (the caller's contract), and AVX-512 implies the features
+    // its function is compiled for; SSSE3 was detected. Each function touches whole groups
+    // inside every slice: bytes `wide..wide + narrow` of the streams and three times that of
+    // `dst` for SSSE3, bytes `..wide` for AVX-512 (`wide + narrow` is at most `n`).
+    unsafe {
+        if wide > 0 {
+            interleave3_avx512::<W>(&mut dst[..3 * wide], [&a[..wide], &b[..wide], &c[..wide]]);
+        }
+        if narrow > 0 {
+            let (streams, end) = (wide..wide + narrow, 3 * (wide + narrow));
+            let (a, b, c) = (&a[streams.clone()], &b[streams.clone()], &c[streams]);
+            interleave3_ssse3::<W>(&mut dst[3 * wide..end], [a, b, c]);
+        }
+    }
+    (wide + narrow) / W
+}
+
+/// The permutes of `interleave3_avx512` for `w`-byte elements, `L = 64 / w` a register: output
+/// register `k`'s element `l` is element `p = k L + l` of the interleaved run, position `p / 3`
+/// of stream `p % 3`. Per output register: the indices that take streams 0 and 1 from two
+/// registers (`i` of the first, `L + i` of the second), those that take stream 2 from a third,
+/// and a bit per element that comes from stream 2. Indices are `w`-byte little-endian integers.
+const fn interleave3_permutes(w: usize) -> ([[[u8; 64]; 3]; 2], [u64; 3]) {
+    let (mut indices, mut from_c) = ([[[0u8; 64]; 3]; 2], [0u64; 3]);
+    let lanes = 64 / w;
+    let mut k = 0;
+    while k < 3 {
+        let mut l = 0;
+        while l < lanes {
+            let p = k * lanes + l;
+            let (stream, i) = (p % 3, p / 3);
+            if stream == 2 {
+                indices[1][k][l * w] = i as u8;
+                from_c[k] |= 1 << l;
+            } else {
+                indices[0][k][l * w] = (i + stream * lanes) as u8;
+            }
+            l += 1;
+        }
+        k += 1;
+    }
+    (indices, from_c)
+}
+
+/// # Safety
+///
+/// The CPU has AVX-512 F and BW; the streams hold whole groups of 64 bytes of equal count and
+/// `dst` three times their bytes; `W` is 2, 4 or 8.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn interleave3_avx512<const W: usize>(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) {
+    let (indices, from_c) = const { interleave3_permutes(W) };
+    // SAFETY: every index table is 64 bytes of a constant; unaligned loads.
+    let load = |t: &[u8; 64]| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
+    let (ab, cc): ([__m512i; 3], [__m512i; 3]) =
+        (indices[0].each_ref().map(load), indices[1].each_ref().map(load));
+    let groups = a.chunks_exact(64).zip(b.chunks_exact(64)).zip(c.chunks_exact(64));
+    for (out, ((a, b), c)) in dst.chunks_exact_mut(192).zip(groups) {
+        // SAFETY: `a`, `b`, `c` are 64 bytes and `out` 192 inside their slices; unaligned.
+        unsafe {
+            let [va, vb, vc] = [a, b, c].map(|x| _mm512_loadu_si512(x.as_ptr().cast()));
+            for k in 0..3 {
+                let v = match W {
+                    2 => _mm512_mask_permutexvar_epi16(
+                        _mm512_permutex2var_epi16(va, ab[k], vb),
+                        from_c[k] as __mmask32,
+                        cc[k],
+                        vc,
+                    ),
+                    4 => _mm512_mask_permutexvar_epi32(
+                        _mm512_permutex2var_epi32(va, ab[k], vb),
+                        from_c[k] as __mmask16,
+                        cc[k],
+                        vc,
+                    ),
+                    _ => _mm512_mask_permutexvar_epi64(
+                        _mm512_permutex2var_epi64(va, ab[k], vb),
+                        from_c[k] as __mmask8,
+                        cc[k],
+                        vc,
+                    ),
+                };
+                _mm512_storeu_si512(out[64 * k..].as_mut_ptr().cast(), v);
+            }
+        }
+    }
 }
 
 /// The `pshufb` masks of `interleave3` for `w`-byte elements: output register `k`, stream `s`.

@@ -181,7 +181,9 @@ fn byte_images_cast_through_tables_like_the_definition() {
     let rgb = Tensor::<u8, Nchw>::from_fn([2, 3, 128, 160], byte).unwrap();
     let (scale, shift) = ([1.0 / 58.0, 1.0 / 57.0, 1.0 / 57.5], [-2.1, -2.0, -1.8]);
     let normalize = PerChannel { scale: &scale, shift: &shift };
-    check::<u8, f32, Nchw, Nhwc, _>(&rgb, 4, normalize, 4);
+    // Into f32 with C = 4: 5 MiB, past the 4 MiB from which it is streamed.
+    let large = Tensor::<u8, Nchw>::from_fn([4, 3, 256, 320], byte).unwrap();
+    check::<u8, f32, Nchw, Nhwc, _>(&large, 4, normalize, 4);
     check::<u8, f16, Nchw, Nhwc, _>(&rgb, 8, normalize, 8);
     let rgba = Tensor::<i8, Nchw>::from_fn([2, 4, 128, 160], |i| byte(i) as i8).unwrap();
     check::<i8, half::bf16, Nchw, Nhwc, _>(&rgba, 4, Unscaled, 4);

@@ -271,7 +271,7 @@ pub(crate) fn probes_in_cache<T: Sample>(b: &Bench, out: &mut Vec<String>) {
 /// read from memory. No pass that writes those bytes can be faster.
 pub(crate) fn fill_streamed(dst: &mut [u8], from: &[u8], threads: usize) {
     use rayon::prelude::*;
-    let part = dst.len().div_ceil(threads.max(1)).next_multiple_of(4096);
+    let part = dst.len().div_ceil(threads.max(1)).next_multiple_of(4096).max(4096);
     dst.par_chunks_mut(part).for_each(|part| {
         for chunk in part.chunks_mut(from.len()) {
             copy(chunk, &from[..chunk.len()], Stores::Streaming).unwrap();

@@ -26,6 +26,7 @@ use crate::error::{DimName, LayoutError};
 use crate::family::DimArray;
 use crate::family::SameFamily;
 use crate::layout::{DimsOf, InLayout, Layout, Shape};
+use crate::placement::Placement;
 use crate::platform::out::Out;
 use crate::tensor::{Owned, Storage, StorageMut, SubView, Tensor, TensorBase};
 
@@ -322,10 +323,11 @@ impl<T: Element, L: Layout> ChannelPadded<T, L> {
 /// pool (feature `parallel`). `src` is any tensor or view in a layout, a sub-tensor included;
 /// [`relayout_cast_pad_into`] writes into a destination the caller owns.
 ///
-/// Images of bytes (u8, i8) with up to four channels into C-innermost layouts (NHWC, NDHWC) are
-/// cast through tables: each channel's 256 possible results are computed once by `cast`, so a
-/// per-channel normalization ([`PerChannel`]) costs what [`Unscaled`] does, with the same bits
-/// as casting element by element.
+/// Images of bytes (u8, i8) with up to four channels, whose pixels are adjacent in the source
+/// (NCHW's planes), into C-innermost layouts (NHWC, NDHWC) are cast through tables once a task
+/// holds 4096 pixels or more: each channel's 256 possible results are computed once by `cast`,
+/// so a per-channel normalization ([`PerChannel`]) costs about what [`Unscaled`] does, with the
+/// same bits as casting element by element.
 ///
 /// Fails for a family without a C, a `multiple` of 0, or a padded size that does not fit.
 ///
@@ -354,36 +356,28 @@ where
     C: Cast<R::Elem, U>,
 {
     let shape = padded_dims::<D>(A::sub_shape(src.shape()).placement().dims(), multiple)?;
+    let plan = plan(src, shape.placement(), &cast)?;
     // The pass writes every element of the new storage, padding included: no zero fill first.
-    let mut channels = 0;
     let storage = Owned::written(shape.len(), shape.bytes(U::SIZE)?, |out| {
-        channels = pass(src, &shape, out, cast)?;
+        plan.run(src.as_slice(), out, cast);
         Ok(())
     })?;
-    Ok(ChannelPadded { tensor: TensorBase::from_parts(shape, storage), channels })
+    Ok(ChannelPadded { tensor: TensorBase::from_parts(shape, storage), channels: plan.channels() })
 }
 
-/// The fused pass of `src` into `out`, the packed storage of `shape`: every element of `out`
-/// written once when it returns `Ok` (nothing is written before the plan and the cast's channel
-/// count are checked). Returns the channels of data.
-pub(super) fn pass<R, A, U, D, C>(
-    src: &TensorBase<R, A>,
-    shape: &Shape<D>,
-    out: Out<'_, U>,
-    cast: C,
-) -> Result<usize, LayoutError>
+/// The fused pass of `src` into a packed destination placed as `to`, checked (its shapes and the
+/// cast's channel count) before anything is allocated or written: its run writes every
+/// element of the destination.
+fn plan<R, A, U, C>(src: &TensorBase<R, A>, to: &Placement, cast: &C) -> Result<CastNest, LayoutError>
 where
     R: Storage,
     A: InLayout,
     U: Element,
-    D: Layout,
     C: Cast<R::Elem, U>,
 {
-    let sub = A::sub_shape(src.shape());
-    let plan = CastNest::between(sub.placement(), shape.placement(), <A::Layout as Layout>::LETTERS)?;
+    let plan = CastNest::between(A::sub_shape(src.shape()).placement(), to, <A::Layout as Layout>::LETTERS)?;
     cast.check_channels(plan.channels())?;
-    plan.run(src.as_slice(), out, cast);
-    Ok(plan.channels())
+    Ok(plan)
 }
 
 /// [`relayout_cast_pad`] into `dst`, a packed tensor or view the caller owns (no allocation; a
@@ -418,14 +412,12 @@ where
     D::Family: SameFamily<A::Family>,
     C: Cast<R::Elem, W::Elem>,
 {
-    let sub = A::sub_shape(src.shape());
     let out = D::sub_shape(dst.shape());
-    let (sp, dp) = (sub.placement(), *out.placement());
+    let dp = *out.placement();
     if out.packed().is_none() {
         return Err(LayoutError::NotApplicable { reason: PACKED_ONLY });
     }
-    let plan = CastNest::between(sp, &dp, <A::Layout as Layout>::LETTERS)?;
-    cast.check_channels(plan.channels())?;
+    let plan = plan(src, &dp, &cast)?;
     plan.run(src.as_slice(), Out::new(dst.as_mut_slice()), cast);
     Ok(plan.channels())
 }

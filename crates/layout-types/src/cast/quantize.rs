@@ -10,7 +10,7 @@
 //!
 //! [`Convert`]: super::Cast
 
-use super::{padded_dims, pass, relayout_cast_pad, Cast, ChannelPadded};
+use super::{padded_dims, plan, relayout_cast_pad, Cast, CastNest, ChannelPadded};
 use crate::dtype::Element;
 use crate::error::LayoutError;
 use crate::family::SameFamily;
@@ -141,16 +141,25 @@ where
             let mut one = dims.clone();
             one[0] = 1;
             let part = padded_dims::<D>(&one, multiple)?;
-            // The parts tile the storage, so writing each writes every element (checked before
-            // anything is written, as the storage's contract asks).
+            // Every part's plan is made and checked before anything is allocated or written;
+            // the parts tile the storage, so running each writes every element (asserted first,
+            // as the storage's contract asks).
+            let parts = (0..list.len()).map(|k| src.narrow(0, k..k + 1)).collect::<Result<Vec<_>, _>>()?;
+            let plans = parts
+                .iter()
+                .zip(&list)
+                .map(|(p, &scale)| plan::<_, _, U, _>(p, part.placement(), &Quantize(scale)))
+                .collect::<Result<Vec<_>, _>>()?;
             assert_eq!(part.len() * list.len(), shape.len(), "K parts of equal length");
-            let mut channels = 0;
             let storage = Owned::written(shape.len(), shape.bytes(U::SIZE)?, |out| {
-                for ((k, &scale), out) in list.iter().enumerate().zip(out.chunks(part.len())) {
-                    channels = pass(&src.narrow(0, k..k + 1)?, &part, out, Quantize(scale))?;
+                for (((p, plan), &scale), out) in
+                    parts.iter().zip(&plans).zip(&list).zip(out.chunks(part.len()))
+                {
+                    plan.run(p.as_slice(), out, Quantize(scale));
                 }
                 Ok(())
             })?;
+            let channels = plans.first().map_or(0, CastNest::channels);
             ChannelPadded { tensor: TensorBase::from_parts(shape, storage), channels }
         }
     };

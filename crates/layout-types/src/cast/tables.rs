@@ -24,7 +24,7 @@ pub(super) const MAX_CHANNELS: usize = 4;
 pub(super) const MIN_PIXELS: usize = 4096;
 
 /// Each channel's result for every byte value.
-#[derive(Clone)]
+#[cfg_attr(test, derive(Clone))]
 pub(super) struct Tables<U> {
     channels: usize,
     values: [[U; 256]; MAX_CHANNELS],

@@ -148,6 +148,12 @@ mod fresh {
         check_fused!(f32 => half::f16, Nchw => Nhwc, [2, 3, 9, 11], 8); // blocked pixels
         check_fused!(f32 => half::f16, Nchw => Nhwc, [1, 3, 512, 512], 8); // streamed, split
         check_fused!(u8 => f32, Nchw => Nhwc, [1, 5, 7, 9], 4);
+        // Byte images through the tables (4096 pixels and more): words of halves (widened where
+        // the CPU has AVX-512) and of floats, looked-up values of other widths.
+        check_fused!(u8 => half::f16, Nchw => Nhwc, [1, 3, 65, 129], 4);
+        check_fused!(i8 => half::bf16, Nchw => Nhwc, [1, 2, 64, 65], 8);
+        check_fused!(u8 => f32, Nchw => Nhwc, [1, 3, 65, 67], 4);
+        check_fused!(u8 => f64, Nchw => Nhwc, [1, 4, 65, 64], 5);
         check_fused!(f32 => i8, Nchw => NcxHwx<32>, [1, 40, 5, 7], 1); // the general loop
         check_fused!(f32 => i8, Nchw => NcxHwx<32>, [2, 40, 64, 64], 1); // split across threads
         check_fused!(f32 => f32, Nhwc => Nchw, [1, 3, 5, 6], 2);

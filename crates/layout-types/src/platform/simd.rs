@@ -167,8 +167,8 @@ pub(crate) fn f32_to_f16(dst: &mut [half::f16], src: &[f32]) {
 
 /// Three streams of equal length interleaved into `dst`, element after element (three per
 /// position: an RGB image's planes into its pixels): AVX-512's two-source permutes for elements
-/// of two bytes and more and SSSE3's byte shuffle where this CPU has them (detected once), plain
-/// Rust for the rest.
+/// of two bytes and more and SSSE3's byte shuffle for bytes and halves where this CPU has them
+/// (detected once), plain Rust for the rest.
 pub(crate) fn interleave3<T: Element>(dst: Out<'_, T>, streams: [&[T]; 3]) {
     interleave3_at(Level::detected(), dst, streams);
 }
@@ -203,7 +203,7 @@ pub(crate) fn interleave3_at<T: Element>(level: Level, mut dst: Out<'_, T>, stre
 /// `signed`, else u8) widened to f16, or bf16 if `bf16` (exact: every integer a byte holds is
 /// exact in both), into `dst`, pixels of `words` 64-bit words: channel `c`'s bits at bits `16 c`
 /// of a pixel's first word, the missing channels and the other words zero. Returns the pixels
-/// written, from the first: whole groups of 16 with AVX-512 and F16C, none without (or for
+/// written, from the first: whole groups of 16 with AVX-512, none without (or for
 /// `words` other than 1, 2 and 4); the caller writes the rest.
 pub(crate) fn byte_halves(dst: &mut [u64], words: usize, runs: &[&[u8]], signed: bool, bf16: bool) -> usize {
     #[cfg(target_arch = "x86_64")]

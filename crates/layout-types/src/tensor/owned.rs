@@ -108,7 +108,8 @@ impl<T: Element> Owned<T> {
     ///
     /// `fill` keeps `platform::out::extend_written`'s contract (every element written on `Ok`).
     /// The fillers: `convert::convert_all`, `cast::CastNest`'s run (each checks what it relies
-    /// on before writing), and [`Owned::copied`]'s copy of exactly the storage's bytes.
+    /// on before writing; `cast::quantize` runs one a part, the parts tiling the storage), and
+    /// [`Owned::copied`]'s copy of exactly the storage's bytes.
     pub(crate) fn written(
         len: usize,
         bytes: usize,

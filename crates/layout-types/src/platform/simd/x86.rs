@@ -99,7 +99,8 @@ pub(super) fn has_ssse3() -> bool {
 /// Interleaves the whole groups of three equally long streams of `W`-byte elements into `dst`
 /// (three elements per position): groups of 64 bytes with AVX-512's two-source permutes (`W`
 /// of 2 and more, at `level` [`Level::Avx512`]), then groups of 16 with SSSE3's byte shuffle
-/// (where the CPU has it, at levels above [`Level::Portable`]); returns the positions done.
+/// (`W` of 1 and 2, where the CPU has it, at levels above [`Level::Portable`]); returns the
+/// positions done.
 /// `level` is one the CPU has.
 pub(super) fn interleave3<const W: usize>(
     level: Level,
@@ -111,7 +112,9 @@ pub(super) fn interleave3<const W: usize>(
         true => n / 64 * 64,
         false => 0,
     };
-    let narrow = match level > Level::Portable && has_ssse3() {
+    // SSSE3's shuffle for bytes and halves only: without AVX-512, 4- and 8-byte elements keep
+    // the plain loop (the shuffle was measured against it for the smaller elements only).
+    let narrow = match level > Level::Portable && W <= 2 && has_ssse3() {
         true => (n - wide) / 16 * 16,
         false => 0,
     };

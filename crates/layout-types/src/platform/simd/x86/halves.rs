@@ -4,20 +4,11 @@
 
 use core::arch::x86_64::*;
 
-/// Whether this CPU has what [`byte_halves`] needs: AVX-512 F and BW with F16C, detected once.
-fn has_avx512_f16c() -> bool {
-    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *HAS.get_or_init(|| {
-        super::Level::Avx512.available()
-            && is_x86_feature_detected!("f16c")
-            && is_x86_feature_detected!("avx")
-    })
-}
-
 /// Writes the whole groups of 16 pixels of `runs` (one to four runs of bytes, of equal length;
 /// i8 if `signed`, else u8) into `dst`, `W` words a pixel: channel `c`'s f16 (or bf16) bits at
 /// bits `16 c` of a pixel's first word, the missing channels and the other words zero. Returns
-/// the pixels written: none where the CPU lacks AVX-512 or F16C.
+/// the pixels written: none where the CPU lacks AVX-512 (F and BW: `vcvtps2ph` on 512-bit
+/// registers is AVX-512 F's).
 pub(in crate::platform) fn byte_halves<const W: usize>(
     dst: &mut [u64],
     runs: &[&[u8]],
@@ -25,7 +16,7 @@ pub(in crate::platform) fn byte_halves<const W: usize>(
     bf16: bool,
 ) -> usize {
     let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / W);
-    if !(1..=4).contains(&runs.len()) || !has_avx512_f16c() || !matches!(W, 1 | 2 | 4) {
+    if !(1..=4).contains(&runs.len()) || !super::Level::Avx512.available() || !matches!(W, 1 | 2 | 4) {
         return 0;
     }
     let groups = n / 16;
@@ -38,9 +29,9 @@ pub(in crate::platform) fn byte_halves<const W: usize>(
 
 /// # Safety
 ///
-/// The CPU has AVX-512 F and BW, AVX and F16C; every run holds at least `16 groups` bytes and
+/// The CPU has AVX-512 F and BW; every run holds at least `16 groups` bytes and
 /// `dst` at least `16 groups W` words; `runs` holds one to four runs; `W` is 1, 2 or 4.
-#[target_feature(enable = "avx512f,avx512bw,avx,f16c")]
+#[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn byte_halves_avx512<const W: usize>(
     dst: &mut [u64],
     runs: &[&[u8]],

@@ -6,7 +6,7 @@
 //!
 //! Run with `cargo run --release --example tour`.
 
-use typed_layout::cast::{relayout_cast_pad, ChannelPadded, Unscaled};
+use typed_layout::cast::{relayout_cast_pad, ChannelPadded, PerChannel, Unscaled};
 #[cfg(feature = "gpu")]
 use typed_layout::gpu::{DeviceChannelPadded, DeviceTensor, Gpu};
 use typed_layout::{
@@ -113,6 +113,17 @@ fn main() -> Result<(), LayoutError> {
         pixel.join(", ")
     );
     println!("  its Tensor Core check now: {}", padded.tensor().tensor_core());
+    // Image bytes normalized per channel, (v / 255 - mean) / std, in the same one pass.
+    let image = Tensor::<u8, Nchw>::from_fn([1, 3, 2, 2], |[_, c, h, w]| (60 * c + 20 * h + 10 * w) as u8)?;
+    let (mean, std) = ([0.485, 0.456, 0.406], [0.229, 0.224, 0.225]);
+    let scale: Vec<f64> = std.iter().map(|s| 1.0 / (255.0 * s)).collect();
+    let shift: Vec<f64> = mean.iter().zip(&std).map(|(m, s)| -m / s).collect();
+    let x: ChannelPadded<f32, Nhwc> =
+        relayout_cast_pad(&image, 4, PerChannel { scale: &scale, shift: &shift })?;
+    println!(
+        "  u8 NCHW C=3 -> f32 NHWC C=4, normalized per channel: pixel (0, 0) = {:.3?}",
+        &x.tensor().as_slice()[..4]
+    );
 
     println!("\na tensor whose data type and layout are known only at run time (from a model file, say):");
     let (data_type, layout) = (DataType::Half, DynLayout::parse("NC/8HW8")?);

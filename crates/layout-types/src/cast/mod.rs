@@ -44,6 +44,11 @@ pub use steps::{CastLoop, ChannelMap};
 
 /// How a source element becomes a destination element.
 ///
+/// A cast is a pure function of the value and its channel: a pass may call it any number of
+/// times for one value, in any order and from several threads (a byte source calls
+/// [`cast_at`](Cast::cast_at) once for each of the 256 values a channel can hold, then looks
+/// the results up).
+///
 /// ```
 /// use typed_layout::cast::{relayout_cast_pad, Cast, ChannelPadded};
 /// use typed_layout::{Nchw, Nhwc, Tensor};

@@ -77,9 +77,11 @@ impl Pixels {
             .then(|| Tables::new(cast, self.channels))
             .flatten();
         let tables = tables.as_ref();
+        // The staging buffers, once a part (a part of a cropped source is many short rows).
+        let mut staging = [Staging([0; STAGED_BYTES]), Staging([0; STAGED_BYTES])];
         if outer.is_empty() {
             // The pixel loop itself was cut: `dst` holds pixels from `first` on.
-            self.run(src, first * pixel.src, dst, cast, tables);
+            self.run(src, first * pixel.src, dst, cast, tables, &mut staging);
         } else {
             // Whole pixel rows, one per position of the loops outside them; `first` counts
             // positions of the outermost loop, each of which holds the inner outer loops' rows.
@@ -90,7 +92,7 @@ impl Pixels {
                     s += (rest % l.extent) * l.src;
                     rest /= l.extent;
                 }
-                self.run(src, s, row, cast, tables);
+                self.run(src, s, row, cast, tables, &mut staging);
             }
         }
         if self.streaming {
@@ -99,7 +101,8 @@ impl Pixels {
     }
 
     /// Writes `dst`: whole runs of `dst.len() / padded` pixels, the first at source offset `s`
-    /// (from `tables` where given: a byte source with adjacent pixels).
+    /// (from `tables` where given: a byte source with adjacent pixels), through `staging`'s two
+    /// buffers (the channels' runs, the block's pixels).
     fn run<T: Element, U: Element, C: Cast<T, U>>(
         &self,
         src: &[T],
@@ -107,8 +110,8 @@ impl Pixels {
         mut dst: Out<'_, U>,
         cast: C,
         tables: Option<&Tables<U>>,
+        [runs, staged]: &mut [Staging; 2],
     ) {
-        let (mut runs, mut staged) = (Staging([0; STAGED_BYTES]), Staging([0; STAGED_BYTES]));
         let runs: &mut [U] = bytemuck::cast_slice_mut(&mut runs.0[..STAGED * U::SIZE]);
         let staged: &mut [U] = bytemuck::cast_slice_mut(&mut staged.0[..STAGED * U::SIZE]);
         // Whole pixels: the plan's length is the product of its loops (`CastNest::between`).

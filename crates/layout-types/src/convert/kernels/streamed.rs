@@ -74,6 +74,10 @@ pub(super) fn by_panels<T: Element>(
 /// when it is in cache.
 const WIDE_PLANE: usize = 256;
 
+/// Source runs a streamed plane reads at once at most, for [`by_strips`] to sweep it in
+/// whole-row bands.
+const MAX_STREAMED_RUNS: usize = 32;
+
 /// Destination rows of a staged tile.
 const STAGED_ROWS: usize = 64;
 
@@ -158,7 +162,8 @@ pub(super) fn by_strips<T: Element>(
     }
     let (s0, d0) = (s + head * src_stride, d + head);
     let (mut along_rows, (mut tr, mut tc)) = tiling::<T>(src_stride, dst_stride);
-    if strips.streaming() && along_rows && (dst_stride * T::SIZE).is_multiple_of(CACHE_LINE) {
+    let whole_lines = (dst_stride * T::SIZE).is_multiple_of(CACHE_LINE);
+    if strips.streaming() && along_rows && whole_lines {
         // Streamed rows of whole lines: each strip writes its lines whole, so no partly written
         // line waits in the cache for the sweep to come back, and the sweep runs the rows end to
         // end instead of [`SWEEP_BYTES`] at a time (measured at 256 MiB, same process, against a
@@ -172,7 +177,15 @@ pub(super) fn by_strips<T: Element>(
         // runs are swept [`SWEEP_BYTES`] long instead, a band of strips at a time.
         (along_rows, tr, tc) = (true, SWEEP_BYTES / T::SIZE, strips.cols());
     }
-    if strips.in_cache() && n_rows >= WIDE_PLANE {
+    // A streamed plane reading few source runs at once (NC/32HW32's 32 channels, NDHWC with
+    // C = 32) goes in the same whole-row bands: its streamed lines then go out in address order,
+    // and the hardware prefetcher still follows every run (the bench's races, against the
+    // strongest copy: f32 NC/32HW32 at 16 MiB 0.69–0.75 → 0.83–0.91, NCDHW→NDHWC 0.74–0.75 →
+    // 0.91–0.94; at 256 MiB 1.17–1.18 → 1.26–1.30). With more runs it loses them (Intel's L2
+    // streamer follows 32 streams): f32 NCHW→NHWC with C = 64 at 256 MiB fell from 1.04 of the
+    // strongest copy to 0.57 in whole-row bands, so wider planes keep the sweeps.
+    let few_runs = strips.streaming() && whole_lines && cols.extent <= MAX_STREAMED_RUNS;
+    if (strips.in_cache() || few_runs) && n_rows >= WIDE_PLANE {
         // In cache, a plane of many destination rows (a matrix, NCHW→NHWC's pixels) goes in
         // bands of whole destination rows, up to 32 strips wide: the caches hold every line, so
         // the tiles that keep partly written lines near are not needed, and long bands run the

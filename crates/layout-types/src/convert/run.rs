@@ -9,9 +9,9 @@ use crate::platform::simd::strips::Strips;
 use crate::platform::simd::{self, Level};
 
 /// The strips a conversion of `bytes` destination bytes transposes with: this CPU's level,
-/// streaming or not by [`simd::stores_for`].
+/// streaming or not by [`simd::stores_for`], its source cached or not by its size.
 pub(super) fn strips_for<T: Element>(bytes: usize) -> Option<Strips> {
-    Strips::new(Level::detected(), simd::stores_for(bytes), T::SIZE)
+    Strips::new(Level::detected(), simd::stores_for(bytes), T::SIZE).map(|s| s.with_cached_source(bytes))
 }
 
 /// Runs on rayon's pool when the `parallel` feature is on, the conversion moves at least

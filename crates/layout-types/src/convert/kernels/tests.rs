@@ -97,11 +97,16 @@ fn strips_of_every_level_transpose_planes_like_the_definition() {
             println!("SKIPPED: {level:?}: this CPU's highest level is {:?}", Level::detected());
             continue;
         }
-        for stores in [Stores::Ordinary, Stores::Streaming] {
-            planes += check_planes::<u8>(Strips::new(level, stores, 1));
-            planes += check_planes::<half::f16>(Strips::new(level, stores, 2));
-            planes += check_planes::<f32>(Strips::new(level, stores, 4));
-            planes += check_planes::<f64>(Strips::new(level, stores, 8));
+        // Streamed with the source in memory (any size from the threshold of a cached source
+        // on) and in the last-level cache (size 0).
+        for (stores, bytes) in
+            [(Stores::Ordinary, 0), (Stores::Streaming, usize::MAX), (Stores::Streaming, 0)]
+        {
+            let strips = |size| Strips::new(level, stores, size).map(|s| s.with_cached_source(bytes));
+            planes += check_planes::<u8>(strips(1));
+            planes += check_planes::<half::f16>(strips(2));
+            planes += check_planes::<f32>(strips(4));
+            planes += check_planes::<f64>(strips(8));
         }
     }
     assert!(planes > 0);
@@ -117,7 +122,8 @@ fn check_planes<T: Element>(strips: Option<Strips>) -> usize {
             // Rows of half a line to a line: tall strips (u8 32..64, f16 16..32, f32 8..16, f64 4..8).
             .chain([(100, 32), (130, 40), (67, 16), (64, 20), (70, 8), (65, 12), (64, 4), (80, 6)])
             // Many destination rows: whole-row bands in cache, long or of a few strips, and
-            // streamed where few source runs make rows of whole lines (f16 to f64: 32 and 16).
+            // streamed where few source runs make rows of whole lines (f16 to f64: 64 with a
+            // cached source, 32 and 16).
             .chain([(260, 300), (300, 257), (400, 64), (300, 48), (300, 32), (260, 16)])
     {
         for (src_pad, dst_pad) in [(0, 0), (3, 5)] {

@@ -22,6 +22,9 @@ pub(crate) struct Strips {
     /// The conversion's destination fits in the caches (its stores were made ordinary), so its
     /// source does too: kept by [`Strips::with_stores`].
     in_cache: bool,
+    /// The conversion's source fits in this machine class's share of the last-level cache
+    /// ([`Strips::with_cached_source`]).
+    cached_source: bool,
     /// Tall strips ([`Strips::tall`]).
     tall: bool,
 }
@@ -55,6 +58,7 @@ impl Strips {
             streaming: stores == Stores::Streaming,
             size,
             in_cache: stores == Stores::Ordinary,
+            cached_source: stores == Stores::Ordinary,
             tall: false,
         })
     }
@@ -121,6 +125,18 @@ impl Strips {
     /// Whether the conversion's buffers fit in the caches (its stores were chosen ordinary).
     pub(crate) fn in_cache(&self) -> bool {
         self.in_cache
+    }
+
+    /// The same strips for a conversion moving `bytes` of output: its source counts as cached
+    /// when it is in cache or under [`super::CACHED_SOURCE_BYTES`].
+    pub(crate) fn with_cached_source(self, bytes: usize) -> Strips {
+        Strips { cached_source: self.in_cache || bytes < super::CACHED_SOURCE_BYTES, ..self }
+    }
+
+    /// Whether the conversion's source comes from the last-level cache when it is called back
+    /// to back, so that a sweep's source runs need no hardware prefetcher to arrive in time.
+    pub(crate) fn cached_source(&self) -> bool {
+        self.cached_source
     }
 
     /// Whether rows are written with streaming stores where their alignment allows.

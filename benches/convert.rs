@@ -33,7 +33,7 @@
 // The two limit probes, each raced against the copy and typed-layout.
 #[path = "convert/probes.rs"]
 mod probes;
-use probes::{fill_streamed, print_writes, probe, probes_in_cache};
+use probes::{fill_streamed, print_writes, probe, probes_in_cache, strip_probe};
 
 use std::hint::black_box;
 use std::sync::Mutex;
@@ -415,6 +415,10 @@ fn main() {
     probes_in_cache::<f32>(&b, &mut in_cache);
     probes_in_cache::<f16>(&b, &mut in_cache);
     probes_in_cache::<u8>(&b, &mut in_cache);
+    let mut strip_probes = Vec::new();
+    strip_probe::<f32>(&b, &mut strip_probes);
+    strip_probe::<f16>(&b, &mut strip_probes);
+    strip_probe::<u8>(&b, &mut strip_probes);
     print_table();
     print_writes(&WRITES.lock().unwrap());
     if !probes.is_empty() {
@@ -434,6 +438,16 @@ fn main() {
         println!("| row | copy_from_slice GB/s | typed-layout 1 thread | ÷ copy | probe | ÷ copy | typed-layout ÷ probe | hot: copy per thread | typed-layout | probe | typed-layout ÷ probe |");
         println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         in_cache.iter().for_each(|p| println!("{p}"));
+    }
+    if !strip_probes.is_empty() {
+        println!();
+        println!("## Strip probe: the library's loop for NHWC->NCHW in cache without its shuffles");
+        println!();
+        println!("Back to back on all threads (\"hot\", as the peers' table).");
+        println!();
+        println!("| row | threads | typed-layout hot GB/s | probe hot GB/s | typed-layout ÷ probe |");
+        println!("|---|---:|---:|---:|---:|");
+        strip_probes.iter().for_each(|p| println!("{p}"));
     }
     write_csv().expect("TL_BENCH_CSV is writable");
 }

@@ -33,7 +33,11 @@
 // The two limit probes, each raced against the copy and typed-layout.
 #[path = "convert/probes.rs"]
 mod probes;
-use probes::{fill_streamed, print_writes, probe, probes_in_cache, strip_probe};
+// The library's own loops without their shuffles, hot beside typed-layout.
+#[path = "convert/strip_probes.rs"]
+mod strip_probes;
+use probes::{fill_streamed, print_writes, probe, probes_in_cache};
+use strip_probes::{streamed_probes, strip_probe};
 
 use std::hint::black_box;
 use std::sync::Mutex;
@@ -419,6 +423,8 @@ fn main() {
     strip_probe::<f32>(&b, &mut strip_probes);
     strip_probe::<f16>(&b, &mut strip_probes);
     strip_probe::<u8>(&b, &mut strip_probes);
+    streamed_probes::<f32>(&b, &mut strip_probes);
+    streamed_probes::<f16>(&b, &mut strip_probes);
     print_table();
     print_writes(&WRITES.lock().unwrap());
     if !probes.is_empty() {
@@ -441,7 +447,7 @@ fn main() {
     }
     if !strip_probes.is_empty() {
         println!();
-        println!("## Strip probe: the library's loop for NHWC->NCHW in cache without its shuffles");
+        println!("## Strip probes: the library's loops for the rows behind their peer target, without the shuffles");
         println!();
         println!("Back to back on all threads (\"hot\", as the peers' table).");
         println!();

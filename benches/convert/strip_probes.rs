@@ -1,0 +1,307 @@
+//! The strip probes of `benches/convert.rs`: the library's own loops for the rows behind their
+//! peer target, without the shuffles (the same registers loaded and stored, in the same order),
+//! hot on all threads beside typed-layout hot. No pass in that order moves more.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use typed_layout::{convert, DimsOf, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, SameFamily, Tensor};
+
+use super::{hot_best, plane, Bench, Sample};
+
+/// The strip probe of the 1 MiB NHWC→NCHW rows: the library's own loop for them, without its
+/// shuffles, hot on all threads (the peers' table's way) beside typed-layout hot.
+///
+/// The library cuts such a pass into a task a thread (32 channels each on two threads), each
+/// task's plane into tiles of 4 KiB of every destination row, a tile into bands of one strip's
+/// channels and a band into strips along the pixels. A strip of AVX-512 loads one register per
+/// pixel (its run of 16 f32 or 32 f16 channels; two 32-byte runs of u8 paired in one register),
+/// transposes them and stores one whole line per channel. The probe loads and stores the same
+/// registers in the same order with nothing between: no pass in that order moves more. Left
+/// out (printed `-`) where the CPU lacks AVX-512 or the thread count does not cut the channels
+/// into whole bands.
+pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
+    let row = format!("{}/1MiB/NHWC->NCHW strip probe", T::NAME);
+    if b.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
+        return;
+    }
+    let elements = (1 << 20) / T::SIZE;
+    let c = 64;
+    let (h, w) = plane(elements / c);
+    let pixels = h * w;
+    let src =
+        Tensor::<T, Nhwc>::from_fn([1, c, h, w], |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k)))
+            .unwrap();
+    let mut dst = Tensor::<T, Nchw>::zeros([1, c, h, w]).unwrap();
+    let mut probe_dst = Tensor::<T, Nchw>::zeros([1, c, h, w]).unwrap();
+    let threads = rayon::current_num_threads();
+    let band = if T::SIZE == 4 { 16 } else { 32 }; // a strip's channels
+    let task = c / threads;
+    let sweep = 4096 / T::SIZE; // pixels of a tile
+    let fits = threads <= c
+        && c.is_multiple_of(threads)
+        && task.is_multiple_of(band)
+        && pixels.is_multiple_of(sweep);
+    let wide = strips::avx512();
+    let s: &[u8] = bytemuck::cast_slice(src.as_slice());
+    let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
+    let geometry = strips::Geometry { channels: c, pixels, size: T::SIZE, band, sweep };
+    let (mut typed, mut probe) = (Duration::MAX, (fits && wide).then_some(Duration::MAX));
+    // Alternately, three times each: the machine drifts.
+    for _ in 0..3 {
+        typed = typed.min(hot_best(|| convert(black_box(&src), &mut dst).unwrap()));
+        if let Some(best) = probe.as_mut() {
+            use rayon::prelude::*;
+            *best = (*best).min(hot_best(|| {
+                d.par_chunks_mut(task * pixels * T::SIZE)
+                    .enumerate()
+                    .for_each(|(k, d)| strips::task(black_box(s), d, k * task, geometry))
+            }));
+        }
+    }
+    let gbps = |t: Duration| (2 << 20) as f64 / t.as_secs_f64() / 1e9;
+    let (probe, ratio) = match probe {
+        Some(p) => (format!("{:.1}", gbps(p)), format!("{:.2}", gbps(typed) / gbps(p))),
+        None => ("-".to_owned(), "-".to_owned()),
+    };
+    out.push(format!("| {row} | {threads} | {:.1} | {probe} | {ratio} |", gbps(typed)));
+    eprintln!("{row}: done");
+}
+
+/// The strip probes of the 16 MiB rows into channel-last pixels, f32 and f16 (NCHW→NHWC,
+/// NCHW→NC/32HW32, NCDHW→NDHWC).
+pub(crate) fn streamed_probes<T: Sample>(b: &Bench, out: &mut Vec<String>) {
+    if T::SIZE != 4 && T::SIZE != 2 {
+        return; // bytes stream through staged tiles, another loop
+    }
+    let elements = (16 << 20) / T::SIZE;
+    let (n, c) = (4, 64);
+    let (h, w) = plane(elements / (n * c));
+    streamed_probe::<T, Nchw, Nhwc>(b, "NCHW->NHWC", [n, c, h, w], [n, c, h * w], out);
+    streamed_probe::<T, Nchw, NcxHwx<32>>(b, "NCHW->NC/32HW32", [n, c, h, w], [n * c / 32, 32, h * w], out);
+    let (d, (h3, w3)) = (8, plane(elements / (n * 32 * 8)));
+    let dhw = d * h3 * w3;
+    streamed_probe::<T, Ncdhw, Ndhwc>(b, "NCDHW->NDHWC", [n, 32, d, h3, w3], [n, 32, dhw], out);
+}
+
+/// One streamed row's strip probe. The library streams such a pass in whole-row bands: tasks
+/// of a plane of `k` channels by `p` pixels (an image, or a block of 32 channels), bands of one
+/// strip's pixels (a line's elements) down the plane, strips across the channels. A strip of
+/// AVX-512 loads one register per channel (its run of the band's pixels), transposes them and
+/// streams one whole line per pixel; the probe streams the registers it loaded, in the same
+/// order, with the fence at the end of each task.
+fn streamed_probe<T: Sample, S: Layout, D: Layout>(
+    b: &Bench,
+    what: &str,
+    dims: DimsOf<S>,
+    [planes, k, p]: [usize; 3],
+    out: &mut Vec<String>,
+) where
+    D::Family: SameFamily<S::Family>,
+{
+    let row = format!("{}/16MiB/{what} strip probe", T::NAME);
+    if b.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
+        return;
+    }
+    let src =
+        Tensor::<T, S>::from_fn(dims, |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k))).unwrap();
+    let dst_dims = <D::Family as SameFamily<S::Family>>::same_dims(dims);
+    let mut dst = Tensor::<T, D>::zeros(dst_dims).unwrap();
+    let mut probe_dst = Tensor::<T, D>::zeros(dst_dims).unwrap();
+    assert_eq!(src.as_slice().len(), planes * k * p, "{row}: the plane geometry covers the tensor");
+    let s: &[u8] = bytemuck::cast_slice(src.as_slice());
+    let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
+    let geometry = strips::Streamed { channels: k, pixels: p, size: T::SIZE };
+    let (mut typed, mut probe) = (Duration::MAX, strips::avx512().then_some(Duration::MAX));
+    for _ in 0..3 {
+        typed = typed.min(hot_best(|| convert(black_box(&src), &mut dst).unwrap()));
+        if let Some(best) = probe.as_mut() {
+            use rayon::prelude::*;
+            *best = (*best).min(hot_best(|| {
+                d.par_chunks_mut(k * p * T::SIZE)
+                    .enumerate()
+                    .for_each(|(t, d)| strips::streamed_task(black_box(s), d, t, geometry))
+            }));
+        }
+    }
+    let gbps = |t: Duration| (2 * s.len()) as f64 / t.as_secs_f64() / 1e9;
+    let (probe, ratio) = match probe {
+        Some(p) => (format!("{:.1}", gbps(p)), format!("{:.2}", gbps(typed) / gbps(p))),
+        None => ("-".to_owned(), "-".to_owned()),
+    };
+    let threads = rayon::current_num_threads();
+    out.push(format!("| {row} | {threads} | {:.1} | {probe} | {ratio} |", gbps(typed)));
+    eprintln!("{row}: done");
+}
+
+/// The strip probe's loads and stores (`std::arch`: the bench is built for baseline x86-64).
+mod strips {
+    /// A pass's geometry: channels a pixel, pixels a channel plane, bytes an element, channels
+    /// a band, pixels a tile.
+    #[derive(Clone, Copy)]
+    pub(super) struct Geometry {
+        pub(super) channels: usize,
+        pub(super) pixels: usize,
+        pub(super) size: usize,
+        pub(super) band: usize,
+        pub(super) sweep: usize,
+    }
+
+    /// Whether this CPU has what the probe's loads and stores need.
+    pub(super) fn avx512() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vl");
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    }
+
+    /// One task: channels `c0..` of the NHWC source `s` (bytes) into the task's part of the
+    /// NCHW destination `d` (bytes: its channel planes), tile by tile, band by band, strip by
+    /// strip. Panics unless every strip lies inside both slices and the CPU passes
+    /// [`avx512`].
+    pub(super) fn task(s: &[u8], d: &mut [u8], c0: usize, g: Geometry) {
+        let Geometry { channels, pixels, size, band, sweep } = g;
+        let (line, plane) = (64 / size, pixels * size); // pixels a strip, bytes a destination row
+        let task = d.len() / plane;
+        let run = band * size; // bytes of a pixel's run in a strip: 64, or 32 for u8
+        assert!(avx512() && (run == 64 || run == 32) && line * run == 64 * band);
+        assert!(d.len() == task * plane && task.is_multiple_of(band) && pixels.is_multiple_of(sweep));
+        assert!(((pixels - 1) * channels + c0 + task) * size <= s.len() && (c0 + task) <= channels);
+        assert!(d.as_ptr().align_offset(64) == 0 && plane.is_multiple_of(64));
+        for t0 in (0..pixels).step_by(sweep) {
+            for b in (0..task).step_by(band) {
+                for p in (t0..t0 + sweep).step_by(line) {
+                    let (from, to) = ((p * channels + c0 + b) * size, (b * pixels + p) * size);
+                    // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads `line`
+                    // runs of `run` bytes, `channels * size` apart from `from` (the last pixel's
+                    // run of the task's last band ends inside `s`, asserted), and writes `band`
+                    // lines of 64 bytes, `plane` apart from `to` (inside `d`: `b + band <= task`,
+                    // `p + line <= pixels`).
+                    #[cfg(target_arch = "x86_64")]
+                    unsafe {
+                        let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
+                        match run {
+                            64 if band == 16 => x86::strip::<16, false>(src, channels * size, dst, plane),
+                            64 => x86::strip::<32, false>(src, channels * size, dst, plane),
+                            _ => x86::strip::<32, true>(src, channels * size, dst, plane),
+                        }
+                    }
+                    #[cfg(not(target_arch = "x86_64"))]
+                    unreachable!("no AVX-512 here: asserted above {from} {to}");
+                }
+            }
+        }
+    }
+
+    /// A streamed pass's plane: channels, pixels, bytes an element.
+    #[derive(Clone, Copy)]
+    pub(super) struct Streamed {
+        pub(super) channels: usize,
+        pub(super) pixels: usize,
+        pub(super) size: usize,
+    }
+
+    /// One task: plane `t` of the channel-first source `s` (bytes) streamed into the task's
+    /// part `d` of the channel-last destination (bytes), band by band down the pixels, strip by
+    /// strip across the channels, then a store fence. Panics unless every strip lies inside
+    /// both slices, every destination line starts on a cache line and the CPU passes
+    /// [`avx512`].
+    pub(super) fn streamed_task(s: &[u8], d: &mut [u8], t: usize, g: Streamed) {
+        let Streamed { channels: k, pixels: p, size } = g;
+        let e = 64 / size; // a strip's pixels and channels
+        assert!(avx512() && (size == 2 || size == 4) && k.is_multiple_of(e) && p.is_multiple_of(e));
+        assert!(d.len() == k * p * size && (t + 1) * k * p * size <= s.len());
+        assert!(d.as_ptr().align_offset(64) == 0 && (k * size).is_multiple_of(64));
+        let base = t * k * p * size;
+        for p0 in (0..p).step_by(e) {
+            for c0 in (0..k).step_by(e) {
+                let (from, to) = (base + (c0 * p + p0) * size, (p0 * k + c0) * size);
+                // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads `e` runs
+                // of 64 bytes, `p * size` apart from `from` (channels `c0 + e <= k` of plane
+                // `t`, inside `s`), and streams `e` lines of 64 bytes, `k * size` apart from
+                // `to` (pixels `p0 + e <= p`, inside `d`), each on a cache line (asserted: `d`
+                // and `k * size` are multiples of 64, and so is `c0 * size`).
+                #[cfg(target_arch = "x86_64")]
+                unsafe {
+                    let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
+                    match e {
+                        16 => x86::streamed_strip::<16>(src, p * size, dst, k * size),
+                        _ => x86::streamed_strip::<32>(src, p * size, dst, k * size),
+                    }
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                unreachable!("no AVX-512 here: asserted above {from} {to}");
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        x86::fence();
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    mod x86 {
+        use core::arch::x86_64::*;
+
+        /// `E` registers loaded (register `j`: the 64-byte run `j * ss` bytes from `src`, or
+        /// with `PAIRED` the 32-byte runs `j` and `E + j`), then stored as rows `r * ds` bytes
+        /// from `dst`: a strip's loads and stores without its shuffles.
+        ///
+        /// # Safety
+        ///
+        /// The CPU has AVX-512 F, BW and VL; those bytes are inside live, disjoint allocations.
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+        pub(super) unsafe fn strip<const E: usize, const PAIRED: bool>(
+            src: *const u8,
+            ss: usize,
+            dst: *mut u8,
+            ds: usize,
+        ) {
+            let v: [__m512i; E] = core::array::from_fn(|j| {
+                // SAFETY: run `j` (and `E + j`) is inside `src` (the caller's contract).
+                unsafe {
+                    match PAIRED {
+                        true => _mm512_inserti64x4::<1>(
+                            _mm512_castsi256_si512(_mm256_loadu_si256(src.add(j * ss).cast())),
+                            _mm256_loadu_si256(src.add((E + j) * ss).cast()),
+                        ),
+                        false => _mm512_loadu_si512(src.add(j * ss).cast()),
+                    }
+                }
+            });
+            for (r, v) in v.iter().enumerate() {
+                // SAFETY: row `r`'s 64 bytes are inside `dst` (the caller's contract).
+                unsafe { _mm512_storeu_si512(dst.add(r * ds).cast(), *v) };
+            }
+        }
+
+        /// `E` registers loaded (register `j`: the 64-byte run `j * ss` bytes from `src`), then
+        /// streamed as lines `r * ds` bytes from `dst`: a streamed strip without its shuffles.
+        ///
+        /// # Safety
+        ///
+        /// As [`strip`]; every line starts on a cache line.
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+        pub(super) unsafe fn streamed_strip<const E: usize>(
+            src: *const u8,
+            ss: usize,
+            dst: *mut u8,
+            ds: usize,
+        ) {
+            // SAFETY: run `j` is inside `src` (the caller's contract).
+            let v: [__m512i; E] =
+                core::array::from_fn(|j| unsafe { _mm512_loadu_si512(src.add(j * ss).cast()) });
+            for (r, v) in v.iter().enumerate() {
+                // SAFETY: line `r` is inside `dst` and aligned (the caller's contract).
+                unsafe { _mm512_stream_si512(dst.add(r * ds).cast(), *v) };
+            }
+        }
+
+        /// Orders the streamed stores before what follows, as the library does before a pass
+        /// returns.
+        pub(super) fn fence() {
+            // SAFETY: SSE2 is part of x86-64.
+            unsafe { _mm_sfence() }
+        }
+    }
+}

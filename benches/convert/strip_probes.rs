@@ -163,28 +163,34 @@ mod strips {
     /// [`avx512`].
     pub(super) fn task(s: &[u8], d: &mut [u8], c0: usize, g: Geometry) {
         let Geometry { channels, pixels, size, band, sweep } = g;
-        let (line, plane) = (64 / size, pixels * size); // pixels a strip, bytes a destination row
-        let task = d.len() / plane;
-        let run = band * size; // bytes of a pixel's run in a strip: 64, or 32 for u8
-        assert!(avx512() && (run == 64 || run == 32) && line * run == 64 * band);
-        assert!(d.len() == task * plane && task.is_multiple_of(band) && pixels.is_multiple_of(sweep));
-        assert!(((pixels - 1) * channels + c0 + task) * size <= s.len() && (c0 + task) <= channels);
+        // The strips below: f32 16 channels by 16 pixels, f16 32 by 32, u8 32 by 64.
+        assert!(avx512() && matches!((size, band), (4, 16) | (2, 32) | (1, 32)));
+        let line = 64 / size; // pixels a strip
+        let plane = pixels.checked_mul(size).expect("a destination row's bytes");
+        let task = d.len() / plane.max(1);
+        let src_end = ((pixels.max(1) - 1).checked_mul(channels))
+            .and_then(|e| e.checked_add(c0 + task))
+            .and_then(|e| e.checked_mul(size));
+        assert!(plane > 0 && d.len() == task * plane && task.is_multiple_of(band));
+        assert!(sweep > 0 && pixels.is_multiple_of(sweep) && sweep.is_multiple_of(line));
+        assert!(src_end.is_some_and(|e| e <= s.len()) && c0 + task <= channels);
         assert!(d.as_ptr().align_offset(64) == 0 && plane.is_multiple_of(64));
         for t0 in (0..pixels).step_by(sweep) {
             for b in (0..task).step_by(band) {
                 for p in (t0..t0 + sweep).step_by(line) {
                     let (from, to) = ((p * channels + c0 + b) * size, (b * pixels + p) * size);
-                    // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads `line`
-                    // runs of `run` bytes, `channels * size` apart from `from` (the last pixel's
+                    // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads the
+                    // runs of pixels `p..p + line` (`line` of them, `band * size` bytes each:
+                    // 64, or 32 for u8), `channels * size` apart from `from` (the last pixel's
                     // run of the task's last band ends inside `s`, asserted), and writes `band`
                     // lines of 64 bytes, `plane` apart from `to` (inside `d`: `b + band <= task`,
-                    // `p + line <= pixels`).
+                    // `p + line <= pixels` as `line` divides `sweep` and `sweep` `pixels`).
                     #[cfg(target_arch = "x86_64")]
                     unsafe {
                         let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
-                        match run {
-                            64 if band == 16 => x86::strip::<16, false>(src, channels * size, dst, plane),
-                            64 => x86::strip::<32, false>(src, channels * size, dst, plane),
+                        match size {
+                            4 => x86::strip::<16, false>(src, channels * size, dst, plane),
+                            2 => x86::strip::<32, false>(src, channels * size, dst, plane),
                             _ => x86::strip::<32, true>(src, channels * size, dst, plane),
                         }
                     }
@@ -210,11 +216,13 @@ mod strips {
     /// [`avx512`].
     pub(super) fn streamed_task(s: &[u8], d: &mut [u8], t: usize, g: Streamed) {
         let Streamed { channels: k, pixels: p, size } = g;
+        assert!(avx512() && (size == 2 || size == 4));
         let e = 64 / size; // a strip's pixels and channels
-        assert!(avx512() && (size == 2 || size == 4) && k.is_multiple_of(e) && p.is_multiple_of(e));
-        assert!(d.len() == k * p * size && (t + 1) * k * p * size <= s.len());
+        let bytes = k.checked_mul(p).and_then(|n| n.checked_mul(size)).expect("a plane's bytes");
+        assert!(k.is_multiple_of(e) && p.is_multiple_of(e) && d.len() == bytes);
+        assert!((t + 1).checked_mul(bytes).is_some_and(|end| end <= s.len()));
         assert!(d.as_ptr().align_offset(64) == 0 && (k * size).is_multiple_of(64));
-        let base = t * k * p * size;
+        let base = t * bytes;
         for p0 in (0..p).step_by(e) {
             for c0 in (0..k).step_by(e) {
                 let (from, to) = (base + (c0 * p + p0) * size, (p0 * k + c0) * size);

@@ -130,8 +130,9 @@ pub(crate) const STREAMING_THRESHOLD_BYTES: usize = 4 << 20;
 /// Conversions moving less than this many bytes of output (and as many of input) find their
 /// source in the last-level cache when called back to back, on this machine class (an
 /// ordinary-store copy per thread, back to back, moved 56–58 GB/s from 8 to 64 MiB and 29 at
-/// 128 MiB; the whole-row bands that rely on it gained at 16 MiB, were mixed at 32 and slower
-/// from 64).
+/// 128 MiB; the whole-row bands that rely on it gained at 16 MiB, were mixed at 32, gained
+/// nothing at 64 and lost at 128). A fixed size, measured warm: called cold, or on a CPU with
+/// a smaller last-level cache, a conversion under it still takes those bands.
 pub(crate) const CACHED_SOURCE_BYTES: usize = 32 << 20;
 
 /// The stores a pass writing `bytes` of output uses: streaming from

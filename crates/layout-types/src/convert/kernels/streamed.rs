@@ -71,7 +71,7 @@ pub(super) fn by_panels<T: Element>(
 }
 
 /// Destination rows a plane has at least, for [`by_strips`] to sweep it in whole-row bands
-/// when it is in cache.
+/// (in cache, or streamed with few source runs).
 const WIDE_PLANE: usize = 256;
 
 /// Source runs a streamed plane reads at once at most, for [`by_strips`] to sweep it in
@@ -188,8 +188,9 @@ pub(super) fn by_strips<T: Element>(
     // streamer follows 32 streams): f32 NCHW→NHWC with C = 64 at 256 MiB fell from 1.04 of the
     // strongest copy to 0.57 in whole-row bands, so wider planes keep the sweeps. A source in
     // the last-level cache needs no prefetcher: there 64 runs gain too (16 MiB, two threads,
-    // back to back: f32 NCHW→NHWC with C = 64 41–42 → 46–48 GB/s, f16 39–41 → 44–46; at 32 MiB
-    // mixed, at 64 MiB no gain, at 128 MiB 44 → 34 and 30 → 22).
+    // back to back, old and new alternating: f32 NCHW→NHWC with C = 64 41–42 → 47–48 GB/s, f16
+    // 39–40 → 45; measured before: at 32 MiB mixed, at 64 MiB no gain, at 128 MiB 44 → 34 and
+    // 30 → 22).
     let most_runs = match strips.cached_source() {
         true => MAX_CACHED_RUNS,
         false => MAX_STREAMED_RUNS,

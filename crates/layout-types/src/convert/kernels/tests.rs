@@ -122,11 +122,13 @@ fn check_planes<T: Element>(strips: Option<Strips>) -> usize {
             // Rows of half a line to a line: tall strips (u8 32..64, f16 16..32, f32 8..16, f64 4..8).
             .chain([(100, 32), (130, 40), (67, 16), (64, 20), (70, 8), (65, 12), (64, 4), (80, 6)])
             // Many destination rows: whole-row bands in cache, long or of a few strips, and
-            // streamed where few source runs make rows of whole lines (f16 to f64: 64 with a
-            // cached source, 32 and 16).
+            // streamed where few source runs make rows of whole lines (64 with a cached source,
+            // f16 to f64; 32, f16 to f64; 16, f32 and f64).
             .chain([(260, 300), (300, 257), (400, 64), (300, 48), (300, 32), (260, 16)])
     {
-        for (src_pad, dst_pad) in [(0, 0), (3, 5)] {
+        // Padded destination rows of whole lines, too: strided streamed rows, and columns
+        // before the first line when the start is not on one.
+        for (src_pad, dst_pad) in [(0, 0), (3, 5), (1, 64 / T::SIZE)] {
             let (src_stride, dst_stride) = (rows + src_pad, cols + dst_pad);
             let src: Vec<T> = (0..cols * src_stride + 8).map(|i| T::from_word(bits(i))).collect();
             let mut dst = vec![fill; rows * dst_stride + 128];

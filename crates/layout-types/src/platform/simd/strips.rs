@@ -211,21 +211,23 @@ mod tests {
 
     /// A band reaching past either buffer panics before anything is written (the strips'
     /// intrinsics rely on that check alone), at every level this CPU has; the band that fits
-    /// runs.
+    /// runs. The buffers are the fronts of larger ones, so that a band the check let through
+    /// would write sentinels inside the allocation (and fail below) rather than past it.
     #[test]
     fn a_band_past_its_buffers_panics_before_writing() {
         let mut levels = 0;
         for level in Level::ALL.into_iter().filter(|l| l.available()) {
             let Some(strips) = Strips::new(level, Stores::Ordinary, 4) else { continue };
             let (rows, cols) = (strips.rows(), strips.cols());
-            let src = vec![1.0f32; rows * cols];
+            let n = rows * cols;
+            let src = vec![1.0f32; 3 * n];
             let fits = Band {
                 from: 0,
                 src_stride: rows,
-                src_step: rows * cols,
+                src_step: n,
                 to: 0,
                 dst_stride: cols,
-                dst_step: rows * cols,
+                dst_step: n,
                 count: 1,
                 repeat: 1,
                 src_next: 0,
@@ -233,14 +235,16 @@ mod tests {
             };
             let past = [Band { from: 1, ..fits }, Band { to: 1, ..fits }, Band { count: 2, ..fits }];
             for band in past {
-                let mut dst = vec![0.0f32; rows * cols];
-                let run = catch_unwind(AssertUnwindSafe(|| strips.band(&src, Out::new(&mut dst), band)));
+                let mut dst = vec![0.0f32; 3 * n];
+                let run =
+                    catch_unwind(AssertUnwindSafe(|| strips.band(&src[..n], Out::new(&mut dst[..n]), band)));
                 assert!(run.is_err(), "{level:?}: {band:?} ran past its buffers");
                 assert!(dst.iter().all(|&v| v == 0.0), "{level:?}: {band:?} wrote before panicking");
             }
-            let mut dst = vec![0.0f32; rows * cols];
-            strips.band(&src, Out::new(&mut dst), fits);
-            assert!(dst.iter().all(|&v| v == 1.0), "{level:?}: the band that fits");
+            let mut dst = vec![0.0f32; 3 * n];
+            strips.band(&src[..n], Out::new(&mut dst[..n]), fits);
+            assert!(dst[..n].iter().all(|&v| v == 1.0), "{level:?}: the band that fits");
+            assert!(dst[n..].iter().all(|&v| v == 0.0), "{level:?}: the band that fits, past it");
             levels += 1;
         }
         assert!(levels > 0 || !cfg!(target_arch = "x86_64"), "x86-64 has SSE2's strips at least");

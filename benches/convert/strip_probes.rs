@@ -46,25 +46,13 @@ pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let s: &[u8] = bytemuck::cast_slice(src.as_slice());
     let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
     let geometry = strips::Geometry { channels: c, pixels, size: T::SIZE, band, sweep };
-    let (mut typed, mut probe) = (Duration::MAX, (fits && wide).then_some(Duration::MAX));
-    // Alternately, three times each: the machine drifts.
-    for _ in 0..3 {
-        typed = typed.min(hot_best(|| convert(black_box(&src), &mut dst).unwrap()));
-        if let Some(best) = probe.as_mut() {
-            use rayon::prelude::*;
-            *best = (*best).min(hot_best(|| {
-                d.par_chunks_mut(task * pixels * T::SIZE)
-                    .enumerate()
-                    .for_each(|(k, d)| strips::task(black_box(s), d, k * task, geometry))
-            }));
-        }
-    }
-    let gbps = |t: Duration| (2 << 20) as f64 / t.as_secs_f64() / 1e9;
-    let (probe, ratio) = match probe {
-        Some(p) => (format!("{:.1}", gbps(p)), format!("{:.2}", gbps(typed) / gbps(p))),
-        None => ("-".to_owned(), "-".to_owned()),
-    };
-    out.push(format!("| {row} | {threads} | {:.1} | {probe} | {ratio} |", gbps(typed)));
+    let probe = (fits && wide).then_some(|| {
+        use rayon::prelude::*;
+        d.par_chunks_mut(task * pixels * T::SIZE)
+            .enumerate()
+            .for_each(|(k, d)| strips::task(black_box(s), d, k * task, geometry))
+    });
+    out.push(race(&row, 2 << 20, || convert(black_box(&src), &mut dst).unwrap(), probe));
     eprintln!("{row}: done");
 }
 
@@ -112,26 +100,35 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
     let s: &[u8] = bytemuck::cast_slice(src.as_slice());
     let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
     let geometry = strips::Streamed { channels: k, pixels: p, size: T::SIZE };
-    let (mut typed, mut probe) = (Duration::MAX, strips::avx512().then_some(Duration::MAX));
+    let bytes = 2 * s.len();
+    let probe = strips::avx512().then_some(|| {
+        use rayon::prelude::*;
+        d.par_chunks_mut(k * p * T::SIZE)
+            .enumerate()
+            .for_each(|(t, d)| strips::streamed_task(black_box(s), d, t, geometry))
+    });
+    out.push(race(&row, bytes, || convert(black_box(&src), &mut dst).unwrap(), probe));
+    eprintln!("{row}: done");
+}
+
+/// typed-layout and the probe (where there is one), each back to back on all threads,
+/// alternately three times (the machine drifts): the table's line for `row`, counting `bytes`
+/// a call.
+fn race(row: &str, bytes: usize, mut typed: impl FnMut(), mut probe: Option<impl FnMut()>) -> String {
+    let (mut best, mut best_probe) = (Duration::MAX, Duration::MAX);
     for _ in 0..3 {
-        typed = typed.min(hot_best(|| convert(black_box(&src), &mut dst).unwrap()));
-        if let Some(best) = probe.as_mut() {
-            use rayon::prelude::*;
-            *best = (*best).min(hot_best(|| {
-                d.par_chunks_mut(k * p * T::SIZE)
-                    .enumerate()
-                    .for_each(|(t, d)| strips::streamed_task(black_box(s), d, t, geometry))
-            }));
+        best = best.min(hot_best(&mut typed));
+        if let Some(probe) = probe.as_mut() {
+            best_probe = best_probe.min(hot_best(probe));
         }
     }
-    let gbps = |t: Duration| (2 * s.len()) as f64 / t.as_secs_f64() / 1e9;
+    let gbps = |t: Duration| bytes as f64 / t.as_secs_f64() / 1e9;
     let (probe, ratio) = match probe {
-        Some(p) => (format!("{:.1}", gbps(p)), format!("{:.2}", gbps(typed) / gbps(p))),
+        Some(_) => (format!("{:.1}", gbps(best_probe)), format!("{:.2}", gbps(best) / gbps(best_probe))),
         None => ("-".to_owned(), "-".to_owned()),
     };
     let threads = rayon::current_num_threads();
-    out.push(format!("| {row} | {threads} | {:.1} | {probe} | {ratio} |", gbps(typed)));
-    eprintln!("{row}: done");
+    format!("| {row} | {threads} | {:.1} | {probe} | {ratio} |", gbps(best))
 }
 
 /// The strip probe's loads and stores (`std::arch`: the bench is built for baseline x86-64).

@@ -143,6 +143,11 @@ struct Bench {
 }
 
 impl Bench {
+    /// Whether `row` is left out by the command line's filter.
+    fn skips(&self, row: &str) -> bool {
+        self.filter.as_ref().is_some_and(|f| !row.contains(f.as_str()))
+    }
+
     /// One row: `src` converted to `D`, raced against the copies and the peer, which sees the
     /// source's storage as an array of `view` dims and permutes its `axes` into the
     /// destination's storage order.
@@ -157,7 +162,7 @@ impl Bench {
         D::Family: SameFamily<S::Family>,
     {
         let row = format!("{}/{size}/{what}", T::NAME);
-        if self.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
+        if self.skips(&row) {
             return;
         }
         let src = Tensor::<T, S>::from_fn(dims, |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k)))
@@ -233,7 +238,7 @@ impl Bench {
         cast: impl Cast<S, U>,
     ) {
         let row = format!("fused/{row}");
-        if self.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
+        if self.skips(&row) {
             return;
         }
         let [n, _, h, w] = src.dims();

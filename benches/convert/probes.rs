@@ -19,7 +19,7 @@ use super::{hot_best, plane, Bench, Sample, IN_CACHE_RACE};
 pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     use rayon::prelude::*;
     let row = format!("{}/256MiB/NCHW->NHWC probe", T::NAME);
-    if b.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
+    if b.skips(&row) {
         return;
     }
     let (n, c) = (16, 64);
@@ -86,7 +86,7 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
     D::Family: SameFamily<S::Family>,
 {
     let row = format!("{}/1MiB/{what} probe", T::NAME);
-    if b.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
+    if b.skips(&row) {
         return;
     }
     let src =

@@ -22,7 +22,7 @@ use super::{hot_best, plane, Bench, Sample};
 /// into whole bands.
 pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let row = format!("{}/1MiB/NHWC->NCHW strip probe", T::NAME);
-    if b.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
+    if b.skips(&row) {
         return;
     }
     let elements = (1 << 20) / T::SIZE;
@@ -88,7 +88,7 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
     D::Family: SameFamily<S::Family>,
 {
     let row = format!("{}/16MiB/{what} strip probe", T::NAME);
-    if b.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())) {
+    if b.skips(&row) {
         return;
     }
     let src =

@@ -196,8 +196,8 @@ fn tiled<T: Element, const E: usize>(
         };
         let blocks = (bands.len() / E) * (sweep.len() / E);
         let mut next = tiles.peek().map(|(r, c)| match along_rows {
-            true => LineWalk::new(near_lines(r, c), blocks, dst.places()),
-            false => LineWalk::new(near_lines(r, c), blocks, src),
+            true => LineWalk::new::<T>(near_lines(r, c), blocks, dst.address(0)),
+            false => LineWalk::new::<T>(near_lines(r, c), blocks, src.as_ptr() as usize),
         });
         for band in bands.step_by(E) {
             for at in sweep.clone().step_by(E) {
@@ -205,7 +205,7 @@ fn tiled<T: Element, const E: usize>(
                 let (from, to) = (s + r + c * src_stride, d + r * dst_stride + c);
                 transpose_block::<T, E>(src, from, src_stride, dst.rb(), to, dst_stride);
                 match (&mut next, along_rows) {
-                    (Some(walk), true) => walk.step(dst.places()),
+                    (Some(walk), true) => walk.step_with(|at| dst.prefetch(at)),
                     (Some(walk), false) => walk.step(src),
                     (None, _) => {}
                 }
@@ -253,6 +253,11 @@ fn tiling<T>(src_stride: usize, dst_stride: usize) -> (bool, (usize, usize)) {
     }
     let across = whole(TILE_BYTES / (sweep * size)).max(TILE_GRAIN);
     (along_rows, if along_rows { (sweep, across) } else { (across, sweep) })
+}
+
+/// Elements of `T` from `address` (an element's) to the next cache line's start.
+fn line_offset<T>(address: usize) -> usize {
+    (address.next_multiple_of(CACHE_LINE) - address) / core::mem::size_of::<T>().max(1)
 }
 
 /// A tile's (rows, columns) of [`SQUARE_TILE_BYTES`].

@@ -17,7 +17,11 @@
 //! Write-only storage (`out`): `Out` views a tensor's elements or a new allocation's unwritten
 //! room as `MaybeUninit`, and offers only writes of whole values (or bytes of plain-old-data
 //! element types), so initialized storage stays initialized (the SIMD stores reach its slots
-//! through `into_places`, an `unsafe fn` whose callers store only values); `extend_written`
+//! through `into_places` and `into_ptr`, `unsafe fn`s whose callers store only values). A view
+//! is all of its span or a column part of it (`Out::column_parts`: disjoint columns of every row
+//! of a view it consumes, for threads filling a plane side by side); every write is checked
+//! inside the span and the part's columns before it lands, the strips' lines by
+//! `Out::holds_lines` before their pointer is used; `extend_written`
 //! counts the room in only once its filler has written all of it (its contract, stated there).
 //! Pages: `madvise` is given a range inside a live allocation the caller holds mutably (rounded
 //! inward to whole pages) and only advice that never changes its contents (`MADV_HUGEPAGE`, and

@@ -6,22 +6,68 @@
 //! `calloc` makes wherever the allocator reuses memory rather than mapping fresh pages). The
 //! kernels therefore write through [`Out`], which can view either kind of storage, and offers
 //! only writes of whole values: it never reads an element, and never un-initializes one.
+//!
+//! A view is all of its span, or some columns of every row of it ([`Out::column_parts`]): the
+//! parts of a plane that threads fill side by side, each its own columns of every row.
 
+use core::marker::PhantomData;
 use core::mem::MaybeUninit;
-use core::slice::SliceIndex;
+use core::ops::{Bound, Range, RangeBounds};
+use core::ptr::NonNull;
 
-/// A slice a pass writes and never reads: the elements of a tensor (initialized), or room that
-/// is not written yet (a new allocation's spare capacity).
+/// A span of storage a pass writes and never reads: the elements of a tensor (initialized), or
+/// room that is not written yet (a new allocation's spare capacity); all of it, or the same
+/// columns of each of its rows ([`Out::column_parts`]).
 ///
 /// Every write stores a whole `T` (or, through [`bytes`](Out::bytes), bytes of a type whose
 /// every bit pattern is a value): initialized storage stays initialized, and an element written
-/// is initialized, whichever kind of storage it views.
-pub(crate) struct Out<'a, T>(&'a mut [MaybeUninit<T>]);
+/// is initialized, whichever kind of storage it views. Every write is checked, as slice
+/// indexing is, to lie inside the span and, for a part, inside its columns (a panic otherwise,
+/// before anything is written).
+///
+/// **Invariant** (what the `unsafe` below relies on): for `'a`, the `len` places from `start`
+/// lie in one live allocation, and those of them that [`Cols::holds`] (all, without columns)
+/// are this view's alone to write: nothing else reads or writes them while it lives.
+pub(crate) struct Out<'a, T> {
+    start: NonNull<MaybeUninit<T>>,
+    len: usize,
+    cols: Option<Cols>,
+    life: PhantomData<&'a mut [MaybeUninit<T>]>,
+}
+
+// SAFETY: a view is an exclusive borrow of the places it writes (the invariant), as
+// `&'a mut [MaybeUninit<T>]` is, which is `Send` where `T` is.
+unsafe impl<T: Send> Send for Out<'_, T> {}
+
+/// The columns of a part: of rows `stride` elements long, columns `start..end`; the view's
+/// first element is at column `phase`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Cols {
+    stride: usize,
+    start: usize,
+    end: usize,
+    phase: usize,
+}
+
+impl Cols {
+    /// Whether the `n` elements from element `i` of the view are in one row's columns.
+    #[inline(always)]
+    fn holds(&self, i: usize, n: usize) -> bool {
+        let c = (self.phase + i % self.stride) % self.stride;
+        n == 0 || (c >= self.start && c + n <= self.end)
+    }
+
+    /// The columns of the view starting `k` elements further on.
+    #[inline(always)]
+    fn skip(self, k: usize) -> Cols {
+        Cols { phase: (self.phase + k % self.stride) % self.stride, ..self }
+    }
+}
 
 /// An empty view.
 impl<T> Default for Out<'_, T> {
     fn default() -> Self {
-        Out(&mut [])
+        Out { start: NonNull::dangling(), len: 0, cols: None, life: PhantomData }
     }
 }
 
@@ -36,6 +82,23 @@ impl<T: Copy> Slot<'_, T> {
     }
 }
 
+/// `range` of a span of `len` elements as `start..end`, checked as slice indexing checks it.
+#[inline(always)]
+fn bounds(range: impl RangeBounds<usize>, len: usize) -> Range<usize> {
+    let start = match range.start_bound() {
+        Bound::Included(&i) => i,
+        Bound::Excluded(&i) => i.checked_add(1).expect("a range start past usize::MAX"),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&i) => i.checked_add(1).expect("a range end past usize::MAX"),
+        Bound::Excluded(&i) => i,
+        Bound::Unbounded => len,
+    };
+    assert!(start <= end && end <= len, "range {start}..{end} out of a view of {len} elements");
+    start..end
+}
+
 impl<'a, T: Copy> Out<'a, T> {
     /// A view of initialized elements.
     #[inline(always)]
@@ -45,78 +108,116 @@ impl<'a, T: Copy> Out<'a, T> {
         // bytes. The view never writes an uninitialized value (every method writes whole `T`s or
         // bytes of a plain type), so `init` is still initialized when the borrow ends and its
         // owner reads it as `T`s again; `T: Copy` has no drop, so overwriting needs none.
-        Out(unsafe { core::slice::from_raw_parts_mut(init.as_mut_ptr().cast(), len) })
+        Out::uninit(unsafe { core::slice::from_raw_parts_mut(init.as_mut_ptr().cast(), len) })
     }
 
     /// A view of room not written yet.
     #[inline(always)]
     pub(crate) fn uninit(room: &'a mut [MaybeUninit<T>]) -> Self {
-        Out(room)
+        // The borrow is exclusive for `'a` and covers every place: the invariant.
+        Out { start: NonNull::from(&mut *room).cast(), len: room.len(), cols: None, life: PhantomData }
     }
 
-    /// The number of elements.
+    /// The elements `range` of this view, for `'b`.
+    ///
+    /// # Safety
+    ///
+    /// For `'b` nothing else writes the places the new view holds: the caller gives this view
+    /// up (consumes it, or borrows it mutably for `'b`), and no two views it makes so overlap.
+    #[inline(always)]
+    unsafe fn sub<'b>(&self, range: Range<usize>) -> Out<'b, T> {
+        debug_assert!(range.start <= range.end && range.end <= self.len);
+        // SAFETY: `range` is inside the span (checked by every caller), so the pointer stays in
+        // its allocation.
+        let start = unsafe { self.start.add(range.start) };
+        let cols = self.cols.map(|c| c.skip(range.start));
+        Out { start, len: range.len(), cols, life: PhantomData }
+    }
+
+    /// The whole view as a slice: every element must be this view's (a part's view must lie in
+    /// one row's columns; a panic otherwise).
+    #[inline(always)]
+    fn into_slice(self) -> &'a mut [MaybeUninit<T>] {
+        assert!(
+            self.cols.is_none_or(|c| c.holds(0, self.len)),
+            "{} elements outside a part's columns {:?}",
+            self.len,
+            self.cols
+        );
+        // SAFETY: every place of the span is this view's alone for `'a` (the invariant, with
+        // the columns just checked), in one live allocation, properly aligned (a
+        // `NonNull<MaybeUninit<T>>` from a slice or an in-bounds offset of one).
+        unsafe { core::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) }
+    }
+
+    /// The number of elements the view spans (those of other parts between its rows included).
     #[inline(always)]
     pub(crate) fn len(&self) -> usize {
-        self.0.len()
+        self.len
     }
 
     /// A shorter-lived view of the same elements.
     #[inline(always)]
     pub(crate) fn rb(&mut self) -> Out<'_, T> {
-        Out(self.0)
+        // SAFETY: the whole span, for the mutable borrow of `self`.
+        unsafe { self.sub(0..self.len) }
     }
 
     /// The elements at `range` (which must be inside, as in slice indexing).
     #[inline(always)]
-    pub(crate) fn at<R>(&mut self, range: R) -> Out<'_, T>
-    where
-        R: SliceIndex<[MaybeUninit<T>], Output = [MaybeUninit<T>]>,
-    {
-        Out(&mut self.0[range])
+    pub(crate) fn at(&mut self, range: impl RangeBounds<usize>) -> Out<'_, T> {
+        let range = bounds(range, self.len);
+        // SAFETY: in bounds; for the mutable borrow of `self`.
+        unsafe { self.sub(range) }
     }
 
     /// The elements at `range`, for the whole borrow.
     #[inline(always)]
-    pub(crate) fn into_at<R>(self, range: R) -> Out<'a, T>
-    where
-        R: SliceIndex<[MaybeUninit<T>], Output = [MaybeUninit<T>]>,
-    {
-        Out(&mut self.0[range])
+    pub(crate) fn into_at(self, range: impl RangeBounds<usize>) -> Out<'a, T> {
+        let range = bounds(range, self.len);
+        // SAFETY: in bounds; `self` is consumed.
+        unsafe { self.sub(range) }
     }
 
-    /// Writes `value` at `i` (which must be inside, as in slice indexing).
+    /// Writes `value` at `i` (which must be inside, as in slice indexing, and in the view's
+    /// columns).
     #[inline(always)]
     pub(crate) fn set(&mut self, i: usize, value: T) {
-        self.0[i].write(value);
+        self.at(i..=i).into_slice()[0].write(value);
     }
 
-    /// Writes `src`, which must be as long as the view.
+    /// Writes `src`, which must be as long as the view (and in one row's columns).
     #[inline(always)]
     pub(crate) fn copy_from(&mut self, src: &[T]) {
-        self.0.write_copy_of_slice(src);
+        self.rb().into_slice().write_copy_of_slice(src);
     }
 
     /// The first `mid` elements and the rest.
     #[inline(always)]
     pub(crate) fn split_at(self, mid: usize) -> (Out<'a, T>, Out<'a, T>) {
-        let (a, b) = self.0.split_at_mut(mid);
-        (Out(a), Out(b))
+        let mid = bounds(..mid, self.len).end;
+        // SAFETY: two disjoint ranges inside the span; `self` is consumed.
+        unsafe { (self.sub(0..mid), self.sub(mid..self.len)) }
     }
 
     /// Consecutive views of `n` elements, the last one shorter where `n` does not divide the
     /// length.
     #[inline(always)]
     pub(crate) fn chunks(self, n: usize) -> impl Iterator<Item = Out<'a, T>> {
-        self.0.chunks_mut(n).map(Out)
+        assert!(n > 0, "chunks of 0 elements");
+        // SAFETY: disjoint ranges inside the span; `self` is consumed by the iterator.
+        (0..self.len).step_by(n).map(move |i| unsafe { self.sub(i..self.len.min(i + n)) })
     }
 
     /// Consecutive views of exactly `n` elements (a shorter rest is left out).
     #[inline(always)]
     pub(crate) fn chunks_exact(self, n: usize) -> impl Iterator<Item = Out<'a, T>> {
-        self.0.chunks_exact_mut(n).map(Out)
+        assert!(n > 0, "chunks of 0 elements");
+        // SAFETY: disjoint ranges inside the span; `self` is consumed by the iterator.
+        (0..self.len / n).map(move |k| unsafe { self.sub(k * n..(k + 1) * n) })
     }
 
-    /// [`chunks`](Out::chunks), for rayon's tasks.
+    /// [`chunks`](Out::chunks) of a view of all its span, for rayon's tasks.
     #[cfg(feature = "parallel")]
     #[inline(always)]
     pub(crate) fn par_chunks(self, n: usize) -> impl rayon::iter::IndexedParallelIterator<Item = Out<'a, T>>
@@ -124,20 +225,85 @@ impl<'a, T: Copy> Out<'a, T> {
         T: Send,
     {
         use rayon::prelude::*;
-        self.0.par_chunks_mut(n).map(Out)
+        self.into_slice().par_chunks_mut(n).map(Out::uninit)
     }
 
-    /// Each element, to write once.
+    /// A view of all its span as parts of a grid of rows `stride` elements long (the span is
+    /// whole rows, or ends inside the last), one part a range of columns: columns
+    /// `cuts[k]..cuts[k + 1]` of every row, each part starting at its first row's first column.
+    /// The parts never share an element, so threads can fill them side by side. `cuts` must
+    /// rise from 0 to at most `stride` (a panic otherwise).
+    #[cfg_attr(not(feature = "parallel"), allow(dead_code))] // threads fill the parts
+    pub(crate) fn column_parts<'c>(
+        self,
+        stride: usize,
+        cuts: &'c [usize],
+    ) -> impl Iterator<Item = Out<'a, T>> + 'c
+    where
+        'a: 'c,
+        T: 'c,
+    {
+        assert!(self.cols.is_none(), "column parts of a view of all its span");
+        assert!(
+            stride > 0 && cuts.first() == Some(&0) && cuts.is_sorted() && cuts.last() <= Some(&stride),
+            "cuts {cuts:?} of rows of {stride}"
+        );
+        let rows = self.len.div_ceil(stride);
+        (1..cuts.len()).map(move |k| {
+            let w = [cuts[k - 1], cuts[k]];
+            let (start, end) = (w[0].min(self.len), w[1]);
+            // The last row may end before the part's columns do.
+            let len = (rows.max(1) - 1) * stride + end;
+            let len = len.min(self.len) - start;
+            // SAFETY: inside the span; `self` is consumed, and the parts' columns are disjoint
+            // (the cuts rise), so no place is two parts'.
+            let part = unsafe { self.sub(start..start + len) };
+            Out { cols: Some(Cols { stride, start: w[0], end, phase: w[0] }), ..part }
+        })
+    }
+
+    /// Each element, to write once (in one row's columns).
     #[inline(always)]
     pub(crate) fn slots(self) -> impl Iterator<Item = Slot<'a, T>> {
-        self.0.iter_mut().map(Slot)
+        self.into_slice().iter_mut().map(Slot)
     }
 
-    /// The elements' places, for addresses (alignment, prefetching): a `MaybeUninit` cannot be
-    /// read as a value without `unsafe`, so this shows no element.
+    /// The address of element `i` (at most the length), for alignment: no element is read or
+    /// borrowed.
     #[inline(always)]
-    pub(crate) fn places(&self) -> &[MaybeUninit<T>] {
-        self.0
+    pub(crate) fn address(&self, i: usize) -> usize {
+        self.start.as_ptr().wrapping_add(i) as usize
+    }
+
+    /// Asks for the cache line holding element `i` (a hint, any element of the span: no effect
+    /// on results; nothing past the span).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, i: usize) {
+        #[cfg(target_arch = "x86_64")]
+        if i < self.len {
+            use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: a prefetch reads nothing a program sees and never faults; the address is
+            // inside the span.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(self.start.as_ptr().wrapping_add(i).cast()) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = i;
+    }
+
+    /// Whether the view holds lines of `width` elements from `first` stepped by every
+    /// `(step, count)` of `steps`: element `first + Σ k_j · step_j + w` for `k_j < count_j` and
+    /// `w < width`, all inside the span and, for a part, inside its columns. The last element
+    /// must be inside the span (the caller checks that, `Strips::band`); the columns are checked
+    /// here: `first`'s column plus the furthest reach of the steps across a row must stay in
+    /// the part's columns, so no line crosses out of them (a step of whole rows reaches
+    /// none).
+    pub(crate) fn holds_lines(&self, first: usize, steps: [(usize, usize); 3], width: usize) -> bool {
+        let Some(c) = self.cols else { return true };
+        let col = c.skip(first).phase;
+        let reach = steps.iter().try_fold(col.checked_add(width), |at, &(step, count)| {
+            Some(at?.checked_add((step % c.stride).checked_mul(count.checked_sub(1)?)?))
+        });
+        col >= c.start && reach.flatten().is_some_and(|end| end <= c.end)
     }
 
     /// The same storage as bytes.
@@ -146,15 +312,22 @@ impl<'a, T: Copy> Out<'a, T> {
     where
         T: bytemuck::Pod,
     {
-        let bytes = core::mem::size_of_val(self.0);
-        // SAFETY: the same memory, `bytes` long, as bytes (alignment 1, any address). A `Pod`
-        // type has no padding and every bit pattern is a value, so writing any byte keeps an
-        // initialized element initialized, and an element whose every byte is written holds a
-        // value.
-        Out(unsafe { core::slice::from_raw_parts_mut(self.0.as_mut_ptr().cast(), bytes) })
+        let size = core::mem::size_of::<T>();
+        let scale = |c: Cols| Cols {
+            stride: c.stride * size,
+            start: c.start * size,
+            end: c.end * size,
+            phase: c.phase * size,
+        };
+        // The same places, `len * size` bytes (alignment 1, any address). A `Pod` type has no
+        // padding and every bit pattern is a value, so writing any byte keeps an initialized
+        // element initialized, and an element whose every byte is written holds a value; a
+        // part's columns are the same bytes.
+        Out { start: self.start.cast(), len: self.len * size, cols: self.cols.map(scale), life: PhantomData }
     }
 
-    /// The storage, for the SIMD stores of `platform::simd`.
+    /// The storage, for the SIMD stores of `platform::simd` (a panic where it is a part's and
+    /// not in one row's columns).
     ///
     /// # Safety
     ///
@@ -163,7 +336,19 @@ impl<'a, T: Copy> Out<'a, T> {
     /// elements ([`Out::new`]), which must stay initialized.
     #[inline(always)]
     pub(super) unsafe fn into_places(self) -> &'a mut [MaybeUninit<T>] {
-        self.0
+        self.into_slice()
+    }
+
+    /// The first place, for the transposing strips of `platform::simd`, which write lines
+    /// [`holds_lines`](Out::holds_lines) has checked.
+    ///
+    /// # Safety
+    ///
+    /// The caller writes only values (as [`Out::into_places`]), and only into places that are
+    /// inside the span and this view's ([`Out::holds_lines`]).
+    #[inline(always)]
+    pub(super) unsafe fn into_ptr(self) -> *mut MaybeUninit<T> {
+        self.start.as_ptr()
     }
 }
 
@@ -208,5 +393,97 @@ pub(crate) mod sentinel {
         // SAFETY: `room` is `bytes` long as bytes; writing bytes into `MaybeUninit` storage is
         // always allowed (it does not claim the elements hold values).
         unsafe { core::ptr::write_bytes(room.as_mut_ptr().cast::<u8>(), BYTE, bytes) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Out;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    /// A grid of rows 12 long whose last row ends at column 10, cut at columns 4 and 10.
+    const STRIDE: usize = 12;
+    const LEN: usize = 4 * STRIDE + 10;
+    const CUTS: [usize; 4] = [0, 4, 10, 12];
+
+    /// Each part writes its columns of every row, down to the short last row, and no other
+    /// element; parts can be written from other threads.
+    #[test]
+    fn column_parts_write_their_own_columns_of_every_row() {
+        let mut buf = [0u8; LEN + 4];
+        let parts: Vec<_> = Out::new(&mut buf[..LEN]).column_parts(STRIDE, &CUTS).collect();
+        std::thread::scope(|scope| {
+            for (k, mut part) in parts.into_iter().enumerate() {
+                scope.spawn(move || {
+                    let width = CUTS[k + 1] - CUTS[k];
+                    for r in 0..5 {
+                        let row = r * STRIDE;
+                        let n = width.min(LEN.saturating_sub(row + CUTS[k]));
+                        part.at(row..row + n).copy_from(&vec![k as u8 + 1; n]);
+                    }
+                });
+            }
+        });
+        for (i, &v) in buf.iter().enumerate() {
+            let part = CUTS.windows(2).position(|w| (w[0]..w[1]).contains(&(i % STRIDE))).unwrap();
+            let expected = if i < LEN { part as u8 + 1 } else { 0 };
+            assert_eq!(v, expected, "element {i}");
+        }
+    }
+
+    /// A write reaching out of a part's columns panics before writing anything: one element,
+    /// a run across the part's edge, a run starting in another part's columns, and slots of the
+    /// whole span.
+    #[test]
+    fn writes_out_of_a_part_panic_before_writing() {
+        let mut buf = vec![0u8; LEN];
+        let mut parts: Vec<_> = Out::new(&mut buf).column_parts(STRIDE, &CUTS).collect();
+        let part = &mut parts[1]; // columns 4..10
+        type Write = dyn Fn(&mut Out<'_, u8>);
+        let wrong: [&Write; 4] = [
+            &|p| p.set(6, 1),
+            &|p| p.at(2..9).copy_from(&[1; 7]),
+            &|p| p.at(STRIDE - 1..STRIDE + 1).copy_from(&[1; 2]),
+            &|p| p.rb().slots().for_each(|s| s.set(1)),
+        ];
+        for (i, write) in wrong.iter().enumerate() {
+            assert!(catch_unwind(AssertUnwindSafe(|| write(part))).is_err(), "write {i} ran");
+        }
+        part.set(STRIDE + 5, 7); // row 1, column 9: its own
+        drop(parts);
+        assert_eq!(buf.iter().map(|&v| v as usize).sum::<usize>(), 7, "only the part's own write landed");
+        assert_eq!(buf[STRIDE + 9], 7);
+    }
+
+    /// Lines of a band stay in a part's columns, or the check says no.
+    #[test]
+    fn holds_lines_follows_the_columns() {
+        let mut buf = vec![0u8; LEN];
+        let parts: Vec<_> = Out::new(&mut buf).column_parts(STRIDE, &CUTS).collect();
+        let part = &parts[1]; // columns 4..10, its element 0 at column 4
+        let rows = (STRIDE, 4);
+        let one = (0, 1);
+        for (first, steps, width, holds) in [
+            (0, [rows, one, one], 6, true),
+            (0, [rows, one, one], 7, false),
+            (1, [rows, one, one], 6, false),
+            (0, [(2, 2), rows, one], 4, true),
+            (0, [(2, 3), rows, one], 4, false),
+            (0, [(STRIDE + 1, 3), one, one], 4, true),
+            (0, [(STRIDE + 1, 4), one, one], 4, false),
+            (STRIDE - 4, [rows, one, one], 1, false), // column 0 of the next row: part 0's
+        ] {
+            assert_eq!(part.holds_lines(first, steps, width), holds, "{first} {steps:?} {width}");
+        }
+        assert!(Out::new(&mut [0u8; 8]).holds_lines(3, [(1, 2), (0, 1), (0, 1)], 4), "a whole view");
+    }
+
+    /// Cuts that do not rise from 0 to at most the row are refused.
+    #[test]
+    fn cuts_must_rise_within_a_row() {
+        for cuts in [[0, 5, 4], [1, 4, 12], [0, 4, 13]] {
+            let run = catch_unwind(|| Out::new(&mut [0u8; 24]).column_parts(STRIDE, &cuts).count());
+            assert!(run.is_err(), "{cuts:?}");
+        }
     }
 }

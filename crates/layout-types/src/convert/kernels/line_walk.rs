@@ -31,8 +31,9 @@ pub(super) struct LineWalk {
 }
 
 impl LineWalk {
-    /// A walk over `lines` of `buf`, spread over `blocks` blocks.
-    pub(super) fn new<T>(lines: Lines, blocks: usize, buf: &[T]) -> Self {
+    /// A walk over `lines` of a buffer of `T` whose element 0 is at `address`, spread over
+    /// `blocks` blocks.
+    pub(super) fn new<T>(lines: Lines, blocks: usize, address: usize) -> Self {
         let size = core::mem::size_of::<T>();
         // A power of two: every element size is one (1, 2, 4 or 8 bytes), so `next` finds a
         // line's end with a mask, not a division (a division there, once the walk was no longer
@@ -40,7 +41,7 @@ impl LineWalk {
         // Were it not, the walk would prefetch the wrong lines: slower, never wrong.
         let per_line = (CACHE_LINE / size).max(1);
         debug_assert!(per_line.is_power_of_two(), "{size}-byte elements");
-        let skew = (buf.as_ptr() as usize / size.max(1)) % per_line;
+        let skew = (address / size.max(1)) % per_line;
         let lines_per_run = (lines.span + per_line).div_ceil(per_line);
         // Done half-way through the tile, so the last lines are in before they are needed.
         let per_block = (2 * lines.count * lines_per_run).div_ceil(blocks.max(1));
@@ -50,11 +51,19 @@ impl LineWalk {
     /// Prefetches the next `per_block` cache lines of `buf` (the buffer given to `new`).
     #[inline(always)]
     pub(super) fn step<T>(&mut self, buf: &[T]) {
-        for _ in 0..self.per_block {
-            let Some(at) = self.next() else { return };
+        self.step_with(|at| {
             if let Some(x) = buf.get(at) {
                 prefetch(x);
             }
+        });
+    }
+
+    /// Calls `prefetch` with an element of each of the next `per_block` cache lines.
+    #[inline(always)]
+    pub(super) fn step_with(&mut self, mut prefetch: impl FnMut(usize)) {
+        for _ in 0..self.per_block {
+            let Some(at) = self.next() else { return };
+            prefetch(at);
         }
     }
 }

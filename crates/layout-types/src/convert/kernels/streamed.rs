@@ -3,7 +3,7 @@
 //! ([`by_panels`]) and of tiles ([`by_staged_tiles`]).
 
 use super::line_walk::LineWalk;
-use super::{near_lines, plane, square_tile, tiles, tiling, transpose, CACHE_LINE, SWEEP_BYTES};
+use super::{line_offset, near_lines, plane, square_tile, tiles, tiling, transpose, CACHE_LINE, SWEEP_BYTES};
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
 use crate::platform::out::Out;
@@ -50,7 +50,7 @@ pub(super) fn by_panels<T: Element>(
     let width = cols.extent;
     let row_bytes = width * T::SIZE;
     let whole_lines = row_bytes.is_multiple_of(CACHE_LINE)
-        && dst.places()[d..].as_ptr().align_offset(CACHE_LINE) == 0
+        && dst.address(d).is_multiple_of(CACHE_LINE)
         && strips.has_blocks();
     if !strips.streaming() || rows.dst as usize != width || row_bytes > PANEL_ROW_BYTES || whole_lines {
         return false;
@@ -156,7 +156,7 @@ pub(super) fn by_strips<T: Element>(
     let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
     let head = match tall {
         Some(_) => 0,
-        None => dst.places()[d..].as_ptr().align_offset(CACHE_LINE).min(cols.extent),
+        None => line_offset::<T>(dst.address(d)).min(cols.extent),
     };
     let n_cols = (cols.extent - head) / strips.cols() * strips.cols();
     let n_rows = rows.extent / strips.rows() * strips.rows();
@@ -227,7 +227,7 @@ pub(super) fn by_strips<T: Element>(
             .peek()
             .filter(|_| walk_near)
             .map(|(r, c)| near_lines(along_rows, (s0, src_stride), (d0, dst_stride), r, c))
-            .map(|lines| LineWalk::new(lines, bands.len(), src));
+            .map(|lines| LineWalk::new::<T>(lines, bands.len(), src.as_ptr() as usize));
         // Strips step along the band, bands step across it: one is the other's step, swapped.
         let (down, across) =
             ((strips.rows(), strips.rows() * dst_stride), (strips.cols() * src_stride, strips.cols()));

@@ -52,7 +52,7 @@ fn line_walk_visits_each_cache_line_of_a_tile_once_in_order() {
     for (first, stride, count, span) in [(0, 64, 3, 64), (3, 100, 4, 40), (10, 16, 5, 16), (7, 1000, 2, 1)] {
         for skew in 0..16 {
             let lines = Lines { first, stride, count, span };
-            let mut walk = LineWalk::new(lines, 1, &buf);
+            let mut walk = LineWalk::new::<f32>(lines, 1, buf.as_ptr() as usize);
             walk.skew = skew;
             let line_of = |i: usize| (i + skew) / 16;
             let mut expected = Vec::new();
@@ -79,8 +79,8 @@ fn line_walk_visits_each_cache_line_of_a_tile_once_in_order() {
 fn line_walk_finishes_in_half_the_blocks() {
     let lines = Lines { first: 0, stride: 64, count: 1024, span: 64 };
     let buf = [0f32; 1];
-    let walk = LineWalk::new(lines, 1024, &buf);
-    let total = LineWalk::new(lines, 1024, &buf).count();
+    let walk = LineWalk::new::<f32>(lines, 1024, buf.as_ptr() as usize);
+    let total = LineWalk::new::<f32>(lines, 1024, buf.as_ptr() as usize).count();
     assert!(walk.per_block * 512 >= total, "{} per block, {total} lines", walk.per_block);
 }
 

@@ -168,20 +168,24 @@ impl Strips {
         let bytes =
             [band.src_stride, band.src_step, band.dst_stride, band.dst_step, band.src_next, band.dst_next]
                 .map(|v| v.checked_mul(size));
+        // A part's destination ([`Out::column_parts`]): every line in its columns.
+        let steps = [(band.dst_step, band.count), (band.dst_next, band.repeat), (band.dst_stride, rows)];
         assert!(
             src_end.is_some_and(|e| e <= src.len())
                 && dst_end.is_some_and(|e| e <= dst.len())
+                && dst.holds_lines(band.to, steps, cols)
                 && bytes.iter().all(Option::is_some),
             "a band of strips outside its buffers: {band:?}"
         );
-        let aligned = (dst.places()[band.to..].as_ptr() as usize).is_multiple_of(LINE)
+        let aligned = dst.address(band.to).is_multiple_of(LINE)
             && (band.dst_stride * size).is_multiple_of(LINE)
             && (band.dst_step * size).is_multiple_of(LINE)
             && (band.dst_next * size).is_multiple_of(LINE);
         let stream = self.streaming && aligned;
         let src: &[u8] = bytemuck::cast_slice(src);
-        // SAFETY: the strips store bytes of `src`'s elements, transposed, into `dst`.
-        let dst = unsafe { dst.bytes().into_places() };
+        // SAFETY: the strips store bytes of `src`'s elements, transposed, into `dst`, only in
+        // the lines checked above.
+        let dst = unsafe { dst.into_ptr() }.cast::<u8>();
         #[cfg(target_arch = "x86_64")]
         let writes = match (stream, self.in_cache) {
             (true, _) => super::x86::Writes::Streamed,
@@ -192,7 +196,7 @@ impl Strips {
         super::x86::band(
             super::x86::Kind { level: self.level, size, writes, tall: self.tall },
             &src[band.from * size..],
-            &mut dst[band.to * size..],
+            dst.wrapping_add(band.to * size),
             [band.src_stride, band.src_step, band.src_next].map(|v| v * size),
             [band.dst_stride, band.dst_step, band.dst_next].map(|v| v * size),
             [band.count, band.repeat],
@@ -240,6 +244,24 @@ mod tests {
                     catch_unwind(AssertUnwindSafe(|| strips.band(&src[..n], Out::new(&mut dst[..n]), band)));
                 assert!(run.is_err(), "{level:?}: {band:?} ran past its buffers");
                 assert!(dst.iter().all(|&v| v == 0.0), "{level:?}: {band:?} wrote before panicking");
+            }
+            // In a part of a grid two strips wide and twice a strip's rows tall (its columns the
+            // first strip's), a band one column over stays inside the part's span but reaches
+            // the other part's columns.
+            let mut dst = vec![0.0f32; 4 * n];
+            let (grid, cuts) = (Band { dst_stride: 2 * cols, ..fits }, [0, cols, 2 * cols]);
+            let mut parts = Out::new(&mut dst).column_parts(2 * cols, &cuts);
+            let first = parts.next().unwrap();
+            let over =
+                catch_unwind(AssertUnwindSafe(|| strips.band(&src[..n], first, Band { to: 1, ..grid })));
+            assert!(over.is_err(), "{level:?}: a band out of its part's columns ran");
+            drop(parts);
+            assert!(dst.iter().all(|&v| v == 0.0), "{level:?}: a band out of its part's columns wrote");
+            let first = Out::new(&mut dst).column_parts(2 * cols, &cuts).next().unwrap();
+            strips.band(&src[..n], first, grid);
+            for (i, v) in dst.iter().enumerate() {
+                let ours = i < 2 * n && i % (2 * cols) < cols;
+                assert_eq!(*v, ours as u8 as f32, "{level:?}: the band in its part, element {i}");
             }
             let mut dst = vec![0.0f32; 3 * n];
             strips.band(&src[..n], Out::new(&mut dst[..n]), fits);

@@ -304,20 +304,21 @@ pub(super) struct Kind {
 
 /// Runs `repeat` bands of `count` strips of `kind` (`super::strips::Band`'s geometry in bytes:
 /// `[src_stride, src_step, src_next]` and `[dst_stride, dst_step, dst_next]`) from the start of
-/// `src` and `dst`. The caller
-/// (`Strips::band`) has checked that every strip lies inside both slices, that the level is on
-/// this CPU and above `Portable` (AVX2 at least for tall strips), and that every destination
-/// row starts on a cache line when the rows are [`Writes::Streamed`] (never tall).
+/// `src` and from `dst`. The caller
+/// (`Strips::band`) has checked that every strip lies inside `src` and inside the destination
+/// view `dst` points into, in lines that view alone writes (`Out::holds_lines`), that the level
+/// is on this CPU and above `Portable` (AVX2 at least for tall strips), and that every
+/// destination row starts on a cache line when the rows are [`Writes::Streamed`] (never tall).
 pub(super) fn band(
     kind: Kind,
     src: &[u8],
-    dst: &mut [MaybeUninit<u8>],
+    dst: *mut u8,
     src_geometry: [usize; 3],
     dst_geometry: [usize; 3],
     counts: [usize; 2],
 ) {
     use transpose::{avx2, avx2_evex, avx512, avx512_bytes, sse2, LINE};
-    let (s, d) = (src.as_ptr(), dst.as_mut_ptr().cast::<u8>());
+    let (s, d) = (src.as_ptr(), dst);
     let Kind { level, size, writes, tall } = kind;
     macro_rules! with {
         ($isa:ident, $w:literal, $m:literal, $stream:literal, $tall:literal) => {
@@ -347,8 +348,8 @@ pub(super) fn band(
         };
     }
     // SAFETY: the caller's checks above are the contract of `band` at each level: the feature is
-    // present, every strip's bytes are inside `src` and `dst` (distinct slices, so disjoint),
-    // and streamed rows are aligned.
+    // present, every strip's bytes are inside `src` and the destination's lines (its view's
+    // alone, so disjoint from `src`), and streamed rows are aligned.
     unsafe {
         match level {
             // Tall strips: AVX2's blocks (their EVEX forms at AVX-512), one register wide.

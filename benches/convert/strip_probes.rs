@@ -12,14 +12,14 @@ use super::{hot_best, plane, Bench, Sample};
 /// The strip probe of the 1 MiB NHWC→NCHW rows: the library's own loop for them, without its
 /// shuffles, hot on all threads (the peers' table's way) beside typed-layout hot.
 ///
-/// The library cuts such a pass into a task a thread (32 channels each on two threads), each
-/// task's plane into tiles of 4 KiB of every destination row, a tile into bands of one strip's
-/// channels and a band into strips along the pixels. A strip of AVX-512 loads one register per
-/// pixel (its run of 16 f32 or 32 f16 channels; two 32-byte runs of u8 paired in one register),
-/// transposes them and stores one whole line per channel. The probe loads and stores the same
-/// registers in the same order with nothing between: no pass in that order moves more. Left
-/// out (printed `-`) where the CPU lacks AVX-512 or the thread count does not cut the channels
-/// into whole bands.
+/// The library cuts such a pass into a task a thread by pixels (each task all 64 channels of its
+/// pixels: the destination's column parts), each task's plane into tiles of 4 KiB of every
+/// destination row, a tile into bands of one strip's channels and a band into strips along the
+/// pixels. A strip of AVX-512 loads one register per pixel (its run of 16 f32 or 32 f16
+/// channels; two 32-byte runs of u8 paired in one register), transposes them and stores one
+/// whole line per channel. The probe loads and stores the same registers in the same order with
+/// nothing between: no pass in that order moves more. Left out (printed `-`) where the CPU lacks
+/// AVX-512.
 pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let row = format!("{}/1MiB/NHWC->NCHW strip probe", T::NAME);
     if b.skips(&row) {
@@ -36,21 +36,18 @@ pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let mut probe_dst = Tensor::<T, Nchw>::zeros([1, c, h, w]).unwrap();
     let threads = rayon::current_num_threads();
     let band = if T::SIZE == 4 { 16 } else { 32 }; // a strip's channels
-    let task = c / threads;
-    let sweep = 4096 / T::SIZE; // pixels of a tile
-    let fits = threads <= c
-        && c.is_multiple_of(threads)
-        && task.is_multiple_of(band)
-        && pixels.is_multiple_of(sweep);
-    let wide = strips::avx512();
+    let line = 64 / T::SIZE; // a strip's pixels
+                             // The library's cuts: a thread's share of the pixels, on a line.
+    let cuts: Vec<usize> =
+        (0..=threads).map(|k| (k * pixels / threads).next_multiple_of(line).min(pixels)).collect();
     let s: &[u8] = bytemuck::cast_slice(src.as_slice());
-    let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
-    let geometry = strips::Geometry { channels: c, pixels, size: T::SIZE, band, sweep };
-    let probe = (fits && wide).then_some(|| {
+    let d = strips::Parts::new(bytemuck::cast_slice_mut(probe_dst.as_mut_slice()));
+    let geometry = strips::Geometry { channels: c, pixels, size: T::SIZE, band, sweep: 4096 / T::SIZE };
+    let probe = strips::avx512().then_some(|| {
         use rayon::prelude::*;
-        d.par_chunks_mut(task * pixels * T::SIZE)
-            .enumerate()
-            .for_each(|(k, d)| strips::task(black_box(s), d, k * task, geometry))
+        (0..threads)
+            .into_par_iter()
+            .for_each(|k| strips::task(black_box(s), &d, cuts[k]..cuts[k + 1], geometry))
     });
     out.push(race(&row, 2 << 20, || convert(black_box(&src), &mut dst).unwrap(), probe));
     eprintln!("{row}: done");
@@ -154,37 +151,52 @@ mod strips {
         false
     }
 
-    /// One task: channels `c0..` of the NHWC source `s` (bytes) into the task's part of the
-    /// NCHW destination `d` (bytes: its channel planes), tile by tile, band by band, strip by
-    /// strip. Panics unless every strip lies inside both slices and the CPU passes
-    /// [`avx512`].
-    pub(super) fn task(s: &[u8], d: &mut [u8], c0: usize, g: Geometry) {
-        let Geometry { channels, pixels, size, band, sweep } = g;
+    /// The NCHW destination (bytes) that the tasks write side by side, each its own pixels of
+    /// every channel's plane: [`task`] asserts that its strips lie inside it, and the caller
+    /// gives the tasks disjoint pixel ranges.
+    pub(super) struct Parts {
+        start: *mut u8,
+        len: usize,
+    }
+
+    // SAFETY: the tasks write disjoint bytes (their pixel ranges are disjoint) of a buffer the
+    // `Parts` borrows mutably for its whole life.
+    unsafe impl Sync for Parts {}
+
+    impl Parts {
+        pub(super) fn new(d: &mut [u8]) -> Parts {
+            Parts { start: d.as_mut_ptr(), len: d.len() }
+        }
+    }
+
+    /// One task: pixels `pixels` of every channel, from the NHWC source `s` (bytes) into the NCHW
+    /// destination `d`, tile by tile, band by band, strip by strip. Panics unless every strip
+    /// lies inside both buffers and the CPU passes [`avx512`]; the caller gives each task its
+    /// own pixels.
+    pub(super) fn task(s: &[u8], d: &Parts, pixels: std::ops::Range<usize>, g: Geometry) {
+        let Geometry { channels, pixels: all, size, band, sweep } = g;
         // The strips below: f32 16 channels by 16 pixels, f16 32 by 32, u8 32 by 64.
         assert!(avx512() && matches!((size, band), (4, 16) | (2, 32) | (1, 32)));
         let line = 64 / size; // pixels a strip
-        let plane = pixels.checked_mul(size).expect("a destination row's bytes");
-        let task = d.len() / plane.max(1);
-        let src_end = ((pixels.max(1) - 1).checked_mul(channels))
-            .and_then(|e| e.checked_add(c0 + task))
-            .and_then(|e| e.checked_mul(size));
-        assert!(plane > 0 && d.len() == task * plane && task.is_multiple_of(band));
-        assert!(sweep > 0 && pixels.is_multiple_of(sweep) && sweep.is_multiple_of(line));
-        assert!(src_end.is_some_and(|e| e <= s.len()) && c0 + task <= channels);
-        assert!(d.as_ptr().align_offset(64) == 0 && plane.is_multiple_of(64));
-        for t0 in (0..pixels).step_by(sweep) {
-            for b in (0..task).step_by(band) {
-                for p in (t0..t0 + sweep).step_by(line) {
-                    let (from, to) = ((p * channels + c0 + b) * size, (b * pixels + p) * size);
+        let plane = all.checked_mul(size).expect("a destination row's bytes");
+        assert!(d.len == channels * plane && channels.is_multiple_of(band));
+        assert!(pixels.end <= all && pixels.start.is_multiple_of(line) && pixels.len().is_multiple_of(line));
+        assert!(sweep > 0 && sweep.is_multiple_of(line) && s.len() == d.len);
+        assert!(d.start.align_offset(64) == 0 && plane.is_multiple_of(64));
+        for t0 in pixels.clone().step_by(sweep) {
+            for b in (0..channels).step_by(band) {
+                for p in (t0..(t0 + sweep).min(pixels.end)).step_by(line) {
+                    let (from, to) = ((p * channels + b) * size, (b * all + p) * size);
                     // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads the
                     // runs of pixels `p..p + line` (`line` of them, `band * size` bytes each:
-                    // 64, or 32 for u8), `channels * size` apart from `from` (the last pixel's
-                    // run of the task's last band ends inside `s`, asserted), and writes `band`
-                    // lines of 64 bytes, `plane` apart from `to` (inside `d`: `b + band <= task`,
-                    // `p + line <= pixels` as `line` divides `sweep` and `sweep` `pixels`).
+                    // 64, or 32 for u8), `channels * size` apart from `from` (inside `s`, as
+                    // long as `d`: `p + line <= all`, `b + band <= channels`), and writes `band`
+                    // lines of 64 bytes, `plane` apart from `to`: inside `d`, in this task's
+                    // pixels (`p..p + line` inside `pixels`, asserted), which no other task
+                    // writes.
                     #[cfg(target_arch = "x86_64")]
                     unsafe {
-                        let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
+                        let (src, dst) = (s.as_ptr().add(from), d.start.add(to));
                         match size {
                             4 => x86::strip::<16, false>(src, channels * size, dst, plane),
                             2 => x86::strip::<32, false>(src, channels * size, dst, plane),

@@ -194,7 +194,13 @@ impl Strips {
         };
         #[cfg(target_arch = "x86_64")]
         super::x86::band(
-            super::x86::Kind { level: self.level, size, writes, tall: self.tall },
+            super::x86::Kind {
+                level: self.level,
+                size,
+                writes,
+                tall: self.tall,
+                near_runs: band.src_stride * size <= super::x86::NEAR_RUN_BYTES,
+            },
             &src[band.from * size..],
             dst.wrapping_add(band.to * size),
             [band.src_stride, band.src_step, band.src_next].map(|v| v * size),

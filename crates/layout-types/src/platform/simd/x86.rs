@@ -288,6 +288,11 @@ pub(super) enum Writes {
     Ordinary,
 }
 
+/// Bytes apart that a strip's source runs lie at most to count as near ([`Kind::near_runs`]):
+/// a few lines, so that the runs of a strip span a few pages at most and fall in different
+/// cache sets.
+pub(super) const NEAR_RUN_BYTES: usize = 256;
+
 /// Which strips a band runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Kind {
@@ -300,6 +305,8 @@ pub(super) struct Kind {
     /// Tall strips (AVX2 and AVX-512 levels, ordinary stores): blocks stacked along the source
     /// runs, for destination rows shorter than a line.
     pub(super) tall: bool,
+    /// The source runs of a strip lie within [`NEAR_RUN_BYTES`] of each other.
+    pub(super) near_runs: bool,
 }
 
 /// Runs `repeat` bands of `count` strips of `kind` (`super::strips::Band`'s geometry in bytes:
@@ -317,9 +324,9 @@ pub(super) fn band(
     dst_geometry: [usize; 3],
     counts: [usize; 2],
 ) {
-    use transpose::{avx2, avx2_evex, avx512, avx512_bytes, sse2, LINE};
+    use transpose::{avx2, avx2_evex, avx512, avx512_bytes, avx512_lanes, sse2, LINE};
     let (s, d) = (src.as_ptr(), dst);
-    let Kind { level, size, writes, tall } = kind;
+    let Kind { level, size, writes, tall, near_runs } = kind;
     macro_rules! with {
         ($isa:ident, $w:literal, $m:literal, $stream:literal, $tall:literal) => {
             $isa::band::<$w, { $isa::V / $w }, { LINE / $isa::V }, $m, $stream, $tall>(
@@ -360,6 +367,16 @@ pub(super) fn band(
             // NHWC→NCHW at 1 MiB 16–17 → 22–23 GB/s); AVX2's blocks in their EVEX forms for a
             // streamed conversion's staged tiles, whose source comes from memory (u8 NHWC→NCHW at
             // 256 MiB: 0.82–0.85 of the strongest copy, 0.72–0.76 with the paired strips).
+            // Bytes in cache from near source runs (NHWC→NCHW's pixels, a line or a few
+            // apart): strips whose loads gather the lanes (u8 NHWC→NCHW at 1 MiB, two threads
+            // back to back, alternating three times: 65–69 → 78–88 GB/s). Where the runs are
+            // far apart (NCHW→NHWC's channel planes, a matrix's rows), each run's line is
+            // loaded twice, once per row group, and those lines share a cache set: slower
+            // there (one thread, u8 NCHW→NHWC 31–37 → 24–28 GB/s, row→column 33–36 → 30–32),
+            // as it was for f16 and f32 everywhere but NHWC→NCHW (f16 there +3 %, f32 −7 %).
+            Level::Avx512 if size == 1 && writes == Writes::InCache && near_runs => {
+                avx512_lanes::band(s, src_geometry, d, dst_geometry, counts)
+            }
             Level::Avx512 if size == 1 && writes == Writes::Streamed => {
                 avx512_bytes::band::<true>(s, src_geometry, d, dst_geometry, counts)
             }

@@ -261,6 +261,108 @@ strips!(
     }
 );
 
+/// AVX-512's byte strips with their lanes gathered by the loads: 32 destination rows by one
+/// 64-byte line, for a conversion in cache whose strips read near source runs (`x86::band`
+/// says where they are measured faster than [`avx512_bytes`]).
+///
+/// Row group `g` (rows `16g..16g + 16`) is 16 registers: register `i` takes lane `l` from source
+/// run `16l + i`, bytes `16g..16g + 16` (one 16-byte load each, three of them inserted). The
+/// lanes are then where the rows want them before any shuffle, so four rounds of in-lane
+/// interleaves transpose them, and register `k` of group `g` is destination row `16g + k`,
+/// whole: no cross-lane round, and 16 registers held at a time, not 32 and two constants.
+pub(crate) mod avx512_lanes {
+    use core::arch::x86_64::*;
+
+    /// Registers of a row group (bytes of a 16-byte lane); row groups of a strip.
+    const M: usize = 16;
+    const G: usize = 2;
+
+    /// One round of the in-lane interleave of a group, written out (a loop over an array of
+    /// registers went through memory): pair `k` is the low and high byte interleave of
+    /// registers `k` and `k + 8`; four rounds transpose each lane's 16×16 block.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    fn round(g: [__m512i; M]) -> [__m512i; M] {
+        macro_rules! pairs {
+            ($($k:literal)*) => {
+                [$(_mm512_unpacklo_epi8(g[$k], g[$k + 8]), _mm512_unpackhi_epi8(g[$k], g[$k + 8]),)*]
+            };
+        }
+        pairs!(0 1 2 3 4 5 6 7)
+    }
+
+    /// Group registers from `src`: register `i` takes lane `l` from bytes `0..16` of source
+    /// run `16l + i` (`ss` bytes apart).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512 F; those bytes are inside a live allocation.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    unsafe fn load(src: *const u8, ss: usize) -> [__m512i; M] {
+        // Runs `i`, `M + i`, `2M + i`, `3M + i` from one pointer and two strides (with the
+        // addresses of all 64 runs computed apart, they spilled from the general registers).
+        let (quarter, three) = (M * ss, 3 * M * ss);
+        let mut at = src;
+        let mut v = [_mm512_setzero_si512(); M];
+        for r in v.iter_mut() {
+            // SAFETY: bytes `0..16` of runs `i`, `M + i`, `2M + i` and `3M + i` are inside
+            // `src` (the caller's contract).
+            unsafe {
+                let lane = |p: *const u8| _mm_loadu_si128(p.cast());
+                let x = _mm512_castsi128_si512(lane(at));
+                let x = _mm512_inserti32x4::<1>(x, lane(at.add(quarter)));
+                let x = _mm512_inserti32x4::<2>(x, lane(at.add(2 * quarter)));
+                *r = _mm512_inserti32x4::<3>(x, lane(at.add(three)));
+            }
+            at = at.wrapping_add(ss);
+        }
+        v
+    }
+
+    /// One strip: source runs `j * ss` bytes from `src` (32 bytes each, `j` in 0..64), rows
+    /// `r * ds` bytes from `dst` (64 bytes each, `r` in 0..32), ordinary stores.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512 F and BW; those bytes are inside live, disjoint allocations.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    #[inline]
+    unsafe fn strip(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
+        for g in 0..G {
+            // SAFETY: group `g`'s bytes are inside `src` (the caller's contract).
+            let rows = round(round(round(round(unsafe { load(src.add(16 * g), ss) }))));
+            for (k, row) in rows.iter().enumerate() {
+                // SAFETY: row `16g + k`'s 64 bytes are inside `dst` (the caller's contract).
+                unsafe { _mm512_storeu_si512(dst.add((g * M + k) * ds).cast(), *row) };
+            }
+        }
+    }
+
+    /// `repeat` bands of `count` strips, strip `i` of band `k` at
+    /// `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step`.
+    ///
+    /// # Safety
+    ///
+    /// As [`strip`], for every strip.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(crate) unsafe fn band(
+        src: *const u8,
+        [ss, src_step, src_next]: [usize; 3],
+        dst: *mut u8,
+        [ds, dst_step, dst_next]: [usize; 3],
+        [count, repeat]: [usize; 2],
+    ) {
+        for k in 0..repeat {
+            let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
+            for i in 0..count {
+                // SAFETY: strip `i` of band `k` is inside both buffers (the caller's contract).
+                unsafe { strip(src.add(i * src_step), ss, dst.add(i * dst_step), ds) };
+            }
+        }
+    }
+}
+
 /// AVX-512's streamed byte strips: 32 rows by one 64-byte line, one `__m512i` per destination
 /// row, so a strip's lines are held in 32 registers and each is streamed with one store (AVX2's
 /// byte strip of a whole line is two blocks of 32 registers, which spill when held for

@@ -37,7 +37,7 @@ mod probes;
 #[path = "convert/strip_probes.rs"]
 mod strip_probes;
 use probes::{fill_streamed, print_writes, probe, probes_in_cache};
-use strip_probes::{streamed_probes, strip_probe};
+use strip_probes::{streamed_nchw_probe, streamed_probes, strip_probe};
 
 use std::hint::black_box;
 use std::sync::Mutex;
@@ -430,6 +430,8 @@ fn main() {
     strip_probe::<u8>(&b, &mut strip_probes);
     streamed_probes::<f32>(&b, &mut strip_probes);
     streamed_probes::<f16>(&b, &mut strip_probes);
+    streamed_nchw_probe::<f32>(&b, &mut strip_probes);
+    streamed_nchw_probe::<f16>(&b, &mut strip_probes);
     print_table();
     print_writes(&WRITES.lock().unwrap());
     if !probes.is_empty() {

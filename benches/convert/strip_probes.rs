@@ -108,6 +108,47 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
     eprintln!("{row}: done");
 }
 
+/// The strip probes of the 256 MiB NHWC→NCHW rows, f32 and f16: the library streams each image's
+/// plane (64 channels by its pixels) in tiles of 4 KiB of every destination row, a tile in
+/// bands of one strip's channels, a band in strips along the pixels (each loads one register
+/// per pixel, its run of the band's channels, and streams one line per channel), and while a
+/// tile's first half of bands runs it prefetches the next tile's source lines in address order.
+/// The probe does the same loads, streaming stores and prefetches, without the shuffles, in
+/// the library's tasks (four a thread, whole images), with the fence at the end of each task.
+pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
+    let row = format!("{}/256MiB/NHWC->NCHW strip probe", T::NAME);
+    if b.skips(&row) || (T::SIZE != 4 && T::SIZE != 2) {
+        return; // bytes stream through staged tiles, another loop
+    }
+    let elements = (256 << 20) / T::SIZE;
+    let (n, c) = (16, 64);
+    let (h, w) = plane(elements / (n * c));
+    let src =
+        Tensor::<T, Nhwc>::from_fn([n, c, h, w], |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k)))
+            .unwrap();
+    let mut dst = Tensor::<T, Nchw>::zeros([n, c, h, w]).unwrap();
+    let mut probe_dst = Tensor::<T, Nchw>::zeros([n, c, h, w]).unwrap();
+    let images = n.div_ceil(4 * rayon::current_num_threads()); // a task's, as the library cuts
+    let s: &[u8] = bytemuck::cast_slice(src.as_slice());
+    let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
+    let geometry = strips::Geometry {
+        channels: c,
+        pixels: h * w,
+        size: T::SIZE,
+        band: 64 / T::SIZE,
+        sweep: 4096 / T::SIZE,
+    };
+    let image = c * h * w * T::SIZE;
+    let probe = strips::avx512().then_some(|| {
+        use rayon::prelude::*;
+        d.par_chunks_mut(images * image)
+            .enumerate()
+            .for_each(|(t, d)| strips::streamed_nchw_task(black_box(&s[t * images * image..]), d, geometry))
+    });
+    out.push(race(&row, 2 * s.len(), || convert(black_box(&src), &mut dst).unwrap(), probe));
+    eprintln!("{row}: done");
+}
+
 /// typed-layout and the probe (where there is one), each back to back on all threads,
 /// alternately three times (the machine drifts): the table's line for `row`, counting `bytes`
 /// a call.
@@ -208,6 +249,58 @@ mod strips {
                 }
             }
         }
+    }
+
+    /// One task of a streamed NHWC→NCHW pass: the images of `d` (bytes: whole NCHW images) from
+    /// the NHWC images at the start of `s`, image by image, tile by tile, band by band, strip
+    /// by strip, streamed, with the next tile's source lines prefetched over the first half of
+    /// each tile's bands; then a store fence. Panics unless every strip lies inside both slices,
+    /// every destination line starts on a cache line and the CPU passes [`avx512`].
+    pub(super) fn streamed_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
+        let Geometry { channels, pixels, size, band, sweep } = g;
+        assert!(avx512() && matches!((size, band), (4, 16) | (2, 32)));
+        let line = 64 / size; // pixels a strip
+        let image = channels.checked_mul(pixels).and_then(|e| e.checked_mul(size)).expect("an image's bytes");
+        assert!(image > 0 && d.len().is_multiple_of(image) && d.len() <= s.len());
+        assert!(channels.is_multiple_of(band) && pixels.is_multiple_of(sweep) && sweep.is_multiple_of(line));
+        assert!(d.as_ptr().align_offset(64) == 0 && (pixels * size).is_multiple_of(64));
+        let (bands, tile) = (channels / band, sweep * channels * size); // a tile's source bytes
+        let per_band = tile.div_ceil(64).div_ceil(bands.div_ceil(2)); // lines prefetched a band
+        for i in 0..d.len() / image {
+            let (s, d) = (&s[i * image..(i + 1) * image], &mut d[i * image..(i + 1) * image]);
+            for t0 in (0..pixels).step_by(sweep) {
+                let next = (t0 + sweep) * channels * size; // the next tile's source, if any
+                for (k, b) in (0..channels).step_by(band).enumerate() {
+                    for p in (t0..t0 + sweep).step_by(line) {
+                        let (from, to) = ((p * channels + b) * size, (b * pixels + p) * size);
+                        // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads
+                        // `line` runs of 64 bytes (`band` channels), `channels * size` apart
+                        // from `from` (pixels `p + line <= pixels`, channels `b + band <=
+                        // channels`: inside the image `s`), and streams `band` lines of 64
+                        // bytes, `pixels * size` apart from `to` (inside the image `d`), each
+                        // on a cache line (`d`, `pixels * size` and `p * size` are multiples of
+                        // 64).
+                        #[cfg(target_arch = "x86_64")]
+                        unsafe {
+                            let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
+                            match band {
+                                16 => x86::streamed_strip::<16>(src, channels * size, dst, pixels * size),
+                                _ => x86::streamed_strip::<32>(src, channels * size, dst, pixels * size),
+                            }
+                        }
+                        #[cfg(not(target_arch = "x86_64"))]
+                        unreachable!("no AVX-512 here: asserted above {from} {to}");
+                    }
+                    let lines = (next + k * per_band * 64..next + (k + 1) * per_band * 64).step_by(64);
+                    for at in lines.take_while(|&at| at < s.len() && k < bands.div_ceil(2)) {
+                        #[cfg(target_arch = "x86_64")]
+                        x86::prefetch(&s[at]);
+                    }
+                }
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        x86::fence();
     }
 
     /// A streamed pass's plane: channels, pixels, bytes an element.
@@ -312,6 +405,12 @@ mod strips {
                 // SAFETY: line `r` is inside `dst` and aligned (the caller's contract).
                 unsafe { _mm512_stream_si512(dst.add(r * ds).cast(), *v) };
             }
+        }
+
+        /// Asks for the cache line of `x` (a hint).
+        pub(super) fn prefetch(x: &u8) {
+            // SAFETY: SSE is part of x86-64; a prefetch reads nothing the program sees.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>((x as *const u8).cast()) }
         }
 
         /// Orders the streamed stores before what follows, as the library does before a pass

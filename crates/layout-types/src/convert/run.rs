@@ -1,5 +1,6 @@
-//! Running a loop nest on host memory: on the calling thread, or cut along its outermost axis
-//! into rayon tasks that each write their own contiguous part of the destination.
+//! Running a loop nest on host memory: on the calling thread, or cut into rayon tasks that
+//! each write their own part of the destination: a contiguous range of its outermost axis, or
+//! (a plane with short source runs) the same columns of every row.
 
 use super::kernels;
 use crate::dtype::Element;
@@ -16,7 +17,7 @@ pub(super) fn strips_for<T: Element>(bytes: usize) -> Option<Strips> {
 
 /// Runs on rayon's pool when the `parallel` feature is on, the conversion moves at least
 /// [`PARALLEL_THRESHOLD_BYTES`](super::PARALLEL_THRESHOLD_BYTES), and the destination splits
-/// into disjoint contiguous ranges.
+/// into disjoint column parts ([`column_cuts`]) or contiguous ranges ([`parallel_rows`]).
 pub(super) fn run_maybe_parallel<T: Element>(nest: &LoopNest, src: &[T], dst: Out<'_, T>) {
     let bytes = nest.axes().iter().map(|a| a.extent).product::<usize>().saturating_mul(T::SIZE);
     let strips = strips_for::<T>(bytes);
@@ -106,13 +107,14 @@ fn column_cuts<T>(nest: &LoopNest, strips: Option<Strips>) -> Option<Vec<usize>>
     if !plane || !grid || !short_runs || !strips.is_some_and(|s| s.in_cache()) {
         return None;
     }
-    // Every task at least a line of every row.
+    // Every task about a thread's share of the columns, a line at least.
     let threads = threads_for(bytes);
     if threads < 2 || cols.extent < threads * line {
         return None;
     }
-    // Cuts on lines of an aligned destination (the parts' rows then start on lines).
-    Some((0..=threads).map(|k| (k * cols.extent / threads).next_multiple_of(line).min(cols.extent)).collect())
+    // Cuts on the nearest line of an aligned destination (the parts' rows then start on lines).
+    let cut = |k: usize| ((k * cols.extent / threads + line / 2) / line * line).min(cols.extent);
+    Some((0..threads).map(cut).chain([cols.extent]).collect())
 }
 
 /// The plane of `nest` ([`column_cuts`]) in tasks of columns `cuts[k]..cuts[k + 1]`, each

@@ -12,7 +12,8 @@
 //! ordinary stores), and a store fence (`sfence`) ends every streaming copy, so the bytes are
 //! visible to every thread when the call returns. Transpose strips (`simd::strips`) reach raw
 //! pointers only after `Strips::band` has checked, with overflow-checked arithmetic, that the
-//! last strip of the band lies inside both slices, and stream a row only when it starts on a
+//! last strip of the band lies inside the source slice and the destination's span (and, in a
+//! column part of a destination, that every line stays in its columns), and stream a row only when it starts on a
 //! cache line; a band, a staged panel or tile pass and a fused pass each end with a fence.
 //! Write-only storage (`out`): `Out` views a tensor's elements or a new allocation's unwritten
 //! room as `MaybeUninit`, and offers only writes of whole values (or bytes of plain-old-data

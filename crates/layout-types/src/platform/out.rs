@@ -82,6 +82,14 @@ impl<T: Copy> Slot<'_, T> {
     }
 }
 
+/// The panic of a write outside a part's columns, out of line.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn outside(len: usize, cols: Option<Cols>) -> ! {
+    panic!("{len} elements outside a part's columns {cols:?}")
+}
+
 /// `range` of a span of `len` elements as `start..end`, checked as slice indexing checks it.
 #[inline(always)]
 fn bounds(range: impl RangeBounds<usize>, len: usize) -> Range<usize> {
@@ -123,7 +131,8 @@ impl<'a, T: Copy> Out<'a, T> {
     /// # Safety
     ///
     /// For `'b` nothing else writes the places the new view holds: the caller gives this view
-    /// up (consumes it, or borrows it mutably for `'b`), and no two views it makes so overlap.
+    /// up (consumes it, or borrows it mutably for `'b`), and no two views it makes so hold a
+    /// place in common (their spans may overlap where their columns do not).
     #[inline(always)]
     unsafe fn sub<'b>(&self, range: Range<usize>) -> Out<'b, T> {
         debug_assert!(range.start <= range.end && range.end <= self.len);
@@ -138,12 +147,9 @@ impl<'a, T: Copy> Out<'a, T> {
     /// one row's columns; a panic otherwise).
     #[inline(always)]
     fn into_slice(self) -> &'a mut [MaybeUninit<T>] {
-        assert!(
-            self.cols.is_none_or(|c| c.holds(0, self.len)),
-            "{} elements outside a part's columns {:?}",
-            self.len,
-            self.cols
-        );
+        if !self.cols.is_none_or(|c| c.holds(0, self.len)) {
+            outside(self.len, self.cols);
+        }
         // SAFETY: every place of the span is this view's alone for `'a` (the invariant, with
         // the columns just checked), in one live allocation, properly aligned (a
         // `NonNull<MaybeUninit<T>>` from a slice or an in-bounds offset of one).
@@ -203,18 +209,16 @@ impl<'a, T: Copy> Out<'a, T> {
     /// Consecutive views of `n` elements, the last one shorter where `n` does not divide the
     /// length.
     #[inline(always)]
-    pub(crate) fn chunks(self, n: usize) -> impl Iterator<Item = Out<'a, T>> {
+    pub(crate) fn chunks(self, n: usize) -> Chunks<'a, T> {
         assert!(n > 0, "chunks of 0 elements");
-        // SAFETY: disjoint ranges inside the span; `self` is consumed by the iterator.
-        (0..self.len).step_by(n).map(move |i| unsafe { self.sub(i..self.len.min(i + n)) })
+        Chunks { rest: self, n, exact: false }
     }
 
     /// Consecutive views of exactly `n` elements (a shorter rest is left out).
     #[inline(always)]
-    pub(crate) fn chunks_exact(self, n: usize) -> impl Iterator<Item = Out<'a, T>> {
+    pub(crate) fn chunks_exact(self, n: usize) -> Chunks<'a, T> {
         assert!(n > 0, "chunks of 0 elements");
-        // SAFETY: disjoint ranges inside the span; `self` is consumed by the iterator.
-        (0..self.len / n).map(move |k| unsafe { self.sub(k * n..(k + 1) * n) })
+        Chunks { rest: self, n, exact: true }
     }
 
     /// [`chunks`](Out::chunks) of a view of all its span, for rayon's tasks.
@@ -228,11 +232,11 @@ impl<'a, T: Copy> Out<'a, T> {
         self.into_slice().par_chunks_mut(n).map(Out::uninit)
     }
 
-    /// A view of all its span as parts of a grid of rows `stride` elements long (the span is
-    /// whole rows, or ends inside the last), one part a range of columns: columns
-    /// `cuts[k]..cuts[k + 1]` of every row, each part starting at its first row's first column.
-    /// The parts never share an element, so threads can fill them side by side. `cuts` must
-    /// rise from 0 to at most `stride` (a panic otherwise).
+    /// A view of all its span as parts of a grid of rows `stride` elements long, one part a
+    /// range of columns: columns `cuts[k]..cuts[k + 1]` of every row, each part starting at its
+    /// first row's first column. The parts never share an element, so threads can fill them side
+    /// by side. `cuts` must start at 0 and never fall, up to at most `stride` (a panic
+    /// otherwise); equal cuts make an empty part.
     #[cfg_attr(not(feature = "parallel"), allow(dead_code))] // threads fill the parts
     pub(crate) fn column_parts<'c>(
         self,
@@ -351,6 +355,49 @@ impl<'a, T: Copy> Out<'a, T> {
         self.start.as_ptr()
     }
 }
+
+/// [`Out::chunks`] and [`Out::chunks_exact`]: the front `n` elements of what is left, one view
+/// at a time (skipping ahead costs nothing, as for a slice's chunks).
+pub(crate) struct Chunks<'a, T> {
+    rest: Out<'a, T>,
+    n: usize,
+    exact: bool,
+}
+
+impl<'a, T: Copy> Iterator for Chunks<'a, T> {
+    type Item = Out<'a, T>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Out<'a, T>> {
+        let n = self.n.min(self.rest.len);
+        if n == 0 || (self.exact && n < self.n) {
+            return None;
+        }
+        let rest = core::mem::take(&mut self.rest);
+        let (front, back) = rest.split_at(n);
+        self.rest = back;
+        Some(front)
+    }
+
+    #[inline(always)]
+    fn nth(&mut self, k: usize) -> Option<Out<'a, T>> {
+        let skip = k.saturating_mul(self.n).min(self.rest.len);
+        let rest = core::mem::take(&mut self.rest);
+        self.rest = rest.into_at(skip..);
+        self.next()
+    }
+
+    #[inline(always)]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let k = match self.exact {
+            true => self.rest.len / self.n,
+            false => self.rest.len.div_ceil(self.n),
+        };
+        (k, Some(k))
+    }
+}
+
+impl<T: Copy> ExactSizeIterator for Chunks<'_, T> {}
 
 /// Appends `n` elements to `data`, written by `fill` straight into its spare capacity (no value
 /// is written first). `data` grows only when `fill` returns `Ok`; on an error or a panic it
@@ -476,6 +523,37 @@ mod tests {
             assert_eq!(part.holds_lines(first, steps, width), holds, "{first} {steps:?} {width}");
         }
         assert!(Out::new(&mut [0u8; 8]).holds_lines(3, [(1, 2), (0, 1), (0, 1)], 4), "a whole view");
+    }
+
+    /// Chunks, exact or not, and skipping ahead: each view the run of elements a slice's chunks
+    /// would give, the short rest kept or left out.
+    #[test]
+    fn chunks_are_a_slices_chunks() {
+        for (len, n, skip) in [(10, 3, 0), (10, 3, 2), (9, 3, 1), (10, 3, 5), (0, 2, 0), (7, 7, 0)] {
+            for exact in [false, true] {
+                let mut buf = vec![0u8; len];
+                let mut expected = vec![0u8; len];
+                let chunks = |b: &mut [u8]| -> Vec<(usize, usize)> {
+                    let mut at = 0;
+                    let mut runs = Vec::new();
+                    while at < b.len() && (!exact || at + n <= b.len()) {
+                        runs.push((at, n.min(b.len() - at)));
+                        at += n;
+                    }
+                    runs
+                };
+                for (k, (at, m)) in chunks(&mut expected).into_iter().enumerate().skip(skip) {
+                    expected[at..at + m].iter_mut().for_each(|v| *v = k as u8 + 1);
+                }
+                let view = Out::new(&mut buf);
+                let it = if exact { view.chunks_exact(n) } else { view.chunks(n) };
+                assert_eq!(it.len(), chunks(&mut vec![0; len]).len(), "{len} {n} {exact}");
+                for (k, part) in it.enumerate().skip(skip) {
+                    part.slots().for_each(|s| s.set(k as u8 + 1));
+                }
+                assert_eq!(buf, expected, "{len} elements, chunks of {n}, exact {exact}, from {skip}");
+            }
+        }
     }
 
     /// Cuts that do not rise from 0 to at most the row are refused.

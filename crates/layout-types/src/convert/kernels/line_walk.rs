@@ -48,7 +48,8 @@ impl LineWalk {
         LineWalk { lines, per_line, skew, per_block, line: 0, at: lines.first }
     }
 
-    /// Prefetches the next `per_block` cache lines of `buf` (the buffer given to `new`).
+    /// Prefetches the next `per_block` cache lines of `buf` (the buffer whose address `new` was
+    /// given).
     #[inline(always)]
     pub(super) fn step<T>(&mut self, buf: &[T]) {
         self.step_with(|at| {

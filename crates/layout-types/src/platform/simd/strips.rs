@@ -144,8 +144,9 @@ impl Strips {
         self.streaming
     }
 
-    /// Transposes the strips of `band`; they must lie inside `src` and `dst` (a bug otherwise:
-    /// this panics before touching memory). Rows are streamed when [`Strips::streaming`] and every
+    /// Transposes the strips of `band`; they must lie inside `src` and `dst` (for a column part,
+    /// inside its columns: [`Out::holds_lines`]; a bug otherwise: this panics before touching
+    /// memory). Rows are streamed when [`Strips::streaming`] and every
     /// row starts on a cache line; otherwise ordinary stores write them.
     pub(crate) fn band<T: Element>(&self, src: &[T], dst: Out<'_, T>, band: Band) {
         assert!(T::SIZE == self.size && self.has_blocks(), "no strips for {} bytes", T::SIZE);
@@ -193,20 +194,23 @@ impl Strips {
             (false, false) => super::x86::Writes::Ordinary,
         };
         #[cfg(target_arch = "x86_64")]
-        super::x86::band(
-            super::x86::Kind {
-                level: self.level,
-                size,
-                writes,
-                tall: self.tall,
-                near_runs: band.src_stride * size <= super::x86::NEAR_RUN_BYTES,
-            },
-            &src[band.from * size..],
-            dst.wrapping_add(band.to * size),
-            [band.src_stride, band.src_step, band.src_next].map(|v| v * size),
-            [band.dst_stride, band.dst_step, band.dst_next].map(|v| v * size),
-            [band.count, band.repeat],
-        );
+        // SAFETY: the checks above are `band`'s contract.
+        unsafe {
+            super::x86::band(
+                super::x86::Kind {
+                    level: self.level,
+                    size,
+                    writes,
+                    tall: self.tall,
+                    near_runs: band.src_stride * size <= super::x86::NEAR_RUN_BYTES,
+                },
+                &src[band.from * size..],
+                dst.wrapping_add(band.to * size),
+                [band.src_stride, band.src_step, band.src_next].map(|v| v * size),
+                [band.dst_stride, band.dst_step, band.dst_next].map(|v| v * size),
+                [band.count, band.repeat],
+            )
+        };
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (src, dst, stream); // no strips are made here
     }

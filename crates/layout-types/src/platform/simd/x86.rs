@@ -311,12 +311,15 @@ pub(super) struct Kind {
 
 /// Runs `repeat` bands of `count` strips of `kind` (`super::strips::Band`'s geometry in bytes:
 /// `[src_stride, src_step, src_next]` and `[dst_stride, dst_step, dst_next]`) from the start of
-/// `src` and from `dst`. The caller
-/// (`Strips::band`) has checked that every strip lies inside `src` and inside the destination
-/// view `dst` points into, in lines that view alone writes (`Out::holds_lines`), that the level
-/// is on this CPU and above `Portable` (AVX2 at least for tall strips), and that every
-/// destination row starts on a cache line when the rows are [`Writes::Streamed`] (never tall).
-pub(super) fn band(
+/// `src` and from `dst`.
+///
+/// # Safety
+///
+/// Every strip lies inside `src` and inside the destination view `dst` points into, in lines
+/// that view alone writes (`Out::holds_lines`); the level is on this CPU and above `Portable`
+/// (AVX2 at least for tall strips); every destination row starts on a cache line when the rows
+/// are [`Writes::Streamed`] (never tall). `Strips::band`, the caller, checks all of it.
+pub(super) unsafe fn band(
     kind: Kind,
     src: &[u8],
     dst: *mut u8,

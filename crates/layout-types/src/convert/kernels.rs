@@ -61,7 +61,7 @@ const TILE_BYTES: usize = 256 << 10;
 const TILE_GRAIN: usize = 16;
 
 /// Bytes of a cache line.
-const CACHE_LINE: usize = 64;
+pub(super) const CACHE_LINE: usize = 64;
 
 /// Shortest sweep worth making, in bytes per stream.
 const MIN_SWEEP_BYTES: usize = 512;

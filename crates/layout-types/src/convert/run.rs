@@ -98,7 +98,7 @@ fn column_cuts<T>(nest: &LoopNest, strips: Option<Strips>) -> Option<Vec<usize>>
     let &[rows, cols] = nest.axes() else { return None };
     let size = core::mem::size_of::<T>();
     let bytes = rows.extent.saturating_mul(cols.extent).saturating_mul(size);
-    let line = 64 / size.max(1);
+    let line = kernels::CACHE_LINE / size.max(1);
     // A plane (source runs down its rows, destination rows along its columns) of rows that do
     // not overlap, in the caches, with shorter source runs than destination rows.
     let plane = rows.src == 1 && cols.dst == 1 && cols.src >= rows.extent as isize;

@@ -15,6 +15,26 @@
 /// Bytes of the destination line a strip writes at once: one cache line.
 pub(crate) const LINE: usize = 64;
 
+/// Calls `strip(src, dst)` for `repeat` bands of `count` strips, strip `i` of band `k` at
+/// `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step` (the band geometry
+/// of `super::super::strips::Band`, in bytes): the walk every kind of strip below shares.
+#[inline(always)]
+fn each_strip(
+    src: *const u8,
+    [src_step, src_next]: [usize; 2],
+    dst: *mut u8,
+    [dst_step, dst_next]: [usize; 2],
+    [count, repeat]: [usize; 2],
+    mut strip: impl FnMut(*const u8, *mut u8),
+) {
+    for k in 0..repeat {
+        let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
+        for i in 0..count {
+            strip(src.wrapping_add(i * src_step), dst.wrapping_add(i * dst_step));
+        }
+    }
+}
+
 /// One instruction set's strips; `$reg` is its register, `$v` its bytes.
 macro_rules! strips {
     (
@@ -168,16 +188,12 @@ macro_rules! strips {
                 [ds, dst_step, dst_next]: [usize; 3],
                 [count, repeat]: [usize; 2],
             ) {
-                for k in 0..repeat {
-                    let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
-                    for i in 0..count {
-                        // SAFETY: strip `i` of band `k` is inside both buffers (the caller's
-                        // contract).
-                        unsafe {
-                            strip::<W, E, B, M, STREAM, TALL>(src.add(i * src_step), ss, dst.add(i * dst_step), ds)
-                        };
-                    }
-                }
+                let steps = ([src_step, src_next], [dst_step, dst_next]);
+                super::each_strip(src, steps.0, dst, steps.1, [count, repeat], |src, dst| {
+                    // SAFETY: every strip of the bands is inside both buffers (the caller's
+                    // contract).
+                    unsafe { strip::<W, E, B, M, STREAM, TALL>(src, ss, dst, ds) }
+                });
                 if STREAM {
                     _mm_sfence();
                 }
@@ -353,13 +369,11 @@ pub(crate) mod avx512_lanes {
         [ds, dst_step, dst_next]: [usize; 3],
         [count, repeat]: [usize; 2],
     ) {
-        for k in 0..repeat {
-            let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
-            for i in 0..count {
-                // SAFETY: strip `i` of band `k` is inside both buffers (the caller's contract).
-                unsafe { strip(src.add(i * src_step), ss, dst.add(i * dst_step), ds) };
-            }
-        }
+        let steps = ([src_step, src_next], [dst_step, dst_next]);
+        super::each_strip(src, steps.0, dst, steps.1, [count, repeat], |src, dst| {
+            // SAFETY: every strip of the bands is inside both buffers (the caller's contract).
+            unsafe { strip(src, ss, dst, ds) }
+        });
     }
 }
 
@@ -459,13 +473,11 @@ pub(crate) mod avx512_bytes {
         [ds, dst_step, dst_next]: [usize; 3],
         [count, repeat]: [usize; 2],
     ) {
-        for k in 0..repeat {
-            let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
-            for i in 0..count {
-                // SAFETY: strip `i` of band `k` is inside both buffers (the caller's contract).
-                unsafe { strip::<STREAM>(src.add(i * src_step), ss, dst.add(i * dst_step), ds) };
-            }
-        }
+        let steps = ([src_step, src_next], [dst_step, dst_next]);
+        super::each_strip(src, steps.0, dst, steps.1, [count, repeat], |src, dst| {
+            // SAFETY: every strip of the bands is inside both buffers (the caller's contract).
+            unsafe { strip::<STREAM>(src, ss, dst, ds) }
+        });
         if STREAM {
             _mm_sfence();
         }

@@ -156,6 +156,54 @@ fn check_planes<T: Element>(strips: Option<Strips>) -> usize {
     planes
 }
 
+/// Planes whose destination rows lie a multiple of 16 KiB apart and whose source runs are near
+/// (an NCHW image of 8192 pixels from NHWC: AVX-512's gathered-lane strips take halves there),
+/// every element size, through every level this CPU has, against the definition: whole and
+/// ragged strips both ways, starts on a line and off it; elements outside the plane stay
+/// untouched.
+#[test]
+fn page_strided_rows_transpose_like_the_definition() {
+    use crate::platform::simd::Stores;
+    fn check<T: Element>(level: Level) {
+        let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 11;
+        let fill = T::from_word(u64::MAX);
+        let dst_stride = (16 << 10) / T::SIZE;
+        for (rows, cols, src_stride) in [(64, dst_stride, 64), (45, dst_stride - 37, 48)] {
+            let src: Vec<T> = (0..cols * src_stride + 8).map(|i| T::from_word(bits(i))).collect();
+            let mut dst = vec![fill; rows * dst_stride + 64];
+            let aligned = dst.as_ptr().align_offset(64).min(64);
+            for (s, d) in [(0, aligned), (3, 1)] {
+                dst.iter_mut().for_each(|v| *v = fill);
+                let strips = Strips::new(level, Stores::Ordinary, T::SIZE);
+                let r = LoopAxis { extent: rows, src: 1, dst: dst_stride as isize };
+                let c = LoopAxis { extent: cols, src: src_stride as isize, dst: 1 };
+                transpose(&src, s as isize, Out::new(&mut dst), d as isize, r, c, strips);
+                for (i, v) in dst.iter().enumerate() {
+                    let (row, col) = (i.wrapping_sub(d) / dst_stride, i.wrapping_sub(d) % dst_stride);
+                    let inside = i >= d && row < rows && col < cols;
+                    let expected = if inside { src[s + col * src_stride + row] } else { fill };
+                    assert_eq!(
+                        v.to_word(),
+                        expected.to_word(),
+                        "{level:?} size {} plane {rows}×{cols} from {s} to {d}: at {i}",
+                        T::SIZE
+                    );
+                }
+            }
+        }
+    }
+    for level in Level::ALL {
+        if !level.available() {
+            println!("SKIPPED: {level:?}: this CPU's highest level is {:?}", Level::detected());
+            continue;
+        }
+        check::<u8>(level);
+        check::<half::f16>(level);
+        check::<f32>(level);
+        check::<f64>(level);
+    }
+}
+
 /// A square plane whose both sides' streams are far apart (strides past 2 KiB), streamed: the
 /// strips sweep the source's runs instead of square tiles. Every level this CPU has, against
 /// the definition.

@@ -203,6 +203,7 @@ impl Strips {
                     writes,
                     tall: self.tall,
                     near_runs: band.src_stride * size <= super::x86::NEAR_RUN_BYTES,
+                    page_strided_rows: (band.dst_stride * size).is_multiple_of(super::x86::PAGE_STRIDE_BYTES),
                 },
                 &src[band.from * size..],
                 dst.wrapping_add(band.to * size),

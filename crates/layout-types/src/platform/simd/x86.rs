@@ -293,6 +293,10 @@ pub(super) enum Writes {
 /// cache sets.
 pub(super) const NEAR_RUN_BYTES: usize = 256;
 
+/// Bytes apart, or a multiple of them, that a strip's destination rows lie to count as
+/// [`Kind::page_strided_rows`]: four 4 KiB pages.
+pub(super) const PAGE_STRIDE_BYTES: usize = 16 << 10;
+
 /// Which strips a band runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Kind {
@@ -307,6 +311,9 @@ pub(super) struct Kind {
     pub(super) tall: bool,
     /// The source runs of a strip lie within [`NEAR_RUN_BYTES`] of each other.
     pub(super) near_runs: bool,
+    /// The destination rows of a strip lie a multiple of [`PAGE_STRIDE_BYTES`] apart (an NCHW
+    /// image of 8192 pixels of f16, or any multiple of them).
+    pub(super) page_strided_rows: bool,
 }
 
 /// Runs `repeat` bands of `count` strips of `kind` (`super::strips::Band`'s geometry in bytes:
@@ -329,7 +336,7 @@ pub(super) unsafe fn band(
 ) {
     use transpose::{avx2, avx2_evex, avx512, avx512_bytes, avx512_lanes, sse2, LINE};
     let (s, d) = (src.as_ptr(), dst);
-    let Kind { level, size, writes, tall, near_runs } = kind;
+    let Kind { level, size, writes, tall, near_runs, page_strided_rows } = kind;
     macro_rules! with {
         ($isa:ident, $w:literal, $m:literal, $stream:literal, $tall:literal) => {
             $isa::band::<$w, { $isa::V / $w }, { LINE / $isa::V }, $m, $stream, $tall>(
@@ -376,9 +383,22 @@ pub(super) unsafe fn band(
             // far apart (NCHW→NHWC's channel planes, a matrix's rows), each run's line is
             // loaded twice, once per row group, and those lines share a cache set: slower
             // there (one thread, u8 NCHW→NHWC 31–37 → 24–28 GB/s, row→column 33–36 → 30–32),
-            // as it was for f16 and f32 everywhere but NHWC→NCHW (f16 there +3 %, f32 −7 %).
+            // as it was for f32 everywhere (NHWC→NCHW −7 %). Near runs into rows close together
+            // gain too: 64-pixel images 52–53 → 60–63 GB/s, 128×64 matrices 72–75 → 86–87.
             Level::Avx512 if size == 1 && writes == Writes::InCache && near_runs => {
-                avx512_lanes::band(s, src_geometry, d, dst_geometry, counts)
+                avx512_lanes::band::<1, 16>(s, src_geometry, d, dst_geometry, counts)
+            }
+            // Halves in cache from near source runs into rows a multiple of 16 KiB apart: the
+            // same gathered lanes (three in-lane rounds, no cross-lane round). f16 NHWC→NCHW,
+            // 64 channels, two threads, alternating: 8192 pixels (rows 16 KiB apart) 73–82 →
+            // 87–89 GB/s, 16384 pixels of 32 channels 77–78 → 85–87, a 8192×64 matrix's rows
+            // into columns 72–80 → 82–88. Everywhere else they were slower: 112×112 and 80×80
+            // images 92–99 → 81–84, rows 2 to 12 KiB apart 3–12 % slower. The cross-lane
+            // strips store their 32 rows at once, 32 pages that fall in a quarter of the data
+            // TLB's sets when the rows are 16 KiB apart (the likeliest cause; this machine
+            // counts no misses); the gathered lanes store 8 rows a group between their loads.
+            Level::Avx512 if size == 2 && writes == Writes::InCache && near_runs && page_strided_rows => {
+                avx512_lanes::band::<2, 8>(s, src_geometry, d, dst_geometry, counts)
             }
             Level::Avx512 if size == 1 && writes == Writes::Streamed => {
                 avx512_bytes::band::<true>(s, src_geometry, d, dst_geometry, counts)

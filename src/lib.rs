@@ -172,7 +172,7 @@
 //! let mut y = Tensor::<f32, Nchw>::zeros([2, 8, 4, 4])?;
 //! conv3x3(&x, &f, &mut y)?;
 //! assert_eq!(y[[1, 2, 3, 0]], (0..4).flat_map(|c| (0..3).flat_map(move |r| (0..3).map(move |s| (c, r, s))))
-//!     .map(|(c, r, s)| x[[1, c, 3 + r, s]] * f[[2, c, r, s]]).sum());
+//!     .map(|(c, r, s)| x[[1, c, 3 + r, s]] * f[[2, c, r, s]]).sum::<f32>());
 //! // NHWC input with the filter's K innermost: the same code, the same numbers.
 //! let mut yh = Tensor::<f32, Nhwc>::zeros([2, 8, 4, 4])?;
 //! conv3x3(&x.to_layout::<Nhwc>()?, &f.to_layout::<Chwn>()?, &mut yh)?;

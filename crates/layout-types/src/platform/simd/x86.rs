@@ -384,19 +384,20 @@ pub(super) unsafe fn band(
             // loaded twice, once per row group, and those lines share a cache set: slower
             // there (one thread, u8 NCHW→NHWC 31–37 → 24–28 GB/s, row→column 33–36 → 30–32),
             // as it was for f32 everywhere (NHWC→NCHW −7 %). Near runs into rows close together
-            // gain too: 64-pixel images 52–53 → 60–63 GB/s, 128×64 matrices 72–75 → 86–87.
+            // gain too: 64-pixel images 54 → 61–62 GB/s, 128×64 matrices 69–74 → 78–82.
             Level::Avx512 if size == 1 && writes == Writes::InCache && near_runs => {
                 avx512_lanes::band::<1, 16>(s, src_geometry, d, dst_geometry, counts)
             }
             // Halves in cache from near source runs into rows a multiple of 16 KiB apart: the
-            // same gathered lanes (three in-lane rounds, no cross-lane round). f16 NHWC→NCHW,
-            // 64 channels, two threads, alternating: 8192 pixels (rows 16 KiB apart) 73–82 →
-            // 87–89 GB/s, 16384 pixels of 32 channels 77–78 → 85–87, a 8192×64 matrix's rows
-            // into columns 72–80 → 82–88. Everywhere else they were slower: 112×112 and 80×80
-            // images 92–99 → 81–84, rows 2 to 12 KiB apart 3–12 % slower. The cross-lane
-            // strips store their 32 rows at once, 32 pages that fall in a quarter of the data
-            // TLB's sets when the rows are 16 KiB apart (the likeliest cause; this machine
-            // counts no misses); the gathered lanes store 8 rows a group between their loads.
+            // same gathered lanes (three in-lane rounds, no cross-lane round). Two threads,
+            // alternating three times: f16 NHWC→NCHW with 64 channels and 8192 pixels (rows
+            // 16 KiB apart) 76–80 → 80–84 GB/s, 32 channels and 16384 pixels 75–80 → 82, an
+            // 8192×64 matrix's rows into columns 78–80 → 82–83. Elsewhere they were slower:
+            // 112×112 images 70–79 → 58–72, rows 8 KiB apart 85–87 → 76–82, 2 KiB apart
+            // 99–104 → 86–94, 128×128 matrices 101–104 → 93–95. The cross-lane strips store
+            // their 32 rows at once, 32 pages that fall in a quarter of the data TLB's sets
+            // when the rows are 16 KiB apart (the likeliest cause; this machine counts no
+            // misses); the gathered lanes store 8 rows a group between their loads.
             Level::Avx512 if size == 2 && writes == Writes::InCache && near_runs && page_strided_rows => {
                 avx512_lanes::band::<2, 8>(s, src_geometry, d, dst_geometry, counts)
             }

@@ -18,8 +18,10 @@ use super::{hot_best, plane, Bench, Sample};
 /// pixels. A strip of AVX-512 loads one register per pixel (its run of 16 f32 or 32 f16
 /// channels; two 32-byte runs of u8 paired in one register), transposes them and stores one
 /// whole line per channel. The probe loads and stores the same registers in the same order with
-/// nothing between: no pass in that order moves more. Left out (printed `-`) where the CPU lacks
-/// AVX-512.
+/// nothing between: no pass in that order moves more. (Where a strip's source runs are near and
+/// its rows 16 KiB apart, as here, the library's f16 and u8 strips load the same bytes as
+/// 16-byte lanes, gathered: `x86::band` says why.) Left out (printed `-`) where the CPU lacks
+/// AVX-512. A control row follows: typed-layout alone on the same pass with one more image row.
 pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let row = format!("{}/1MiB/NHWC->NCHW strip probe", T::NAME);
     if b.skips(&row) {
@@ -51,6 +53,18 @@ pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     });
     out.push(race(&row, 2 << 20, || convert(black_box(&src), &mut dst).unwrap(), probe));
     eprintln!("{row}: done");
+    // The control: one more image row, so that the destination rows lie a few lines past
+    // 16 KiB apart instead of exactly 16 KiB (a multiple of the page and of the L1 cache's set
+    // period): typed-layout alone, the same pass otherwise.
+    let dims = [1, c, h + 1, w];
+    let gap = ((h + 1) * w * T::SIZE) - (16 << 10);
+    let control = format!("{}/1MiB/NHWC->NCHW rows 16 KiB + {gap} B apart", T::NAME);
+    let src =
+        Tensor::<T, Nhwc>::from_fn(dims, |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k))).unwrap();
+    let mut dst = Tensor::<T, Nchw>::zeros(dims).unwrap();
+    let bytes = 2 * src.as_slice().len() * T::SIZE;
+    out.push(race(&control, bytes, || convert(black_box(&src), &mut dst).unwrap(), None::<fn()>));
+    eprintln!("{control}: done");
 }
 
 /// The strip probes of the 16 MiB rows into channel-last pixels, f32 and f16 (NCHW→NHWC,

@@ -156,19 +156,21 @@ fn check_planes<T: Element>(strips: Option<Strips>) -> usize {
     planes
 }
 
-/// Planes whose destination rows lie a multiple of 16 KiB apart and whose source runs are near
-/// (an NCHW image of 8192 pixels from NHWC: AVX-512's gathered-lane strips take halves there),
-/// every element size, through every level this CPU has, against the definition: whole and
-/// ragged strips both ways, starts on a line and off it; elements outside the plane stay
-/// untouched.
+/// Planes whose destination rows lie a multiple of 4 KiB apart and whose source runs are near
+/// (an NCHW image of 6144 pixels of f16 from NHWC: AVX-512's gathered-lane strips take halves
+/// there, two strips at a time), every element size, through every level this CPU has, against
+/// the definition: whole and ragged strips both ways, an odd count of strips in a band, starts
+/// on a line and off it; elements outside the plane stay untouched.
 #[test]
 fn page_strided_rows_transpose_like_the_definition() {
     use crate::platform::simd::Stores;
     fn check<T: Element>(level: Level) {
         let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 11;
         let fill = T::from_word(u64::MAX);
-        let dst_stride = (16 << 10) / T::SIZE;
-        for (rows, cols, src_stride) in [(64, dst_stride, 64), (45, dst_stride - 37, 48)] {
+        let dst_stride = 3 * (4 << 10) / T::SIZE;
+        for (rows, cols, src_stride) in
+            [(64, dst_stride, 64), (45, dst_stride - 37, 48), (45, dst_stride - 69, 48)]
+        {
             let src: Vec<T> = (0..cols * src_stride + 8).map(|i| T::from_word(bits(i))).collect();
             let mut dst = vec![fill; rows * dst_stride + 64];
             let aligned = dst.as_ptr().align_offset(64).min(64);

@@ -294,8 +294,9 @@ pub(super) enum Writes {
 pub(super) const NEAR_RUN_BYTES: usize = 256;
 
 /// Bytes apart, or a multiple of them, that a strip's destination rows lie to count as
-/// [`Kind::page_strided_rows`]: four 4 KiB pages.
-pub(super) const PAGE_STRIDE_BYTES: usize = 16 << 10;
+/// [`Kind::page_strided_rows`]: a 4 KiB page, which is also the period of the L1 data cache's
+/// sets (64 sets of 64-byte lines), so that every row's line of a strip falls in one set.
+pub(super) const PAGE_STRIDE_BYTES: usize = 4 << 10;
 
 /// Which strips a band runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -312,7 +313,7 @@ pub(super) struct Kind {
     /// The source runs of a strip lie within [`NEAR_RUN_BYTES`] of each other.
     pub(super) near_runs: bool,
     /// The destination rows of a strip lie a multiple of [`PAGE_STRIDE_BYTES`] apart (an NCHW
-    /// image of 8192 pixels of f16, or any multiple of them).
+    /// image of f16 whose pixels are a multiple of 2048).
     pub(super) page_strided_rows: bool,
 }
 
@@ -388,16 +389,16 @@ pub(super) unsafe fn band(
             Level::Avx512 if size == 1 && writes == Writes::InCache && near_runs => {
                 avx512_lanes::band::<1, 16>(s, src_geometry, d, dst_geometry, counts)
             }
-            // Halves in cache from near source runs into rows a multiple of 16 KiB apart: the
-            // same gathered lanes (three in-lane rounds, no cross-lane round). Two threads,
-            // alternating three times: f16 NHWC→NCHW with 64 channels and 8192 pixels (rows
-            // 16 KiB apart) 76–80 → 80–84 GB/s, 32 channels and 16384 pixels 75–80 → 82, an
-            // 8192×64 matrix's rows into columns 78–80 → 82–83. Elsewhere they were slower:
-            // 112×112 images 70–79 → 58–72, rows 8 KiB apart 85–87 → 76–82, 2 KiB apart
-            // 99–104 → 86–94, 128×128 matrices 101–104 → 93–95. The cross-lane strips store
-            // their 32 rows at once, 32 pages that fall in a quarter of the data TLB's sets
-            // when the rows are 16 KiB apart (the likeliest cause; this machine counts no
-            // misses); the gathered lanes store 8 rows a group between their loads.
+            // Halves in cache from near source runs into rows a multiple of 4 KiB apart: the
+            // same gathered lanes (three in-lane rounds, no cross-lane round), two neighbouring
+            // strips a row group at a time. Two threads, alternating three times, f16 NHWC→NCHW
+            // with 64 channels: rows 4 KiB apart 81–86 → 89–94 GB/s, 8 KiB 83–86 → 90–97,
+            // 16 KiB 76–80 → 91–97, 20 KiB 62–66 → 87–91; an 8192×64 matrix's rows into
+            // columns 78–80 → 95–97. Elsewhere they were slower: rows 2 KiB apart 96–100 →
+            // 91–93, 6 KiB 67–74 → 62–64, 112×112 images 73 → 64–68, 128×128 matrices 94–98 →
+            // 76–78. Rows a multiple of 4 KiB apart put a strip's 32 lines in one L1 set (12
+            // ways): the cross-lane strips store all 32 at once, the gathered lanes 8 a group,
+            // and the pair of strips spreads each group's stores over two sets.
             Level::Avx512 if size == 2 && writes == Writes::InCache && near_runs && page_strided_rows => {
                 avx512_lanes::band::<2, 8>(s, src_geometry, d, dst_geometry, counts)
             }

@@ -9,6 +9,9 @@
 //! `log2 M` rounds of in-lane interleaves transpose them, and register `k` of group `g` is
 //! destination row `Mg + k`, whole: no cross-lane round, and `M` registers held at a time.
 //!
+//! A band's strips go two at a time, row group by row group: each group's rows are written
+//! two lines each, over two cache sets (`x86::band` says why that matters).
+//!
 //! The safety argument is the room's, in `platform/mod.rs`; the bounds each call relies on are
 //! checked by `strips`.
 
@@ -85,33 +88,43 @@ unsafe fn load<const M: usize>(src: *const u8, ss: usize) -> [__m512i; M] {
     v
 }
 
-/// One strip of `W`-byte elements (`M = 16 / W`): source runs `j * ss` bytes from `src`
-/// (64 / `W` of them, 32 elements each), rows `r * ds` bytes from `dst` (64 bytes each, `r`
-/// in 0..32), ordinary stores.
+/// `Q` neighbouring strips of `W`-byte elements (`M = 16 / W`), row group by row group: strip
+/// `q`'s source runs `q * src_step + j * ss` bytes from `src` (64 / `W` of them, 32 elements
+/// each), its rows `q * dst_step + r * ds` bytes from `dst` (64 bytes each, `r` in 0..32),
+/// ordinary stores.
 ///
 /// # Safety
 ///
 /// The CPU has AVX-512 F and BW; those bytes are inside live, disjoint allocations.
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
-unsafe fn strip<const W: usize, const M: usize>(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
+unsafe fn strips<const W: usize, const M: usize, const Q: usize>(
+    src: *const u8,
+    [ss, src_step]: [usize; 2],
+    dst: *mut u8,
+    [ds, dst_step]: [usize; 2],
+) {
     const { assert!(M * W == 16 && (W == 1 || W == 2)) };
     for g in 0..ROWS / M {
-        // SAFETY: group `g`'s bytes are inside `src` (the caller's contract).
-        let rows = transpose::<M>(unsafe { load::<M>(src.add(16 * g), ss) });
-        for (k, row) in rows.iter().enumerate() {
-            // SAFETY: row `Mg + k`'s 64 bytes are inside `dst` (the caller's contract).
-            unsafe { _mm512_storeu_si512(dst.add((g * M + k) * ds).cast(), *row) };
+        for q in 0..Q {
+            // SAFETY: group `g`'s bytes of strip `q` are inside `src` (the caller's contract).
+            let rows = transpose::<M>(unsafe { load::<M>(src.add(q * src_step + 16 * g), ss) });
+            for (k, row) in rows.iter().enumerate() {
+                // SAFETY: row `Mg + k`'s 64 bytes of strip `q` are inside `dst` (the caller's
+                // contract).
+                unsafe { _mm512_storeu_si512(dst.add(q * dst_step + (g * M + k) * ds).cast(), *row) };
+            }
         }
     }
 }
 
 /// `repeat` bands of `count` strips of `W`-byte elements (`M = 16 / W`), strip `i` of band
-/// `k` at `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step`.
+/// `k` at `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step`: two
+/// strips a call to [`strips`], and the last one alone when `count` is odd.
 ///
 /// # Safety
 ///
-/// As [`strip`], for every strip.
+/// As [`strips`], for every strip.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn band<const W: usize, const M: usize>(
     src: *const u8,
@@ -120,9 +133,19 @@ pub(crate) unsafe fn band<const W: usize, const M: usize>(
     [ds, dst_step, dst_next]: [usize; 3],
     [count, repeat]: [usize; 2],
 ) {
-    let steps = ([src_step, src_next], [dst_step, dst_next]);
-    super::each_strip(src, steps.0, dst, steps.1, [count, repeat], |src, dst| {
+    for k in 0..repeat {
+        let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
+        let at = |i: usize| (src.wrapping_add(i * src_step), dst.wrapping_add(i * dst_step));
         // SAFETY: every strip of the bands is inside both buffers (the caller's contract).
-        unsafe { strip::<W, M>(src, ss, dst, ds) }
-    });
+        unsafe {
+            for i in (0..count / 2 * 2).step_by(2) {
+                let (s, d) = at(i);
+                strips::<W, M, 2>(s, [ss, src_step], d, [ds, dst_step]);
+            }
+            if count % 2 == 1 {
+                let (s, d) = at(count - 1);
+                strips::<W, M, 1>(s, [ss, src_step], d, [ds, dst_step]);
+            }
+        }
+    }
 }

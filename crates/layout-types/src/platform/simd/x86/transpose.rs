@@ -17,7 +17,8 @@ pub(crate) const LINE: usize = 64;
 
 /// Calls `strip(src, dst)` for `repeat` bands of `count` strips, strip `i` of band `k` at
 /// `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step` (the band geometry
-/// of `super::super::strips::Band`, in bytes): the walk every kind of strip below shares.
+/// of `super::super::strips::Band`, in bytes): the walk every kind of strip below shares, but
+/// the gathered lanes (`avx512_lanes`), which walk their strips two at a time.
 #[inline(always)]
 fn each_strip(
     src: *const u8,

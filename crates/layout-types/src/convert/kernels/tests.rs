@@ -134,26 +134,49 @@ fn check_planes<T: Element>(strips: Option<Strips>) -> usize {
             let mut dst = vec![fill; rows * dst_stride + 128];
             let aligned = dst.as_ptr().align_offset(64).min(64);
             for (s, d) in [(0, 0), (1, 3), (5, 1), (2, aligned)] {
-                dst.iter_mut().for_each(|v| *v = fill);
-                let r = LoopAxis { extent: rows, src: 1, dst: dst_stride as isize };
-                let c = LoopAxis { extent: cols, src: src_stride as isize, dst: 1 };
-                transpose(&src, s as isize, Out::new(&mut dst), d as isize, r, c, strips);
-                for (i, v) in dst.iter().enumerate() {
-                    let (row, col) = (i.wrapping_sub(d) / dst_stride, i.wrapping_sub(d) % dst_stride);
-                    let inside = i >= d && row < rows && col < cols;
-                    let expected = if inside { src[s + col * src_stride + row] } else { fill };
-                    assert_eq!(
-                        v.to_word(),
-                        expected.to_word(),
-                        "{strips:?} size {} plane {rows}×{cols} strides ({src_stride}, {dst_stride}) from {s} to {d}: at {i}",
-                        T::SIZE
-                    );
-                }
+                transposes_like_the_definition(
+                    &src,
+                    &mut dst,
+                    (s, d),
+                    (rows, cols),
+                    (src_stride, dst_stride),
+                    strips,
+                );
                 planes += 1;
             }
         }
     }
     planes
+}
+
+/// Fills `dst` with all-ones elements, transposes the `rows` × `cols` plane at `s` in `src` (the
+/// columns `src_stride` apart) to `d` in `dst` (the rows `dst_stride` apart) with `strips`, and
+/// asserts every element of `dst` against the definition: the plane's own, and the fill
+/// elsewhere.
+fn transposes_like_the_definition<T: Element>(
+    src: &[T],
+    dst: &mut [T],
+    (s, d): (usize, usize),
+    (rows, cols): (usize, usize),
+    (src_stride, dst_stride): (usize, usize),
+    strips: Option<Strips>,
+) {
+    let fill = T::from_word(u64::MAX);
+    dst.iter_mut().for_each(|v| *v = fill);
+    let r = LoopAxis { extent: rows, src: 1, dst: dst_stride as isize };
+    let c = LoopAxis { extent: cols, src: src_stride as isize, dst: 1 };
+    transpose(src, s as isize, Out::new(dst), d as isize, r, c, strips);
+    for (i, v) in dst.iter().enumerate() {
+        let (row, col) = (i.wrapping_sub(d) / dst_stride, i.wrapping_sub(d) % dst_stride);
+        let inside = i >= d && row < rows && col < cols;
+        let expected = if inside { src[s + col * src_stride + row] } else { fill };
+        assert_eq!(
+            v.to_word(),
+            expected.to_word(),
+            "{strips:?} size {} plane {rows}×{cols} strides ({src_stride}, {dst_stride}) from {s} to {d}: at {i}",
+            T::SIZE
+        );
+    }
 }
 
 /// Planes whose destination rows lie a multiple of 4 KiB apart and whose source runs are near
@@ -174,23 +197,16 @@ fn page_strided_rows_transpose_like_the_definition() {
             let src: Vec<T> = (0..cols * src_stride + 8).map(|i| T::from_word(bits(i))).collect();
             let mut dst = vec![fill; rows * dst_stride + 64];
             let aligned = dst.as_ptr().align_offset(64).min(64);
+            let strips = Strips::new(level, Stores::Ordinary, T::SIZE);
             for (s, d) in [(0, aligned), (3, 1)] {
-                dst.iter_mut().for_each(|v| *v = fill);
-                let strips = Strips::new(level, Stores::Ordinary, T::SIZE);
-                let r = LoopAxis { extent: rows, src: 1, dst: dst_stride as isize };
-                let c = LoopAxis { extent: cols, src: src_stride as isize, dst: 1 };
-                transpose(&src, s as isize, Out::new(&mut dst), d as isize, r, c, strips);
-                for (i, v) in dst.iter().enumerate() {
-                    let (row, col) = (i.wrapping_sub(d) / dst_stride, i.wrapping_sub(d) % dst_stride);
-                    let inside = i >= d && row < rows && col < cols;
-                    let expected = if inside { src[s + col * src_stride + row] } else { fill };
-                    assert_eq!(
-                        v.to_word(),
-                        expected.to_word(),
-                        "{level:?} size {} plane {rows}×{cols} from {s} to {d}: at {i}",
-                        T::SIZE
-                    );
-                }
+                transposes_like_the_definition(
+                    &src,
+                    &mut dst,
+                    (s, d),
+                    (rows, cols),
+                    (src_stride, dst_stride),
+                    strips,
+                );
             }
         }
     }

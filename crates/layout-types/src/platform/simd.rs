@@ -174,9 +174,9 @@ pub(crate) fn f32_to_f16(dst: &mut [half::f16], src: &[f32]) {
 }
 
 /// Three streams of equal length interleaved into `dst`, element after element (three per
-/// position: an RGB image's planes into its pixels): AVX-512's two-source permutes for elements
-/// of two bytes and more and SSSE3's byte shuffle for bytes and halves where this CPU has them
-/// (detected once), plain Rust for the rest.
+/// position: an RGB image's planes into its pixels): AVX-512's two-source permutes (for bytes,
+/// VBMI's) and SSSE3's byte shuffle for bytes and halves where this CPU has them (detected
+/// once), plain Rust for the rest.
 pub(crate) fn interleave3<T: Element>(dst: Out<'_, T>, streams: [&[T]; 3]) {
     interleave3_at(Level::detected(), dst, streams);
 }

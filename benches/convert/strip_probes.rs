@@ -125,8 +125,9 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
 /// The strip probes of the 256 MiB NHWC→NCHW rows, f32 and f16: the library streams each image's
 /// plane (64 channels by its pixels) in tiles of 4 KiB of every destination row, a tile in
 /// bands of one strip's channels, a band in strips along the pixels (each loads one register
-/// per pixel, its run of the band's channels, and streams one line per channel), and while a
-/// tile's first half of bands runs it prefetches the next tile's source lines in address order.
+/// per pixel, its run of the band's channels, and streams one line per channel), and where a
+/// tile has more than two bands (f32's four), while its first half of bands runs it prefetches
+/// the next tile's source lines in address order (f16's two bands prefetch nothing).
 /// The probe does the same loads, streaming stores and prefetches, without the shuffles, in
 /// the library's tasks (four a thread, whole images), with the fence at the end of each task.
 pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
@@ -268,7 +269,7 @@ mod strips {
     /// One task of a streamed NHWC→NCHW pass: the images of `d` (bytes: whole NCHW images) from
     /// the NHWC images at the start of `s`, image by image, tile by tile, band by band, strip
     /// by strip, streamed, with the next tile's source lines prefetched over the first half of
-    /// each tile's bands; then a store fence. Panics unless every strip lies inside both slices,
+    /// each tile's bands where it has more than two; then a store fence. Panics unless every strip lies inside both slices,
     /// every destination line starts on a cache line and the CPU passes [`avx512`].
     pub(super) fn streamed_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
         let Geometry { channels, pixels, size, band, sweep } = g;
@@ -306,7 +307,7 @@ mod strips {
                         unreachable!("no AVX-512 here: asserted above {from} {to}");
                     }
                     let lines = (next + k * per_band * 64..next + (k + 1) * per_band * 64).step_by(64);
-                    for at in lines.take_while(|&at| at < s.len() && k < bands.div_ceil(2)) {
+                    for at in lines.take_while(|&at| at < s.len() && bands > 2 && k < bands.div_ceil(2)) {
                         #[cfg(target_arch = "x86_64")]
                         x86::prefetch(&s[at]);
                     }

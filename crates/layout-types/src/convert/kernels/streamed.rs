@@ -212,11 +212,17 @@ pub(super) fn by_strips<T: Element>(
     }
     let tile = (tr.next_multiple_of(strips.rows()), tc.next_multiple_of(strips.cols()));
     // Prefetch the next tile's near side only for a streamed (large) plane whose near side is
-    // the source (so `src` is the near side below): streamed destination lines never enter the cache (prefetching them would
-    // only evict), and an unstreamed plane is under the streaming threshold, in the caches
-    // already, where walking its lines cost more than it saved (f32 NCHW→NHWC at 1 MiB on one
-    // thread: 13–15 GB/s with the walk, 26–28 without, beside a 47–52 GB/s copy).
-    let walk_near = strips.streaming() && !along_rows;
+    // the source (so `src` is the near side below): streamed destination lines never enter the
+    // cache (prefetching them would only evict), and an unstreamed plane is under the streaming
+    // threshold, in the caches already, where walking its lines cost more than it saved (f32
+    // NCHW→NHWC at 1 MiB on one thread: 13–15 GB/s with the walk, 26–28 without, beside a
+    // 47–52 GB/s copy). And only for tiles of more than two bands: with one or two, the walk
+    // lost at 256 MiB on two threads (NHWC→NCHW, best of 4, walk and none alternating, two
+    // runs: f16 C = 32, one band, 27.6–28.0 GB/s with it, 33.2–34.1 without; f16 C = 64, two
+    // bands, 25.6–25.8 against 27.7–27.8; f32 C = 32, two bands, 28.4–29.3 against 29.7–30.3),
+    // while with four and more it gains (f32 C = 64 27.8–28.6 against 27.1–27.2, C = 128
+    // 27.6–27.9 against 26.9–27.2; f16 C = 128 25.6–25.8 against 24.4).
+    let walk_near = strips.streaming() && !along_rows && tile.0.min(n_rows) / strips.rows() > 2;
     let mut tiles = tiles(n_rows, n_cols, tile).peekable();
     while let Some((r_tile, c_tile)) = tiles.next() {
         let bands = match along_rows {

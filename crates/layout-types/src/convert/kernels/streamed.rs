@@ -26,8 +26,8 @@ const PANEL_ROW_BYTES: usize = 1024;
 struct Staging([u8; PANEL_BYTES]);
 
 /// A streamed plane whose destination rows are dense, narrow, and share cache lines (NHWC with
-/// C = 3, or 8 f32: a line holds parts of several rows, or of two where the rows are not whole
-/// lines or the buffer does not start on one): panels of whole rows, each transposed into a
+/// C = 3: a line holds parts of several rows, or of two where the rows are not whole lines or
+/// the buffer does not start on one): panels of whole rows, each transposed into a
 /// cache-line-aligned staging buffer with ordinary stores, then streamed out as one contiguous
 /// run (whose unaligned ends take ordinary stores); one fence at the end. Returns `false`,
 /// having written nothing, for any other plane.
@@ -36,8 +36,11 @@ struct Staging([u8; PANEL_BYTES]);
 /// straight from a register (256 MiB NCHW→NHWC, same process, panels → strips: rows of 64
 /// bytes f32 C = 16 0.95 → 1.34 of a streaming copy per thread, f16 C = 32 0.86–0.90 →
 /// 1.25–1.28, u8 C = 64 0.59–0.69 → 0.89–0.93; rows of 128 bytes f16 C = 64 0.72–0.75 →
-/// 0.93–0.98, u8 C = 128 0.45 → 0.78; rows of 32 bytes stay in panels: f16 C = 16 0.90–0.94
-/// against 0.71–0.74 through the strips, u8 C = 32 0.84–0.89 against 0.50).
+/// 0.93–0.98, u8 C = 128 0.45 → 0.78). So do rows of half a line starting on one, where tall
+/// strips stream them two by two (two threads, back to back, best of three alternations,
+/// panels → tall strips: at 256 MiB u8 NCDHW→NDHWC with C = 32 28.8 → 35.3 GB/s,
+/// NCHW→NC/32HW32 26.4 → 29.7, f32 NCHW→NHWC with C = 8 34.2 → 50.4, f16 with C = 16 33.6 →
+/// 45.2; at 16 MiB 37.0 → 42.2, 38.1 → 44.6, 50.7 → 57.1, 48.4 → 54.0).
 pub(super) fn by_panels<T: Element>(
     src: &[T],
     s: usize,
@@ -49,10 +52,11 @@ pub(super) fn by_panels<T: Element>(
 ) -> bool {
     let width = cols.extent;
     let row_bytes = width * T::SIZE;
-    let whole_lines = row_bytes.is_multiple_of(CACHE_LINE)
-        && dst.address(d).is_multiple_of(CACHE_LINE)
-        && strips.has_blocks();
-    if !strips.streaming() || rows.dst as usize != width || row_bytes > PANEL_ROW_BYTES || whole_lines {
+    let on_line = dst.address(d).is_multiple_of(CACHE_LINE);
+    let whole_lines = row_bytes.is_multiple_of(CACHE_LINE) && on_line && strips.has_blocks();
+    let half_lines = row_bytes == CACHE_LINE / 2 && on_line && strips.tall().is_some();
+    let dense = rows.dst as usize == width;
+    if !strips.streaming() || !dense || row_bytes > PANEL_ROW_BYTES || whole_lines || half_lines {
         return false;
     }
     let mut staging = Staging([0; PANEL_BYTES]);
@@ -150,7 +154,8 @@ pub(super) fn by_strips<T: Element>(
         return false;
     }
     // Destination rows shorter than a line (NC/32HW32's of int8) take tall strips where there
-    // are some: whole source lines in, half-line rows out, ordinary stores, no alignment asked.
+    // are some: whole source lines in, half-line rows out; streamed where they are dense and
+    // start on a line (pairs of rows fill lines), otherwise ordinary stores, no alignment asked.
     let tall = strips.tall().filter(|t| cols.extent < strips.cols() && cols.extent >= t.cols());
     let strips = tall.unwrap_or(strips);
     let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
@@ -165,7 +170,9 @@ pub(super) fn by_strips<T: Element>(
     }
     let (s0, d0) = (s + head * src_stride, d + head);
     let (mut along_rows, (mut tr, mut tc)) = tiling::<T>(src_stride, dst_stride);
-    let whole_lines = (dst_stride * T::SIZE).is_multiple_of(CACHE_LINE);
+    // Tall strips' dense rows of half a line are whole lines two by two.
+    let whole_lines = (dst_stride * T::SIZE).is_multiple_of(CACHE_LINE)
+        || (tall.is_some() && dst_stride * T::SIZE == CACHE_LINE / 2);
     if strips.streaming() && along_rows && whole_lines {
         // Streamed rows of whole lines: each strip writes its lines whole, so no partly written
         // line waits in the cache for the sweep to come back, and the sweep runs the rows end to

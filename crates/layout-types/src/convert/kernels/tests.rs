@@ -305,7 +305,7 @@ fn rgb_planes_interleave_like_the_definition() {
 
 /// Which streamed planes of dense narrow rows stage panels ([`by_panels`] takes them) and which
 /// go to the strips: rows up to 1 KiB that share lines, or do not start on one, stage; rows of
-/// whole lines starting on one, and longer rows, do not.
+/// whole lines or of half a line starting on one (tall strips), and longer rows, do not.
 #[test]
 fn streamed_planes_stage_panels_only_for_rows_that_share_lines() {
     use crate::platform::simd::{Level, Stores};
@@ -313,7 +313,7 @@ fn streamed_planes_stage_panels_only_for_rows_that_share_lines() {
         println!("SKIPPED: no streaming strips on this CPU ({:?})", Level::detected());
         return;
     };
-    let n = 64; // pixels
+    let (n, tall) = (64, strips.tall()); // pixels; tall strips from AVX2 on
     let takes = |c: usize, misaligned: usize| {
         let src = vec![1.0f32; c * n];
         let mut dst = vec![0.0f32; c * n + 32];
@@ -329,14 +329,16 @@ fn streamed_planes_stage_panels_only_for_rows_that_share_lines() {
         taken
     };
     for (c, misaligned, staged) in [
-        (3, 0, true),    // 12-byte rows
-        (8, 0, true),    // 32-byte rows
-        (16, 0, false),  // one line, on a line
-        (16, 1, true),   // one line, off a line
-        (32, 0, false),  // two lines
-        (40, 0, true),   // 2.5 lines
-        (256, 0, false), // 1 KiB of whole lines
-        (300, 0, false), // past 1 KiB
+        (3, 0, true),           // 12-byte rows
+        (8, 0, tall.is_none()), // half a line, on a line: tall strips, two rows a line
+        (8, 1, true),           // half a line, off a line
+        (12, 0, true),          // 48-byte rows
+        (16, 0, false),         // one line, on a line
+        (16, 1, true),          // one line, off a line
+        (32, 0, false),         // two lines
+        (40, 0, true),          // 2.5 lines
+        (256, 0, false),        // 1 KiB of whole lines
+        (300, 0, false),        // past 1 KiB
     ] {
         assert_eq!(takes(c, misaligned), staged, "C = {c}, {misaligned} off a line");
     }

@@ -83,17 +83,19 @@ impl Strips {
     /// Tall strips of the same kind, for destination rows shorter than a cache line but at
     /// least half one (NC/32HW32's 32 bytes of int8, 8 to 15 channels of f32 NHWC): each strip
     /// reads one whole line of [`Strips::rows`] elements from each of its source runs and
-    /// writes as many destination rows of [`Strips::cols`] elements (half a line), with
-    /// ordinary stores. `None` below AVX2 or for streaming strips.
+    /// writes as many destination rows of [`Strips::cols`] elements (half a line). Streaming
+    /// tall strips stream where those rows are dense and start on a line (each pair of rows one
+    /// whole line, written back to back: [`Strips::band`] checks it); ordinary stores write
+    /// them otherwise. `None` below AVX2.
     pub(crate) fn tall(self) -> Option<Strips> {
-        let has = matches!(self.level, Level::Avx2 | Level::Avx512) && !self.streaming;
+        let has = matches!(self.level, Level::Avx2 | Level::Avx512);
         has.then_some(Strips { tall: true, ..self })
     }
 
     /// The same strips with `stores` (a streamed conversion's staged tiles: ordinary strips into
     /// a cache-resident buffer, the source still read from memory).
     pub(crate) fn with_stores(self, stores: Stores) -> Strips {
-        Strips { streaming: stores == Stores::Streaming && !self.tall, ..self }
+        Strips { streaming: stores == Stores::Streaming, ..self }
     }
 
     /// Destination rows of a strip: the elements of one register (of a tall strip: a line).
@@ -146,8 +148,9 @@ impl Strips {
 
     /// Transposes the strips of `band`; they must lie inside `src` and `dst` (for a column part,
     /// inside its columns: [`Out::holds_lines`]; a bug otherwise: this panics before touching
-    /// memory). Rows are streamed when [`Strips::streaming`] and every
-    /// row starts on a cache line; otherwise ordinary stores write them.
+    /// memory). Rows are streamed when [`Strips::streaming`] and every row starts on a cache
+    /// line (tall strips' rows of half a line: every other row, the rows dense, so that each
+    /// pair fills one line); otherwise ordinary stores write them.
     pub(crate) fn band<T: Element>(&self, src: &[T], dst: Out<'_, T>, band: Band) {
         assert!(T::SIZE == self.size && self.has_blocks(), "no strips for {} bytes", T::SIZE);
         if band.count == 0 || band.repeat == 0 {
@@ -178,10 +181,13 @@ impl Strips {
                 && bytes.iter().all(Option::is_some),
             "a band of strips outside its buffers: {band:?}"
         );
+        let rows_pair_up = self.tall && band.dst_stride * size == LINE / 2;
+        // A step is taken only between strips, a next only between bands.
+        let on_lines = |bytes: usize, taken: bool| !taken || (bytes * size).is_multiple_of(LINE);
         let aligned = dst.address(band.to).is_multiple_of(LINE)
-            && (band.dst_stride * size).is_multiple_of(LINE)
-            && (band.dst_step * size).is_multiple_of(LINE)
-            && (band.dst_next * size).is_multiple_of(LINE);
+            && ((band.dst_stride * size).is_multiple_of(LINE) || rows_pair_up)
+            && on_lines(band.dst_step, band.count > 1)
+            && on_lines(band.dst_next, band.repeat > 1);
         let stream = self.streaming && aligned;
         let src: &[u8] = bytemuck::cast_slice(src);
         // SAFETY: the strips store bytes of `src`'s elements, transposed, into `dst`, only in

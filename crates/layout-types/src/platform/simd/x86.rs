@@ -153,8 +153,8 @@ pub(super) struct Kind {
     pub(super) size: usize,
     /// How the rows are written.
     pub(super) writes: Writes,
-    /// Tall strips (AVX2 and AVX-512 levels, ordinary stores): blocks stacked along the source
-    /// runs, for destination rows shorter than a line.
+    /// Tall strips (AVX2 and AVX-512 levels): blocks stacked along the source runs, for
+    /// destination rows shorter than a line; streamed only into dense rows of half a line.
     pub(super) tall: bool,
     /// The source runs of a strip lie within [`NEAR_RUN_BYTES`] of each other.
     pub(super) near_runs: bool,
@@ -172,7 +172,8 @@ pub(super) struct Kind {
 /// Every strip lies inside `src` and inside the destination view `dst` points into, in lines
 /// that view alone writes (`Out::holds_lines`); the level is on this CPU and above `Portable`
 /// (AVX2 at least for tall strips); every destination row starts on a cache line when the rows
-/// are [`Writes::Streamed`] (never tall). `Strips::band`, the caller, checks all of it.
+/// are [`Writes::Streamed`] (a tall strip's rows are half lines, dense, every other one on a
+/// line). `Strips::band`, the caller, checks all of it.
 pub(super) unsafe fn band(
     kind: Kind,
     src: &[u8],
@@ -217,7 +218,9 @@ pub(super) unsafe fn band(
     unsafe {
         match level {
             // Tall strips: AVX2's blocks (their EVEX forms at AVX-512), one register wide.
+            Level::Avx512 if tall && writes == Writes::Streamed => run!(avx2_evex, true, true),
             Level::Avx512 if tall => run!(avx2_evex, false, true),
+            Level::Avx2 if tall && writes == Writes::Streamed => run!(avx2, true, true),
             Level::Avx2 if tall => run!(avx2, false, true),
             // Bytes: AVX-512's paired strips where the lines are streamed from registers, and in
             // cache, where they are shuffle-bound and the pairing halves the shuffles (u8

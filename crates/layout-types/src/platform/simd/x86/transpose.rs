@@ -3,10 +3,11 @@
 //!
 //! A strip is `E` destination rows by one cache line of columns (`LINE / W` elements of `W`
 //! bytes): `B = LINE / V` blocks of `E`×`E` elements side by side, `E = V / W` being the elements
-//! of one `V`-byte register. A tall strip (`TALL`, ordinary stores only) stacks its blocks
-//! instead: `B · E` destination rows by one register of columns, reading one cache line of each
-//! source run, for destination rows shorter than a line (NC/32HW32's 32 bytes of int8). Each block loads its `E` source runs, one register each, and
-//! transposes them in two steps: within each 16-byte lane, groups of `M = 16 / W` registers
+//! of one `V`-byte register. A tall strip (`TALL`) stacks its blocks instead: `B · E`
+//! destination rows by one register of columns, reading one cache line of each source run, for
+//! destination rows shorter than a line (NC/32HW32's 32 bytes of int8); streamed, its rows are
+//! dense half lines, so each pair of rows stored back to back fills one line. Each block loads
+//! its `E` source runs, one register each, and transposes them in two steps: within each 16-byte lane, groups of `M = 16 / W` registers
 //! interleave pairwise `log2 M` times (each round rotates the bits of (register, lane element)
 //! by one, so `log2 M` rounds swap them); then the 16-byte lanes move across registers (AVX2's
 //! `permute2x128`, AVX-512's `shuffle_i64x2` twice). A strip's rows are written one after the
@@ -111,11 +112,11 @@ macro_rules! strips {
                 dst: *mut u8,
                 ds: usize,
             ) {
-                const { assert!(E * W == V && B * V == super::LINE && !(STREAM && TALL)) };
+                const { assert!(E * W == V && B * V == super::LINE && (!STREAM || !TALL || 2 * V == super::LINE)) };
                 // Each block is loaded, transposed and stored in this body (no closure: one was
                 // compiled out of line, its registers returned through memory, and f16 strips
                 // ran at half speed in cache).
-                if STREAM {
+                if STREAM && !TALL {
                     // Every block first, then each row's blocks back to back: whole lines, one
                     // at a time.
                     let mut rows = [[$zero(); E]; B];
@@ -133,8 +134,9 @@ macro_rules! strips {
                         }
                     }
                 } else {
-                    // Ordinary stores need no whole lines: each block's rows go out at once, so
-                    // no more than one block is ever held in registers.
+                    // Ordinary stores need no whole lines, and a streamed tall strip's rows are
+                    // half lines in address order: each block's rows go out at once, so no more
+                    // than one block is ever held in registers.
                     for b in 0..B {
                         // SAFETY: block `b`'s source runs are inside `src` (the caller's contract).
                         let mut v = unsafe { load::<E, TALL>(src, ss, b) };
@@ -142,8 +144,14 @@ macro_rules! strips {
                         for (r, row) in cross::<W, E>(v).iter().enumerate() {
                             let at = if TALL { (b * E + r) * ds } else { r * ds + b * V };
                             // SAFETY: row `r`'s bytes of block `b` are inside `dst` (the
-                            // caller's contract).
-                            unsafe { $store(dst.add(at).cast(), *row) };
+                            // caller's contract), and `V`-byte aligned when streamed (a tall
+                            // strip's rows then lie `V` bytes apart from a line).
+                            unsafe {
+                                match STREAM {
+                                    true => $stream(dst.add(at).cast(), *row),
+                                    false => $store(dst.add(at).cast(), *row),
+                                }
+                            }
                         }
                     }
                 }

@@ -18,14 +18,14 @@
 //! The level detected at run time adds more ways out (the intrinsics are in the `platform`
 //! room, behind [`Strips`]). Strips transpose one register per source run (AVX-512: 16×16 f32,
 //! 32×32 f16; AVX2's 32×32 for bytes) and write whole destination cache lines, with streaming
-//! stores when the destination is larger than the cache ([`by_strips`]). A streamed plane whose
-//! destination rows are dense, up to 1 KiB, and not whole lines starting on one (NHWC with C =
-//! 3, 8 f32 or 40 f32; NC/32HW32's vectors of int8), so that lines hold parts of two or more
-//! rows, is staged instead:
-//! panels of whole rows are transposed into a cache-resident buffer and streamed out as one run
-//! ([`by_panels`]). Without
-//! strips (bytes below AVX2), long destination rows stream through staged tiles
-//! ([`by_staged_tiles`]).
+//! stores when the destination is larger than the cache ([`by_strips`]); tall strips stream
+//! dense rows of half a line, two rows a line. A streamed plane whose destination rows are
+//! dense, up to 1 KiB, and neither whole lines nor half lines starting on one (NHWC with C = 3
+//! or 40 f32), so that lines hold parts of two or more rows, is staged instead: panels of whole
+//! rows are transposed into a cache-resident buffer and streamed out as one run
+//! ([`by_panels`]). Without strips (bytes below AVX2), long destination rows stream through
+//! staged tiles ([`by_staged_tiles`]). Byte strips, which read 64 source runs at once, copy
+//! far-apart runs into a staging buffer first ([`by_staged_source`]).
 
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
@@ -43,7 +43,7 @@ mod swar;
 mod tests;
 
 use line_walk::{LineWalk, Lines};
-use streamed::{by_panels, by_staged_tiles, by_strips};
+use streamed::{by_panels, by_staged_source, by_staged_tiles, by_strips};
 use swar::swar_block;
 
 /// Edge of a transpose block, in elements.
@@ -131,6 +131,7 @@ pub(super) fn transpose<T: Element>(
         let (s, d) = (s as usize, d as usize);
         if by_panels(src, s, dst.rb(), d, rows, cols, strips)
             || by_staged_tiles(src, s, dst.rb(), d, rows, cols, strips)
+            || by_staged_source(src, s, dst.rb(), d, rows, cols, strips)
             || by_strips(src, s, dst.rb(), d, rows, cols, strips)
         {
             return;

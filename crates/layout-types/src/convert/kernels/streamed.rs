@@ -74,6 +74,58 @@ pub(super) fn by_panels<T: Element>(
     true
 }
 
+/// A streamed plane whose strips read more source runs at once than the L2 streamer follows
+/// (bytes: 64, a destination line's worth) from far apart in memory (NCHW→NHWC's channel
+/// planes of u8 with C = 64): panels of [`PANEL_BYTES`] are first copied run by run into a
+/// staging buffer, each run a line further on than a whole number of lines (so the runs fall
+/// in different cache sets), and the strips then stream the destination from there. Returns
+/// `false`, having written nothing, for any other plane.
+///
+/// Read in place, the runs of such a plane lie a multiple of the L2's set period apart when
+/// transparent huge pages back the source (256 KiB here): each strip's 64 lines then compete
+/// for one set of 16 ways, and what the prefetcher brings is evicted before use (u8
+/// NCHW→NHWC at 256 MiB, two threads: 14.7 GB/s with huge pages, 25.1 with small ones).
+/// Staged, the bench's races, in place and staged alternating twice: with huge pages
+/// 21.1–22.2 → 28.7–29.0 GB/s (0.63–0.65 → 0.82–0.86 of the strongest copy), with small
+/// pages 21.9–26.3 → 25.3–26.0.
+pub(super) fn by_staged_source<T: Element>(
+    src: &[T],
+    s: usize,
+    mut dst: Out<'_, T>,
+    d: usize,
+    rows: LoopAxis,
+    cols: LoopAxis,
+    strips: Strips,
+) -> bool {
+    let (runs, src_stride, dst_stride) = (cols.extent, cols.src as usize, rows.dst as usize);
+    let line = CACHE_LINE / T::SIZE;
+    let whole_lines =
+        (dst_stride * T::SIZE).is_multiple_of(CACHE_LINE) && dst.address(d).is_multiple_of(CACHE_LINE);
+    // Elements of each run a panel holds: whole lines, and at least four of them.
+    let staged = (PANEL_BYTES / T::SIZE / runs.max(1)).saturating_sub(line) / line * line;
+    let many_far_runs = strips.cols() > MAX_STREAMED_RUNS && src_stride * T::SIZE >= PANEL_BYTES;
+    if !strips.streaming() || strips.cached_source() || !many_far_runs || !whole_lines || staged < 4 * line {
+        return false;
+    }
+    let mut staging = Staging([0; PANEL_BYTES]);
+    let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
+    let pitch = staged + line;
+    // The staged panel's source is in the cache: its strips take the in-place ways.
+    let cached = strips.with_cached_source(0);
+    for r in (0..rows.extent).step_by(staged) {
+        let n = staged.min(rows.extent - r);
+        for c in 0..runs {
+            let from = s + r + c * src_stride;
+            buf[c * pitch..c * pitch + n].copy_from_slice(&src[from..from + n]);
+        }
+        let part_rows = LoopAxis { extent: n, src: 1, ..rows };
+        let part_cols = LoopAxis { src: pitch as isize, ..cols };
+        let to = (d + r * dst_stride) as isize;
+        transpose(buf, 0, dst.rb(), to, part_rows, part_cols, Some(cached));
+    }
+    true
+}
+
 /// Destination rows a plane has at least, for [`by_strips`] to sweep it in whole-row bands
 /// (in cache, or streamed with few source runs).
 const WIDE_PLANE: usize = 256;

@@ -222,6 +222,35 @@ fn page_strided_rows_transpose_like_the_definition() {
     }
 }
 
+/// Planes of many source runs far apart in memory, streamed (NCHW→NHWC's channel planes): bytes
+/// stage the source panel by panel, where their strips read more runs than the L2 streamer
+/// follows. Bytes and halves (which read in place) at every level this CPU has, against the
+/// definition: 64 and 100 runs 64 KiB apart, rows past a panel and ragged, destination rows of
+/// whole lines and padded ones, starts on a line and off it.
+#[test]
+fn far_runs_stage_the_source_like_the_definition() {
+    use crate::platform::simd::{Level, Stores};
+    fn check<T: Element>(level: Level) {
+        let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 13;
+        let src_stride = (64 << 10) / T::SIZE + 3;
+        let strips = Strips::new(level, Stores::Streaming, T::SIZE);
+        for (rows, cols) in [(2 * 960 + 37, 64usize), (1000, 100)] {
+            let dst_stride = cols.next_multiple_of(64 / T::SIZE);
+            let src: Vec<T> = (0..cols * src_stride + 8).map(|i| T::from_word(bits(i))).collect();
+            let mut dst = vec![T::from_word(0); rows * dst_stride + 128];
+            let aligned = dst.as_ptr().align_offset(64).min(64);
+            for (s, d) in [(0, aligned), (5, 1)] {
+                let shape = ((rows, cols), (src_stride, dst_stride));
+                transposes_like_the_definition(&src, &mut dst, (s, d), shape.0, shape.1, strips);
+            }
+        }
+    }
+    for level in Level::ALL.into_iter().filter(|l| l.available()) {
+        check::<u8>(level);
+        check::<half::f16>(level);
+    }
+}
+
 /// A square plane whose both sides' streams are far apart (strides past 2 KiB), streamed: the
 /// strips sweep the source's runs instead of square tiles. Every level this CPU has, against
 /// the definition.

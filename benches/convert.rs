@@ -119,6 +119,18 @@ struct Peer {
 
 static PEERS: Mutex<Vec<Peer>> = Mutex::new(Vec::new());
 
+/// The process's memory in transparent huge pages (MiB) once each 256 MiB row has allocated
+/// its source and destination: whether they got huge pages is up to the OS (free 2 MiB blocks),
+/// and planes a power of two apart conflict in the caches when they are physically contiguous.
+static HUGE_PAGES: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+
+/// `AnonHugePages` of `/proc/self/smaps_rollup`, in MiB (Linux; `None` elsewhere).
+fn huge_pages_mib() -> Option<u64> {
+    let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").ok()?;
+    let line = rollup.lines().find(|l| l.starts_with("AnonHugePages:"))?;
+    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? >> 10)
+}
+
 /// Per row, typed-layout's best times into its buffer on all threads and `to_layout`, each
 /// called back to back.
 static HOT: Mutex<Vec<(String, [Duration; 2])>> = Mutex::new(Vec::new());
@@ -169,6 +181,9 @@ impl Bench {
             .expect("the row's shape is valid");
         let mut dst = Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
         convert(&src, &mut dst).unwrap();
+        if size == "256MiB" {
+            HUGE_PAGES.lock().unwrap().extend(huge_pages_mib());
+        }
         let input = ArrayViewD::from_shape(IxDyn(view), src.as_slice()).unwrap();
         let peer = |v: ArrayViewD<'_, T>| v.permuted_axes(IxDyn(axes)).as_standard_layout().into_owned();
         let expected = peer(input.clone());
@@ -377,6 +392,13 @@ fn print_table() {
             g(8),
             g(6) / g(8),
             g(7),
+        );
+    }
+    let huge = HUGE_PAGES.lock().unwrap();
+    if let (Some(least), Some(most)) = (huge.iter().min(), huge.iter().max()) {
+        println!();
+        println!(
+            "Huge pages (AnonHugePages) once a 256 MiB row had its 512 MiB of buffers: {least}–{most} MiB."
         );
     }
 }

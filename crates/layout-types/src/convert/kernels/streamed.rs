@@ -101,9 +101,10 @@ pub(super) fn by_staged_source<T: Element>(
     let line = CACHE_LINE / T::SIZE;
     let whole_lines =
         (dst_stride * T::SIZE).is_multiple_of(CACHE_LINE) && dst.address(d).is_multiple_of(CACHE_LINE);
-    // Elements of each run a panel holds: whole lines, and at least four of them.
-    let staged = (PANEL_BYTES / T::SIZE / runs.max(1)).saturating_sub(line) / line * line;
-    let many_far_runs = strips.cols() > MAX_STREAMED_RUNS && src_stride * T::SIZE >= PANEL_BYTES;
+    // The runs a strip reads go together; of each, a panel holds whole lines, four at least.
+    let group = strips.cols();
+    let staged = (PANEL_BYTES / T::SIZE / group.min(runs).max(1)).saturating_sub(line) / line * line;
+    let many_far_runs = group > MAX_STREAMED_RUNS && src_stride * T::SIZE >= FAR_RUN_BYTES;
     if !strips.streaming() || strips.cached_source() || !many_far_runs || !whole_lines || staged < 4 * line {
         return false;
     }
@@ -112,19 +113,28 @@ pub(super) fn by_staged_source<T: Element>(
     let pitch = staged + line;
     // The staged panel's source is in the cache: its strips take the in-place ways.
     let cached = strips.with_cached_source(0);
-    for r in (0..rows.extent).step_by(staged) {
-        let n = staged.min(rows.extent - r);
-        for c in 0..runs {
-            let from = s + r + c * src_stride;
-            buf[c * pitch..c * pitch + n].copy_from_slice(&src[from..from + n]);
+    for c0 in (0..runs).step_by(group) {
+        let k = group.min(runs - c0);
+        for r in (0..rows.extent).step_by(staged) {
+            let n = staged.min(rows.extent - r);
+            for c in 0..k {
+                let from = s + r + (c0 + c) * src_stride;
+                buf[c * pitch..c * pitch + n].copy_from_slice(&src[from..from + n]);
+            }
+            let part_rows = LoopAxis { extent: n, src: 1, ..rows };
+            let part_cols = LoopAxis { extent: k, src: pitch as isize, ..cols };
+            let to = (d + r * dst_stride + c0) as isize;
+            transpose(buf, 0, dst.rb(), to, part_rows, part_cols, Some(cached));
         }
-        let part_rows = LoopAxis { extent: n, src: 1, ..rows };
-        let part_cols = LoopAxis { src: pitch as isize, ..cols };
-        let to = (d + r * dst_stride) as isize;
-        transpose(buf, 0, dst.rb(), to, part_rows, part_cols, Some(cached));
     }
     true
 }
+
+/// Bytes apart from which source runs count as far for [`by_staged_source`]: half the L2's set
+/// period (128 KiB here), past which huge pages put many runs in one set. Runs a page apart
+/// spread over the sets and read faster in place (a 4096-wide u8 matrix's rows into columns at
+/// 256 MiB, two threads, alternating twice: 25.5–25.6 GB/s in place, 22.4–22.9 staged).
+const FAR_RUN_BYTES: usize = 64 << 10;
 
 /// Destination rows a plane has at least, for [`by_strips`] to sweep it in whole-row bands
 /// (in cache, or streamed with few source runs).

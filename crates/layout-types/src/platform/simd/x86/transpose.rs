@@ -19,7 +19,7 @@ pub(crate) const LINE: usize = 64;
 /// Calls `strip(src, dst)` for `repeat` bands of `count` strips, strip `i` of band `k` at
 /// `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step` (the band geometry
 /// of `super::super::strips::Band`, in bytes): the walk every kind of strip below shares, but
-/// the gathered lanes (`avx512_lanes`), which walk their strips two at a time.
+/// those that go two at a time ([`each_pair`]).
 #[inline(always)]
 fn each_strip(
     src: *const u8,
@@ -33,6 +33,32 @@ fn each_strip(
         let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
         for i in 0..count {
             strip(src.wrapping_add(i * src_step), dst.wrapping_add(i * dst_step));
+        }
+    }
+}
+
+/// [`each_strip`]'s walk two strips at a time: `pair(src, dst)` for strips `i` and `i + 1` of a
+/// band (`i` even) and `single(src, dst)` for the last strip of a band of odd `count`.
+#[inline(always)]
+fn each_pair(
+    src: *const u8,
+    [src_step, src_next]: [usize; 2],
+    dst: *mut u8,
+    [dst_step, dst_next]: [usize; 2],
+    [count, repeat]: [usize; 2],
+    mut pair: impl FnMut(*const u8, *mut u8),
+    mut single: impl FnMut(*const u8, *mut u8),
+) {
+    for k in 0..repeat {
+        let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
+        let at = |i: usize| (src.wrapping_add(i * src_step), dst.wrapping_add(i * dst_step));
+        for i in (0..count / 2 * 2).step_by(2) {
+            let (s, d) = at(i);
+            pair(s, d);
+        }
+        if count % 2 == 1 {
+            let (s, d) = at(count - 1);
+            single(s, d);
         }
     }
 }

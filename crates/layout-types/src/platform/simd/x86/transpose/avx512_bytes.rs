@@ -144,20 +144,17 @@ pub(crate) unsafe fn band<const STREAM: bool>(
         // apart, the second from wherever the line had been evicted to (streamed at
         // 256 MiB, two threads, alternating three times: u8 row→column 26.2–26.7 →
         // 29.8–30.8 GB/s, one thread 13.3–13.7 → 16.0–16.3).
-        for k in 0..repeat {
-            let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
-            for i in (0..count / 2 * 2).step_by(2) {
-                let (s, d) = (src.wrapping_add(i * src_step), dst.wrapping_add(i * dst_step));
-                // SAFETY: strips `i` and `i + 1` are inside both buffers (the caller's contract).
-                unsafe { strip_pair::<STREAM>(s, ss, d, [ds, dst_step]) };
-            }
-            if count % 2 == 1 {
-                let i = count - 1;
-                let (s, d) = (src.wrapping_add(i * src_step), dst.wrapping_add(i * dst_step));
-                // SAFETY: strip `i` is inside both buffers (the caller's contract).
-                unsafe { strip::<STREAM>(s, ss, d, ds) };
-            }
-        }
+        super::each_pair(
+            src,
+            steps.0,
+            dst,
+            steps.1,
+            [count, repeat],
+            // SAFETY: every strip of the bands is inside both buffers (the caller's contract).
+            |s, d| unsafe { strip_pair::<STREAM>(s, ss, d, [ds, dst_step]) },
+            // SAFETY: as above.
+            |s, d| unsafe { strip::<STREAM>(s, ss, d, ds) },
+        );
     } else {
         super::each_strip(src, steps.0, dst, steps.1, [count, repeat], |src, dst| {
             // SAFETY: every strip of the bands is inside both buffers (the caller's contract).

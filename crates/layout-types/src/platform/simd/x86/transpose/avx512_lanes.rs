@@ -133,19 +133,16 @@ pub(crate) unsafe fn band<const W: usize, const M: usize>(
     [ds, dst_step, dst_next]: [usize; 3],
     [count, repeat]: [usize; 2],
 ) {
-    for k in 0..repeat {
-        let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
-        let at = |i: usize| (src.wrapping_add(i * src_step), dst.wrapping_add(i * dst_step));
+    let (steps, geometry) = (([src_step, src_next], [dst_step, dst_next]), ([ss, src_step], [ds, dst_step]));
+    super::each_pair(
+        src,
+        steps.0,
+        dst,
+        steps.1,
+        [count, repeat],
         // SAFETY: every strip of the bands is inside both buffers (the caller's contract).
-        unsafe {
-            for i in (0..count / 2 * 2).step_by(2) {
-                let (s, d) = at(i);
-                strips::<W, M, 2>(s, [ss, src_step], d, [ds, dst_step]);
-            }
-            if count % 2 == 1 {
-                let (s, d) = at(count - 1);
-                strips::<W, M, 1>(s, [ss, src_step], d, [ds, dst_step]);
-            }
-        }
-    }
+        |s, d| unsafe { strips::<W, M, 2>(s, geometry.0, d, geometry.1) },
+        // SAFETY: as above.
+        |s, d| unsafe { strips::<W, M, 1>(s, geometry.0, d, geometry.1) },
+    );
 }

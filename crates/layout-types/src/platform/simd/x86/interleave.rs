@@ -93,47 +93,59 @@ const fn interleave3_permutes(w: usize) -> ([[[u8; 64]; 3]; 2], [u64; 3]) {
     (indices, from_c)
 }
 
+/// The loop [`interleave3_avx512`] and [`interleave3_vbmi`] share, for `$w`-byte elements: per
+/// group of 64 bytes of each stream, output register `$k` (0..3) is `$permute`, of the loaded
+/// registers `$va`, `$vb`, `$vc`, register `$k`'s index tables `$ab` (streams 0 and 1) and `$cc`
+/// (stream 2), and `$from_c`, the masks of the elements from stream 2 (`interleave3_permutes`).
+/// Expands to unsafe code: the caller's function has the features its permutes need.
+macro_rules! interleave3_groups {
+    ($w:expr, $dst:expr, [$a:expr, $b:expr, $c:expr],
+     |$va:ident, $vb:ident, $vc:ident, $ab:ident, $cc:ident, $from_c:ident, $k:ident| $permute:expr) => {{
+        let (indices, $from_c) = const { interleave3_permutes($w) };
+        // SAFETY: every index table is 64 bytes of a constant; unaligned loads.
+        let load = |t: &[u8; 64]| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
+        let (ab, cc): ([__m512i; 3], [__m512i; 3]) =
+            (indices[0].each_ref().map(load), indices[1].each_ref().map(load));
+        let groups = $a.chunks_exact(64).zip($b.chunks_exact(64)).zip($c.chunks_exact(64));
+        for (out, ((a, b), c)) in $dst.chunks_exact_mut(192).zip(groups) {
+            // SAFETY: `a`, `b`, `c` are 64 bytes and `out` 192 inside their slices; unaligned.
+            unsafe {
+                let [$va, $vb, $vc] = [a, b, c].map(|x| _mm512_loadu_si512(x.as_ptr().cast()));
+                for $k in 0..3 {
+                    let ($ab, $cc) = (ab[$k], cc[$k]);
+                    _mm512_storeu_si512(out[64 * $k..].as_mut_ptr().cast(), $permute);
+                }
+            }
+        }
+    }};
+}
+
 /// # Safety
 ///
 /// The CPU has AVX-512 F and BW; the streams hold whole groups of 64 bytes of equal count and
 /// `dst` three times their bytes; `W` is 2, 4 or 8.
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn interleave3_avx512<const W: usize>(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) {
-    let (indices, from_c) = const { interleave3_permutes(W) };
-    // SAFETY: every index table is 64 bytes of a constant; unaligned loads.
-    let load = |t: &[u8; 64]| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
-    let (ab, cc): ([__m512i; 3], [__m512i; 3]) =
-        (indices[0].each_ref().map(load), indices[1].each_ref().map(load));
-    let groups = a.chunks_exact(64).zip(b.chunks_exact(64)).zip(c.chunks_exact(64));
-    for (out, ((a, b), c)) in dst.chunks_exact_mut(192).zip(groups) {
-        // SAFETY: `a`, `b`, `c` are 64 bytes and `out` 192 inside their slices; unaligned.
-        unsafe {
-            let [va, vb, vc] = [a, b, c].map(|x| _mm512_loadu_si512(x.as_ptr().cast()));
-            for k in 0..3 {
-                let v = match W {
-                    2 => _mm512_mask_permutexvar_epi16(
-                        _mm512_permutex2var_epi16(va, ab[k], vb),
-                        from_c[k] as __mmask32,
-                        cc[k],
-                        vc,
-                    ),
-                    4 => _mm512_mask_permutexvar_epi32(
-                        _mm512_permutex2var_epi32(va, ab[k], vb),
-                        from_c[k] as __mmask16,
-                        cc[k],
-                        vc,
-                    ),
-                    _ => _mm512_mask_permutexvar_epi64(
-                        _mm512_permutex2var_epi64(va, ab[k], vb),
-                        from_c[k] as __mmask8,
-                        cc[k],
-                        vc,
-                    ),
-                };
-                _mm512_storeu_si512(out[64 * k..].as_mut_ptr().cast(), v);
-            }
-        }
-    }
+    interleave3_groups!(W, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| match W {
+        2 => _mm512_mask_permutexvar_epi16(
+            _mm512_permutex2var_epi16(va, ab, vb),
+            from_c[k] as __mmask32,
+            cc,
+            vc,
+        ),
+        4 => _mm512_mask_permutexvar_epi32(
+            _mm512_permutex2var_epi32(va, ab, vb),
+            from_c[k] as __mmask16,
+            cc,
+            vc,
+        ),
+        _ => _mm512_mask_permutexvar_epi64(
+            _mm512_permutex2var_epi64(va, ab, vb),
+            from_c[k] as __mmask8,
+            cc,
+            vc,
+        ),
+    });
 }
 
 /// # Safety
@@ -142,23 +154,9 @@ unsafe fn interleave3_avx512<const W: usize>(dst: &mut [MaybeUninit<u8>], [a, b,
 /// and `dst` three times their bytes.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 unsafe fn interleave3_vbmi(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) {
-    let (indices, from_c) = const { interleave3_permutes(1) };
-    // SAFETY: every index table is 64 bytes of a constant; unaligned loads.
-    let load = |t: &[u8; 64]| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
-    let (ab, cc): ([__m512i; 3], [__m512i; 3]) =
-        (indices[0].each_ref().map(load), indices[1].each_ref().map(load));
-    let groups = a.chunks_exact(64).zip(b.chunks_exact(64)).zip(c.chunks_exact(64));
-    for (out, ((a, b), c)) in dst.chunks_exact_mut(192).zip(groups) {
-        // SAFETY: `a`, `b`, `c` are 64 bytes and `out` 192 inside their slices; unaligned.
-        unsafe {
-            let [va, vb, vc] = [a, b, c].map(|x| _mm512_loadu_si512(x.as_ptr().cast()));
-            for k in 0..3 {
-                let ab = _mm512_permutex2var_epi8(va, ab[k], vb);
-                let v = _mm512_mask_permutexvar_epi8(ab, from_c[k], cc[k], vc);
-                _mm512_storeu_si512(out[64 * k..].as_mut_ptr().cast(), v);
-            }
-        }
-    }
+    interleave3_groups!(1, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
+        _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(va, ab, vb), from_c[k], cc, vc)
+    });
 }
 
 /// The `pshufb` masks of `interleave3` for `w`-byte elements: output register `k`, stream `s`.

@@ -218,12 +218,17 @@ impl Bench {
             b if b <= 64 << 20 => 11,
             _ => 5,
         };
+        // ndarray takes seconds a round at 256 MiB. Raced there, it left the memory the others
+        // freed idle long enough for this machine class's host to take it back (the VM reports
+        // free pages to it): the next fresh 256 MiB then took 265-323 ms to fault in instead of
+        // 16, for whichever allocating contender came next. So there it runs after the race.
+        let ndarray_raced = bytes <= 64 << 20;
         let mut best = [Duration::MAX; 9];
         let race = Instant::now();
         let mut round = 0;
         while round < rounds || (bytes <= 4 << 20 && race.elapsed() < IN_CACHE_RACE) {
             round += 1;
-            for (k, slot) in best.iter_mut().enumerate() {
+            for (k, slot) in best.iter_mut().enumerate().filter(|&(k, _)| k != 7 || ndarray_raced) {
                 if k == 5 {
                     *slot = (*slot).min(self.on_one_thread(|| convert(black_box(&src), &mut dst).unwrap()));
                     continue;
@@ -241,6 +246,11 @@ impl Bench {
                 }
                 *slot = (*slot).min(start.elapsed());
             }
+        }
+        for _ in 0..(!ndarray_raced as usize * 2) {
+            let start = Instant::now();
+            drop(black_box(peer(input.clone())));
+            best[7] = best[7].min(start.elapsed());
         }
         black_box(&out);
         // Back to back, as `bench/peers.py` times the Python peers: for their table only.

@@ -9,6 +9,8 @@
 //!   of them is the baseline (and the strongest one-thread copy for the one-thread figures);
 //! * typed-layout into an existing buffer on all of rayon's threads and on a one-thread pool
 //!   (timed on its worker, as a caller with one thread runs it), and `to_layout` (allocating);
+//!   every contender on all threads starts with the workers awake, and the table says what
+//!   waking them adds;
 //! * ndarray's `permuted_axes(..).as_standard_layout()` (allocating, as it must), after checking
 //!   once that it produces our bytes;
 //! * a **fresh copy**: the same bytes copied into new storage, the strongest of two ways
@@ -33,10 +35,18 @@
 // The two limit probes, each raced against the copy and typed-layout.
 #[path = "convert/probes.rs"]
 mod probes;
+// The table of the races and the CSV for `bench/peers.py`.
+#[path = "convert/report.rs"]
+mod report;
+// What the machine does around the races: rayon's sleeping workers, huge pages.
+#[path = "convert/machine.rs"]
+mod machine;
 // The library's own loops without their shuffles, hot beside typed-layout.
 #[path = "convert/strip_probes.rs"]
 mod strip_probes;
+use machine::{huge_pages_mib, wake_pool, HUGE_PAGES};
 use probes::{fill_streamed, print_writes, probe, probes_in_cache};
+use report::{print_table, write_csv};
 use strip_probes::{streamed_nchw_probe, streamed_probes, strip_probe};
 
 use std::hint::black_box;
@@ -48,7 +58,7 @@ use ndarray::{ArrayViewD, IxDyn};
 use typed_layout::cast::{
     relayout_cast_pad, relayout_cast_pad_into, Cast, ChannelPadded, PerChannel, Unscaled,
 };
-use typed_layout::simd::{copy, copy_parallel, Level, Stores};
+use typed_layout::simd::{copy, copy_parallel, Stores};
 use typed_layout::DimsOf;
 use typed_layout::SameFamily;
 use typed_layout::{
@@ -94,6 +104,8 @@ const CONTENDERS: [&str; 9] = [
 /// Which contenders are copies, and which of those run on one thread.
 const COPIES: [usize; 4] = [0, 1, 2, 3];
 const ONE_THREAD_COPIES: [usize; 2] = [0, 2];
+/// The contenders on all of rayon's threads: each starts with the pool awake ([`wake_pool`]).
+const PARALLEL: [usize; 5] = [1, 3, 4, 6, 8];
 
 /// How long an in-cache race (a 1 MiB row, an in-cache probe) runs at least. Shuffle-bound
 /// loops here move twice as fast in some seconds as in others (a sibling hyperthread on the
@@ -118,18 +130,6 @@ struct Peer {
 }
 
 static PEERS: Mutex<Vec<Peer>> = Mutex::new(Vec::new());
-
-/// The process's memory in transparent huge pages (MiB) once each 256 MiB row has allocated
-/// its source and destination: whether they got huge pages is up to the OS (free 2 MiB blocks),
-/// and planes a power of two apart conflict in the caches when they are physically contiguous.
-static HUGE_PAGES: Mutex<Vec<u64>> = Mutex::new(Vec::new());
-
-/// `AnonHugePages` of `/proc/self/smaps_rollup`, in MiB (Linux; `None` elsewhere).
-fn huge_pages_mib() -> Option<u64> {
-    let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").ok()?;
-    let line = rollup.lines().find(|l| l.starts_with("AnonHugePages:"))?;
-    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? >> 10)
-}
 
 /// Per row, typed-layout's best times into its buffer on all threads and `to_layout`, each
 /// called back to back.
@@ -233,6 +233,9 @@ impl Bench {
                     *slot = (*slot).min(self.on_one_thread(|| convert(black_box(&src), &mut dst).unwrap()));
                     continue;
                 }
+                if PARALLEL.contains(&k) {
+                    wake_pool();
+                }
                 let start = Instant::now();
                 match k {
                     0 => out.copy_from_slice(black_box(s)),
@@ -290,6 +293,9 @@ impl Bench {
         let mut best = [Duration::MAX; 9];
         for round in 0..6 {
             for (k, slot) in best.iter_mut().enumerate().filter(|(k, _)| *k != 7) {
+                if PARALLEL.contains(&k) {
+                    wake_pool();
+                }
                 if k == 5 {
                     let pass =
                         || _ = black_box(relayout_cast_pad_into(black_box(src), &mut dst, cast).unwrap());
@@ -384,74 +390,6 @@ fn rows<T: Sample>(b: &mut Bench) {
         let w3c = elements / (n * 3 * h) / 8 * 8;
         b.row::<T, Nchw, Nhwc>("C=3 NCHW->NHWC", size, [n, 3, h, w3c], &[n, 3, h, w3c], &[0, 2, 3, 1]);
     }
-}
-
-fn print_table() {
-    let results = RESULTS.lock().unwrap();
-    let gbps = |bytes: u64, t: Duration| bytes as f64 / t.as_secs_f64() / 1e9;
-    println!();
-    println!(
-        "## CPU conversions: {} rayon threads, SIMD level {:?} (GB/s = bytes read + written / best round)",
-        rayon::current_num_threads(),
-        Level::detected()
-    );
-    println!();
-    println!(
-        "| row | strongest copy | GB/s | typed-layout | ÷ strongest | 1 thread | ÷ strongest 1-thread copy | to_layout | ÷ strongest | fresh copy | to_layout ÷ fresh copy | ndarray |"
-    );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for (row, bytes, best) in results.iter() {
-        let g = |k: usize| gbps(*bytes, best[k]);
-        let strongest = |ks: &[usize]| ks.iter().copied().max_by(|&a, &b| g(a).total_cmp(&g(b))).unwrap();
-        let (all, one) = (strongest(&COPIES), strongest(&ONE_THREAD_COPIES));
-        println!(
-            "| {row} | {} | {:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} |",
-            CONTENDERS[all],
-            g(all),
-            g(4),
-            g(4) / g(all),
-            g(5),
-            g(5) / g(one),
-            g(6),
-            g(6) / g(all),
-            g(8),
-            g(6) / g(8),
-            g(7),
-        );
-    }
-    let huge = HUGE_PAGES.lock().unwrap();
-    if let (Some(least), Some(most)) = (huge.iter().min(), huge.iter().max()) {
-        println!();
-        println!(
-            "Huge pages (AnonHugePages) once a 256 MiB row had its 512 MiB of buffers: {least}–{most} MiB."
-        );
-    }
-}
-
-/// With `TL_BENCH_CSV=path`: one line per row for `bench/peers.py` (seconds per contender;
-/// `memcpy` is the strongest copy, `memcpy_1t` the strongest one-thread copy).
-fn write_csv() -> std::io::Result<()> {
-    let Some(path) = std::env::var_os("TL_BENCH_CSV") else { return Ok(()) };
-    let (results, peers) = (RESULTS.lock().unwrap(), PEERS.lock().unwrap());
-    let mut out = String::from(
-        "row,dtype,view,axes,bytes,typed_layout,typed_layout_1t,memcpy,memcpy_1t,ndarray,to_layout,typed_layout_hot,to_layout_hot\n",
-    );
-    let hot = HOT.lock().unwrap();
-    for (row, bytes, best) in results.iter() {
-        let Some(p) = peers.iter().find(|p| &p.row == row) else { continue };
-        let hot = hot
-            .iter()
-            .find(|(r, _)| r == row)
-            .map(|(_, t)| t.map(|t| format!("{:e}", t.as_secs_f64())).join(","));
-        let join = |v: &[usize]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
-        let min = |ks: &[usize]| ks.iter().map(|&k| best[k]).min().unwrap();
-        let secs = [best[4], best[5], min(&COPIES), min(&ONE_THREAD_COPIES), best[7], best[6]]
-            .map(|t| format!("{:e}", t.as_secs_f64()));
-        let (dtype, view, axes) = (p.dtype, join(&p.view), join(&p.axes));
-        let hot = hot.unwrap_or_else(|| ",".into());
-        out += &format!("{row},{dtype},{view},{axes},{bytes},{},{hot}\n", secs.join(","));
-    }
-    std::fs::write(path, out)
 }
 
 fn main() {

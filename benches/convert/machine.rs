@@ -1,0 +1,41 @@
+//! What the machine does around the races of `benches/convert.rs`: rayon's workers sleep between
+//! calls (waking them is timed apart), and whether large buffers got transparent huge pages.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Wakes rayon's workers (untimed) before a contender on all threads, so that every one starts
+/// as in a run of calls: raced as they come, a contender after one on a single thread met
+/// sleeping workers and one after another on all threads did not (typed-layout followed a copy
+/// per thread, the copies per thread followed single-thread copies). [`pool_wake_up`] measures
+/// what a call finding the workers asleep adds.
+pub(crate) fn wake_pool() {
+    rayon::broadcast(|_| ());
+}
+
+/// The time an empty broadcast to rayon's workers takes after 2 ms idle (they sleep by then),
+/// median and best of 200: what a call on all threads adds when it finds them asleep.
+pub(crate) fn pool_wake_up() -> (Duration, Duration) {
+    let mut times: Vec<Duration> = (0..200)
+        .map(|_| {
+            std::thread::sleep(Duration::from_millis(2));
+            let start = Instant::now();
+            rayon::broadcast(|_| ());
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    (times[times.len() / 2], times[0])
+}
+
+/// The process's memory in transparent huge pages (MiB) once each 256 MiB row has allocated
+/// its source and destination: whether they got huge pages is up to the OS (free 2 MiB blocks),
+/// and planes a power of two apart conflict in the caches when they are physically contiguous.
+pub(crate) static HUGE_PAGES: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+
+/// `AnonHugePages` of `/proc/self/smaps_rollup`, in MiB (Linux; `None` elsewhere).
+pub(crate) fn huge_pages_mib() -> Option<u64> {
+    let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").ok()?;
+    let line = rollup.lines().find(|l| l.starts_with("AnonHugePages:"))?;
+    Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? >> 10)
+}

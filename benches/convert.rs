@@ -204,7 +204,11 @@ impl Bench {
 
         let len = src.as_slice().len();
         let bytes = 2 * (len * T::SIZE) as u64;
-        let mut out = vec![T::default(); len];
+        // Each contender writes its own buffer (as in the in-cache probes' races).
+        let [mut out, mut out_all, mut streamed, mut streamed_all] =
+            core::array::from_fn(|_| vec![T::default(); len]);
+        let mut dst_one =
+            Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
         PEERS.lock().unwrap().push(Peer {
             row: row.clone(),
             dtype: T::NAME,
@@ -230,7 +234,8 @@ impl Bench {
             round += 1;
             for (k, slot) in best.iter_mut().enumerate().filter(|&(k, _)| k != 7 || ndarray_raced) {
                 if k == 5 {
-                    *slot = (*slot).min(self.on_one_thread(|| convert(black_box(&src), &mut dst).unwrap()));
+                    *slot =
+                        (*slot).min(self.on_one_thread(|| convert(black_box(&src), &mut dst_one).unwrap()));
                     continue;
                 }
                 if PARALLEL.contains(&k) {
@@ -239,9 +244,9 @@ impl Bench {
                 let start = Instant::now();
                 match k {
                     0 => out.copy_from_slice(black_box(s)),
-                    1 => copy_parallel(&mut out, black_box(s), Stores::Ordinary, threads).unwrap(),
-                    2 => copy(&mut out, black_box(s), Stores::Streaming).unwrap(),
-                    3 => copy_parallel(&mut out, black_box(s), Stores::Streaming, threads).unwrap(),
+                    1 => copy_parallel(&mut out_all, black_box(s), Stores::Ordinary, threads).unwrap(),
+                    2 => copy(&mut streamed, black_box(s), Stores::Streaming).unwrap(),
+                    3 => copy_parallel(&mut streamed_all, black_box(s), Stores::Streaming, threads).unwrap(),
                     4 => convert(black_box(&src), &mut dst).unwrap(),
                     6 => drop(black_box(src.to_layout::<D>().unwrap())),
                     7 => drop(black_box(peer(input.clone()))),
@@ -255,7 +260,7 @@ impl Bench {
             drop(black_box(peer(input.clone())));
             best[7] = best[7].min(start.elapsed());
         }
-        black_box(&out);
+        black_box((&out, &out_all, &streamed, &streamed_all, &dst_one));
         // Back to back, as `bench/peers.py` times the Python peers: for their table only.
         let hot = [
             hot_best(|| convert(black_box(&src), &mut dst).unwrap()),
@@ -405,7 +410,7 @@ fn main() {
     probe::<f32>(&b, &mut probes);
     probe::<f16>(&b, &mut probes);
     probe::<u8>(&b, &mut probes);
-    let mut in_cache = Vec::new();
+    let mut in_cache = [Vec::new(), Vec::new()];
     probes_in_cache::<f32>(&b, &mut in_cache);
     probes_in_cache::<f16>(&b, &mut in_cache);
     probes_in_cache::<u8>(&b, &mut in_cache);
@@ -427,7 +432,7 @@ fn main() {
         println!("|---|---:|---:|---:|---:|---:|");
         probes.iter().for_each(|p| println!("{p}"));
     }
-    if !in_cache.is_empty() {
+    if !in_cache[0].is_empty() {
         println!();
         println!("## In-cache limit probe: the strips' lines without the shuffles");
         println!();
@@ -435,7 +440,13 @@ fn main() {
         println!();
         println!("| row | copy_from_slice GB/s | typed-layout 1 thread | ÷ copy | probe | ÷ copy | typed-layout ÷ probe | hot: copy per thread | typed-layout | probe | typed-layout ÷ probe |");
         println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-        in_cache.iter().for_each(|p| println!("{p}"));
+        in_cache[0].iter().for_each(|p| println!("{p}"));
+        println!();
+        println!("Raced on all threads, in the same rounds (each contender with the pool awake):");
+        println!();
+        println!("| row | strongest copy per thread | GB/s | typed-layout | ÷ copy | probe | ÷ copy | typed-layout ÷ probe |");
+        println!("|---|---|---:|---:|---:|---:|---:|---:|");
+        in_cache[1].iter().for_each(|p| println!("{p}"));
     }
     if !strip_probes.is_empty() {
         println!();

@@ -9,6 +9,7 @@ use typed_layout::{
     convert, Bmn, ColMajor, DimsOf, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Tensor,
 };
 
+use super::machine::wake_pool;
 use super::{hot_best, plane, Bench, Sample, IN_CACHE_RACE};
 
 /// The limit probe of the NCHW→NHWC rows: the access pattern of the conversion without its
@@ -81,7 +82,7 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
     what: &str,
     dims: DimsOf<S>,
     [batch, a, bb]: [usize; 3],
-    out: &mut Vec<String>,
+    out: &mut [Vec<String>; 2],
 ) where
     D::Family: SameFamily<S::Family>,
 {
@@ -91,11 +92,14 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
     }
     let src =
         Tensor::<T, S>::from_fn(dims, |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k))).unwrap();
-    let mut dst = Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
+    // Each contender writes its own buffer: a buffer another contender wrote on other cores
+    // holds lines dirty in their caches, which slowed a one-thread copy of it to 16-30 GB/s.
+    let fresh = || Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
+    let (mut dst, mut dst_all) = (fresh(), fresh());
     let s = src.as_slice();
     assert_eq!(s.len(), batch * a * bb, "{row}: the plane geometry covers the tensor");
-    let mut copy_out = vec![T::default(); s.len()];
-    let mut probe_out = vec![T::default(); s.len()];
+    let [mut copy_out, mut probe_out, mut copy_all, mut streamed_all, mut probe_all] =
+        core::array::from_fn(|_| vec![T::default(); s.len()]);
     let line = 64 / T::SIZE; // elements of a cache line
     let ta = a.min(line);
     assert!(a % ta == 0 && bb % line == 0 && line % ta == 0, "{row}: whole tiles");
@@ -122,28 +126,33 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
             wide_lines(s, d, [a, bb], rows, line);
         })
     };
-    let mut best = [Duration::MAX; 3];
+    // One thread: the copy, typed-layout, the probe; then all threads, each with the pool
+    // awake: the copies per thread, typed-layout, the probe (where cut).
+    let mut best = [Duration::MAX; 7];
     let race = Instant::now();
     let mut round = 0;
     while round < 201 || race.elapsed() < IN_CACHE_RACE {
         round += 1;
-        for (k, slot) in best.iter_mut().enumerate() {
+        for (k, slot) in best.iter_mut().enumerate().filter(|&(k, _)| k != 6 || cut) {
+            if k >= 3 {
+                wake_pool();
+            }
             let start = Instant::now();
-            let took = match k {
-                0 => {
-                    copy_out.copy_from_slice(black_box(s));
-                    start.elapsed()
-                }
-                1 => b.on_one_thread(|| convert(black_box(&src), &mut dst).unwrap()),
-                _ => {
-                    pattern(black_box(&mut probe_out));
-                    start.elapsed()
-                }
-            };
-            *slot = (*slot).min(took);
+            match k {
+                0 => copy_out.copy_from_slice(black_box(s)),
+                1 => *slot = (*slot).min(b.on_one_thread(|| convert(black_box(&src), &mut dst).unwrap())),
+                2 => pattern(black_box(&mut probe_out)),
+                3 => copy_parallel(&mut copy_all, black_box(s), Stores::Ordinary, threads).unwrap(),
+                4 => copy_parallel(&mut streamed_all, black_box(s), Stores::Streaming, threads).unwrap(),
+                5 => convert(black_box(&src), &mut dst_all).unwrap(),
+                _ => parallel(black_box(&mut probe_all)),
+            }
+            if k != 1 {
+                *slot = (*slot).min(start.elapsed());
+            }
         }
     }
-    black_box((&copy_out, &probe_out));
+    black_box((&copy_out, &probe_out, &copy_all, &streamed_all, &probe_all));
     // Back to back on all threads, as the peers' table times typed-layout and the peers.
     let mut hot = [Duration::MAX; 3];
     for _ in 0..3 {
@@ -161,7 +170,24 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
         true => (format!("{:.1}", gbps(hot[2])), format!("{:.2}", gbps(hot[1]) / gbps(hot[2]))),
         false => ("-".to_owned(), "-".to_owned()),
     };
-    out.push(format!(
+    let (strongest, name) = match best[3] <= best[4] {
+        true => (gbps(best[3]), "copy per thread"),
+        false => (gbps(best[4]), "streaming copy per thread"),
+    };
+    let (typed_all, probe_all) = (gbps(best[5]), gbps(best[6]));
+    let (probe_all, ratio_all, typed_per_probe) = match cut {
+        true => (
+            format!("{probe_all:.1}"),
+            format!("{:.2}", probe_all / strongest),
+            format!("{:.2}", typed_all / probe_all),
+        ),
+        false => ("-".to_owned(), "-".to_owned(), "-".to_owned()),
+    };
+    out[1].push(format!(
+        "| {row} | {name} | {strongest:.1} | {typed_all:.1} | {:.2} | {probe_all} | {ratio_all} | {typed_per_probe} |",
+        typed_all / strongest
+    ));
+    out[0].push(format!(
         "| {row} | {copy:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {:.2} | {:.1} | {:.1} | {probe_hot} | {ratio_hot} |",
         gbps(best[1]),
         gbps(best[1]) / copy,
@@ -256,7 +282,7 @@ fn lines_of<T: Copy, const N: usize>(
 
 /// The in-cache probes of every 1 MiB transpose row (the rows of `rows` at 1 MiB but C = 3,
 /// whose planes are three rows deep), each with its plane geometry.
-pub(crate) fn probes_in_cache<T: Sample>(b: &Bench, out: &mut Vec<String>) {
+pub(crate) fn probes_in_cache<T: Sample>(b: &Bench, out: &mut [Vec<String>; 2]) {
     let elements = (1 << 20) / T::SIZE;
     let (n, c) = (1, 64);
     let (h, w) = plane(elements / (n * c));

@@ -63,6 +63,7 @@ use typed_layout::DimsOf;
 use typed_layout::SameFamily;
 use typed_layout::{
     convert, Bmn, ColMajor, Element, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, Tensor,
+    PARALLEL_THRESHOLD_BYTES,
 };
 
 /// Element types of the table, with a value per position.
@@ -104,8 +105,20 @@ const CONTENDERS: [&str; 9] = [
 /// Which contenders are copies, and which of those run on one thread.
 const COPIES: [usize; 4] = [0, 1, 2, 3];
 const ONE_THREAD_COPIES: [usize; 2] = [0, 2];
-/// The contenders on all of rayon's threads: each starts with the pool awake ([`wake_pool`]).
-const PARALLEL: [usize; 5] = [1, 3, 4, 6, 8];
+/// Whether contender `k` runs on all of rayon's threads in round `round` of a race whose
+/// destination has `bytes`: then it starts with the pool awake ([`wake_pool`]). typed-layout
+/// and `to_layout` do from [`PARALLEL_THRESHOLD_BYTES`] on (below it they run on the calling
+/// thread, and workers woken for nothing spin beside it: u8 C = 3 at 1 MiB, just under the
+/// threshold, ran at 20-25 GB/s so and at 30-35 on the one-thread pool), the fresh copy on its
+/// even rounds.
+fn on_all_threads(k: usize, round: usize, bytes: usize) -> bool {
+    match k {
+        1 | 3 => true,
+        4 | 6 => bytes >= PARALLEL_THRESHOLD_BYTES,
+        8 => round.is_multiple_of(2),
+        _ => false,
+    }
+}
 
 /// How long an in-cache race (a 1 MiB row, an in-cache probe) runs at least. Shuffle-bound
 /// loops here move twice as fast in some seconds as in others (a sibling hyperthread on the
@@ -238,7 +251,7 @@ impl Bench {
                         (*slot).min(self.on_one_thread(|| convert(black_box(&src), &mut dst_one).unwrap()));
                     continue;
                 }
-                if PARALLEL.contains(&k) {
+                if on_all_threads(k, round, len * T::SIZE) {
                     wake_pool();
                 }
                 let start = Instant::now();
@@ -298,7 +311,7 @@ impl Bench {
         let mut best = [Duration::MAX; 9];
         for round in 0..6 {
             for (k, slot) in best.iter_mut().enumerate().filter(|(k, _)| *k != 7) {
-                if PARALLEL.contains(&k) {
+                if on_all_threads(k, round, dst_bytes) {
                     wake_pool();
                 }
                 if k == 5 {
@@ -392,7 +405,9 @@ fn rows<T: Sample>(b: &mut Bench) {
         );
         let (m, k) = plane(elements / n);
         b.row::<T, Bmn<RowMajor>, Bmn<ColMajor>>("BMN row->col", size, [n, m, k], &[n, m, k], &[0, 2, 1]);
-        let w3c = elements / (n * 3 * h) / 8 * 8;
+        // Rounded up, so that the row is not under the size it is named for: rounded down, the
+        // 1 MiB row was 1 KiB under `PARALLEL_THRESHOLD_BYTES` and ran on the calling thread.
+        let w3c = elements.div_ceil(n * 3 * h).next_multiple_of(8);
         b.row::<T, Nchw, Nhwc>("C=3 NCHW->NHWC", size, [n, 3, h, w3c], &[n, 3, h, w3c], &[0, 2, 3, 1]);
     }
 }

@@ -123,7 +123,8 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
 }
 
 /// The strip probes of the 256 MiB NHWC→NCHW rows, f32 and f16: the library streams each image's
-/// plane (64 channels by its pixels) in tiles of 4 KiB of every destination row, a tile in
+/// plane (64 channels by its pixels) in tiles of 1 KiB (f32) or 4 KiB (f16) of every
+/// destination row, a tile in
 /// bands of one strip's channels, a band in strips along the pixels (each loads one register
 /// per pixel, its run of the band's channels, and streams one line per channel), and where a
 /// tile has more than two bands (f32's four), while its first half of bands runs it prefetches
@@ -146,13 +147,11 @@ pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let images = n.div_ceil(4 * rayon::current_num_threads()); // a task's, as the library cuts
     let s: &[u8] = bytemuck::cast_slice(src.as_slice());
     let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
-    let geometry = strips::Geometry {
-        channels: c,
-        pixels: h * w,
-        size: T::SIZE,
-        band: 64 / T::SIZE,
-        sweep: 4096 / T::SIZE,
-    };
+    let band = 64 / T::SIZE; // a strip's channels
+                             // The library's tiles: 1 KiB of each destination row where it walks (more than two bands:
+                             // f32's four), 4 KiB otherwise.
+    let sweep = if c / band > 2 { 1024 / T::SIZE } else { 4096 / T::SIZE };
+    let geometry = strips::Geometry { channels: c, pixels: h * w, size: T::SIZE, band, sweep };
     let image = c * h * w * T::SIZE;
     let probe = strips::avx512().then_some(|| {
         use rayon::prelude::*;

@@ -147,6 +147,15 @@ const MAX_STREAMED_RUNS: usize = 32;
 /// [`MAX_STREAMED_RUNS`] where the source is in the last-level cache.
 const MAX_CACHED_RUNS: usize = 64;
 
+/// Bytes of each destination row that a streamed tile swept across its rows takes, where the
+/// next tile's source lines are walked (more than two bands): a quarter of [`SWEEP_BYTES`], so a
+/// tile's source is 64 KiB where it was 256 (f32 NHWC→NCHW with C = 64 at 256 MiB, the bench's
+/// races, 4 KiB and 1 KiB alternating three times: two threads 27.8–29.2 → 30.9–32.1 GB/s, one
+/// thread 14.5–14.9 → 16.1–16.4; at 16 MiB within the noise of the runs, 21–40 GB/s either
+/// way). With two bands and no walk (f16 with C = 64) 1 KiB changed nothing (27.6–28.8 against
+/// 28.1–28.4), so those keep [`SWEEP_BYTES`].
+const WALKED_SWEEP_BYTES: usize = 1024;
+
 /// Destination rows of a staged tile.
 const STAGED_ROWS: usize = 64;
 
@@ -279,7 +288,7 @@ pub(super) fn by_strips<T: Element>(
         // [1, 512, 32, 16]: tiles 85 GB/s, whole rows 108).
         (along_rows, tr, tc) = (false, n_rows, 32 * strips.cols());
     }
-    let tile = (tr.next_multiple_of(strips.rows()), tc.next_multiple_of(strips.cols()));
+    let mut tile = (tr.next_multiple_of(strips.rows()), tc.next_multiple_of(strips.cols()));
     // Prefetch the next tile's near side only for a streamed (large) plane whose near side is
     // the source (so `src` is the near side below): streamed destination lines never enter the
     // cache (prefetching them would only evict), and an unstreamed plane is under the streaming
@@ -292,6 +301,10 @@ pub(super) fn by_strips<T: Element>(
     // while with four and more it gains (f32 C = 64 27.8–28.6 against 27.1–27.2, C = 128
     // 27.6–27.9 against 26.9–27.2; f16 C = 128 25.6–25.8 against 24.4).
     let walk_near = strips.streaming() && !along_rows && tile.0.min(n_rows) / strips.rows() > 2;
+    if walk_near {
+        // Such tiles sweep [`WALKED_SWEEP_BYTES`] of each destination row, not [`SWEEP_BYTES`].
+        tile.1 = tile.1.min(WALKED_SWEEP_BYTES / T::SIZE).next_multiple_of(strips.cols());
+    }
     let mut tiles = tiles(n_rows, n_cols, tile).peekable();
     while let Some((r_tile, c_tile)) = tiles.next() {
         let bands = match along_rows {

@@ -152,8 +152,11 @@ const MAX_CACHED_RUNS: usize = 64;
 /// tile's source is 64 KiB where it was 256 (f32 NHWC→NCHW with C = 64 at 256 MiB, the bench's
 /// races, 4 KiB and 1 KiB alternating three times: two threads 27.8–29.2 → 30.9–32.1 GB/s, one
 /// thread 14.5–14.9 → 16.1–16.4; at 16 MiB within the noise of the runs, 21–40 GB/s either
-/// way). With two bands and no walk (f16 with C = 64) 1 KiB changed nothing (27.6–28.8 against
-/// 28.1–28.4), so those keep [`SWEEP_BYTES`].
+/// way). Checked again outside the bench (256 MiB, two threads, best of 8 calls each, 4 KiB and
+/// 1 KiB alternating, two runs): f32 C = 64 29.1–29.4 → 31.8–32.0 GB/s, C = 128 27.8 →
+/// 28.8–28.9, C = 256 26.4–28.2 → 26.7–27.7; f16 C = 128 25.6–26.0 → 26.4–26.8. With two bands
+/// and no walk (f16 with C = 64) 1 KiB changed nothing (27.6–28.8 against 28.1–28.4), so those
+/// keep [`SWEEP_BYTES`].
 const WALKED_SWEEP_BYTES: usize = 1024;
 
 /// Destination rows of a staged tile.

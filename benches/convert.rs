@@ -109,13 +109,13 @@ const ONE_THREAD_COPIES: [usize; 2] = [0, 2];
 /// destination has `bytes`: then it starts with the pool awake ([`wake_pool`]). typed-layout
 /// and `to_layout` do from [`PARALLEL_THRESHOLD_BYTES`] on (below it they run on the calling
 /// thread, and workers woken for nothing spin beside it: u8 C = 3 at 1 MiB, just under the
-/// threshold, ran at 20-25 GB/s so and at 30-35 on the one-thread pool), the fresh copy on its
-/// even rounds.
+/// threshold, ran at 20-25 GB/s so and at 30-35 on the one-thread pool), the fresh copy where
+/// [`fresh_copy_streams`].
 fn on_all_threads(k: usize, round: usize, bytes: usize) -> bool {
     match k {
         1 | 3 => true,
         4 | 6 => bytes >= PARALLEL_THRESHOLD_BYTES,
-        8 => round.is_multiple_of(2),
+        8 => fresh_copy_streams(round),
         _ => false,
     }
 }
@@ -204,7 +204,8 @@ impl Bench {
         }
         let src = Tensor::<T, S>::from_fn(dims, |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k)))
             .expect("the row's shape is valid");
-        let mut dst = Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
+        let fresh = || Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
+        let mut dst = fresh();
         convert(&src, &mut dst).unwrap();
         if size == "256MiB" {
             HUGE_PAGES.lock().unwrap().extend(huge_pages_mib());
@@ -220,8 +221,7 @@ impl Bench {
         // Each contender writes its own buffer (as in the in-cache probes' races).
         let [mut out, mut out_all, mut streamed, mut streamed_all] =
             core::array::from_fn(|_| vec![T::default(); len]);
-        let mut dst_one =
-            Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
+        let mut dst_one = fresh();
         PEERS.lock().unwrap().push(Peer {
             row: row.clone(),
             dtype: T::NAME,
@@ -372,12 +372,17 @@ impl Bench {
 /// large results), on odd rounds `to_vec` (one thread, no value stored first, as `to_layout`
 /// writes). The best of both is the limit of the `to_layout` column.
 fn fresh_copy<T: Element>(src: &[T], threads: usize, round: usize) -> Tensor<T, Bmn<RowMajor>> {
-    if round % 2 == 1 {
+    if !fresh_copy_streams(round) {
         return Tensor::from_vec([1, 1, src.len()], src.to_vec()).unwrap();
     }
     let mut out = Tensor::<T, Bmn<RowMajor>>::zeros([1, 1, src.len()]).unwrap();
     copy_parallel(out.as_mut_slice(), src, Stores::Streaming, threads).unwrap();
     out
+}
+
+/// Whether [`fresh_copy`] streams on every thread in round `round` (else `to_vec`).
+fn fresh_copy_streams(round: usize) -> bool {
+    round.is_multiple_of(2)
 }
 
 /// The square-ish `h × w` with `h · w = hw`, both powers of two when `hw` is one.

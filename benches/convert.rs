@@ -304,7 +304,11 @@ impl Bench {
         let [n, _, h, w] = src.dims();
         let mut dst = Tensor::<U, Nhwc>::zeros([n, padded, h, w]).unwrap();
         let bytes = (src.as_slice().len() * S::SIZE + dst.as_slice().len() * U::SIZE) as u64;
-        let (from, mut to) = (vec![1u8; bytes as usize / 2], vec![0u8; bytes as usize / 2]);
+        // Each contender writes its own buffer, as in the rows' races.
+        let from = vec![1u8; bytes as usize / 2];
+        let [mut to, mut to_all, mut streamed, mut streamed_all] =
+            core::array::from_fn(|_| vec![0u8; from.len()]);
+        let mut dst_one = Tensor::<U, Nhwc>::zeros([n, padded, h, w]).unwrap();
         let dst_bytes = dst.as_slice().len() * U::SIZE;
         let (cached, mut filled, mut fill) = (vec![3u8; 64 << 10], vec![0u8; dst_bytes], Duration::MAX);
         let threads = rayon::current_num_threads();
@@ -316,16 +320,17 @@ impl Bench {
                 }
                 if k == 5 {
                     let pass =
-                        || _ = black_box(relayout_cast_pad_into(black_box(src), &mut dst, cast).unwrap());
+                        || _ = black_box(relayout_cast_pad_into(black_box(src), &mut dst_one, cast).unwrap());
                     *slot = (*slot).min(self.on_one_thread(pass));
                     continue;
                 }
                 let start = Instant::now();
                 match k {
                     0 => to.copy_from_slice(black_box(&from)),
-                    1 => copy_parallel(&mut to, black_box(&from), Stores::Ordinary, threads).unwrap(),
-                    2 => copy(&mut to, black_box(&from), Stores::Streaming).unwrap(),
-                    3 => copy_parallel(&mut to, black_box(&from), Stores::Streaming, threads).unwrap(),
+                    1 => copy_parallel(&mut to_all, black_box(&from), Stores::Ordinary, threads).unwrap(),
+                    2 => copy(&mut streamed, black_box(&from), Stores::Streaming).unwrap(),
+                    3 => copy_parallel(&mut streamed_all, black_box(&from), Stores::Streaming, threads)
+                        .unwrap(),
                     4 => _ = black_box(relayout_cast_pad_into(black_box(src), &mut dst, cast).unwrap()),
                     8 => drop(black_box(fresh_copy(&from, threads, round))),
                     _ => {
@@ -340,6 +345,7 @@ impl Bench {
             fill_streamed(&mut filled, black_box(&cached), threads);
             fill = fill.min(start.elapsed());
         }
+        black_box((&to, &to_all, &streamed, &streamed_all, &dst_one));
         eprintln!("{row}: done");
         WRITES.lock().unwrap().push((row.clone(), dst_bytes as u64, best[4], fill));
         RESULTS.lock().unwrap().push((row, bytes, best));

@@ -251,6 +251,37 @@ fn far_runs_stage_the_source_like_the_definition() {
     }
 }
 
+/// Byte planes in cache whose source runs lie a multiple of 4 KiB apart (NCHW's channel planes
+/// of 4096 or 8192 pixels into NHWC): AVX-512 copies each pair of neighbouring strips' source
+/// lines into a tile first, pairing strips along a band or from band to band. Every level this
+/// CPU has, against the definition: 64 and 128 runs (one band a strip wide, and bands of
+/// several strips), ragged runs and rows (an odd last strip alone), destination rows padded,
+/// starts on a line and off it; elements outside the plane stay untouched.
+#[test]
+fn page_strided_runs_transpose_like_the_definition() {
+    use crate::platform::simd::Stores;
+    let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 17;
+    for level in Level::ALL.into_iter().filter(|l| l.available()) {
+        let strips = Strips::new(level, Stores::Ordinary, 1);
+        for (rows, cols, src_stride, dst_pad) in [
+            (4096, 64, 4096, 0),
+            (4096 - 32, 64, 4096, 0),
+            (4000 + 5, 100, 4096, 3),
+            (1000, 128, 8192, 64),
+            (96, 64, 4096, 0),
+        ] {
+            let dst_stride = cols + dst_pad;
+            let src: Vec<u8> = (0..cols * src_stride + 64).map(|i| bits(i) as u8).collect();
+            let mut dst = vec![0u8; rows * dst_stride + 128];
+            let aligned = dst.as_ptr().align_offset(64).min(64);
+            for (s, d) in [(0, aligned), (7, 1)] {
+                let shape = ((rows, cols), (src_stride, dst_stride));
+                transposes_like_the_definition(&src, &mut dst, (s, d), shape.0, shape.1, strips);
+            }
+        }
+    }
+}
+
 /// A square plane whose both sides' streams are far apart (strides past 2 KiB), streamed: the
 /// strips sweep the source's runs instead of square tiles. Every level this CPU has, against
 /// the definition.

@@ -253,10 +253,11 @@ fn far_runs_stage_the_source_like_the_definition() {
 
 /// Byte planes in cache whose source runs lie a multiple of 4 KiB apart (NCHW's channel planes
 /// of 4096 or 8192 pixels into NHWC): AVX-512 copies each pair of neighbouring strips' source
-/// lines into a tile first, pairing strips along a band or from band to band. Every level this
-/// CPU has, against the definition: 64 and 128 runs (one band a strip wide, and bands of
-/// several strips), ragged runs and rows (an odd last strip alone), destination rows padded,
-/// starts on a line and off it; elements outside the plane stay untouched.
+/// lines into a tile first, pairing strips along a band or from band to band (tall strips,
+/// for rows of 32 to 64 bytes, read in place). Every level this CPU has, against the
+/// definition: 64 and 128 runs (one band a strip wide, and bands of several strips), ragged
+/// runs and rows (an odd last strip alone), tall rows, destination rows padded, starts on a
+/// line and off it; elements outside the plane stay untouched.
 #[test]
 fn page_strided_runs_transpose_like_the_definition() {
     use crate::platform::simd::Stores;
@@ -269,6 +270,9 @@ fn page_strided_runs_transpose_like_the_definition() {
             (4000 + 5, 100, 4096, 3),
             (1000, 128, 8192, 64),
             (96, 64, 4096, 0),
+            // Destination rows of half a line to a line: tall strips, which read in place.
+            (4096, 32, 4096, 0),
+            (1000 + 3, 48, 8192, 5),
         ] {
             let dst_stride = cols + dst_pad;
             let src: Vec<u8> = (0..cols * src_stride + 64).map(|i| bits(i) as u8).collect();

@@ -223,8 +223,8 @@ pub(super) unsafe fn band(
             Level::Avx2 if tall && writes == Writes::Streamed => run!(avx2, true, true),
             Level::Avx2 if tall => run!(avx2, false, true),
             // Bytes: AVX-512's strips of whole lines where the lines are streamed from registers,
-            // and in cache (neighbouring strips paired, `avx512_bytes` says how: u8 NHWC→NCHW
-            // at 1 MiB 16–17 → 22–23 GB/s once paired); AVX2's blocks in their EVEX forms for a
+            // and in cache from far runs (neighbouring strips paired; `avx512_bytes` says how
+            // and what it gained); AVX2's blocks in their EVEX forms for a
             // streamed conversion's staged tiles, whose source comes from memory (u8 NHWC→NCHW at
             // 256 MiB: 0.82–0.85 of the strongest copy, 0.72–0.76 with the paired strips).
             // Bytes in cache from near source runs (NHWC→NCHW's pixels, a line or a few

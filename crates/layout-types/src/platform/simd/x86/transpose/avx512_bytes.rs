@@ -171,8 +171,11 @@ pub(crate) unsafe fn band<const STREAM: bool>(
     [count, repeat]: [usize; 2],
 ) {
     let steps = ([src_step, src_next], [dst_step, dst_next]);
+    // Neighbouring strips (the second's source runs 32 bytes on) along a band, or from band to
+    // band.
+    let (along_band, across_bands) = (src_step == E && count > 1, src_next == E && repeat > 1);
     let page_strided_runs = ss.is_multiple_of(super::super::PAGE_STRIDE_BYTES);
-    if !STREAM && page_strided_runs && (src_step == E && count > 1 || src_next == E && repeat > 1) {
+    if !STREAM && page_strided_runs && (along_band || across_bands) {
         // In cache, from runs a multiple of 4 KiB apart, neighbouring strips go two at a time
         // through a staged tile: along the band, or from band to band where a band is one
         // strip wide (NCHW→NHWC's). Alternating three times, u8 NCHW→NHWC at 1 MiB: one thread
@@ -180,22 +183,22 @@ pub(crate) unsafe fn band<const STREAM: bool>(
         // 1 KiB apart (1024-wide matrices, 16 lines a set) were slower staged: two threads back
         // to back 77–82 → 71–75.
         let mut tile = Tile([_mm512_setzero_si512(); 2 * E]);
-        let ([src_step, src_next], [dst_step, dst_next], [count, repeat]) = match src_step == E && count > 1 {
+        let (src_steps, dst_steps, counts) = match along_band {
             true => (steps.0, steps.1, [count, repeat]),
             false => ([src_next, src_step], [dst_next, dst_step], [repeat, count]),
         };
         super::each_pair(
             src,
-            [src_step, src_next],
+            src_steps,
             dst,
-            [dst_step, dst_next],
-            [count, repeat],
+            dst_steps,
+            counts,
             // SAFETY: every strip of the bands is inside both buffers (the caller's contract).
-            |s, d| unsafe { staged_pair(s, ss, d, [ds, dst_step], &mut tile) },
+            |s, d| unsafe { staged_pair(s, ss, d, [ds, dst_steps[0]], &mut tile) },
             // SAFETY: as above.
             |s, d| unsafe { strip::<false>(s, ss, d, ds) },
         );
-    } else if src_step == E && count > 1 {
+    } else if along_band {
         // Neighbouring strips share their source lines: two at a time, the odd last alone.
         // Each line is then loaded once, whole, where one strip at a time loaded its halves
         // apart, the second from wherever the line had been evicted to (streamed at

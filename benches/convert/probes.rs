@@ -126,31 +126,39 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
             wide_lines(s, d, [a, bb], rows, line);
         })
     };
-    // One thread: the copy, typed-layout, the probe; then all threads, each with the pool
-    // awake: the copies per thread, typed-layout, the probe (where cut).
+    // One thread: the copy, typed-layout, the copy again, the probe; then all threads, each
+    // with the pool awake: the copies per thread, typed-layout, the streaming copy again, the
+    // probe (where cut). typed-layout and the probe each start from the caches a copy left, on
+    // the same thread(s): run right after typed-layout, the probe found the source's lines
+    // where the same cut had just read them (u8 NCHW→NHWC, all threads: 0.96 of the copy so,
+    // 0.63 for typed-layout after the copy).
+    let order = [0, 1, 0, 2, 3, 4, 5, 4, 6];
     let mut best = [Duration::MAX; 7];
     let race = Instant::now();
     let mut round = 0;
     while round < 201 || race.elapsed() < IN_CACHE_RACE {
         round += 1;
-        for (k, slot) in best.iter_mut().enumerate().filter(|&(k, _)| k != 6 || cut) {
+        for k in order.into_iter().filter(|&k| k != 6 || cut) {
             if k >= 3 {
                 wake_pool();
             }
-            if k == 1 {
-                *slot = (*slot).min(b.on_one_thread(|| convert(black_box(&src), &mut dst).unwrap()));
-                continue;
-            }
-            let start = Instant::now();
-            match k {
-                0 => copy_out.copy_from_slice(black_box(s)),
-                2 => pattern(black_box(&mut probe_out)),
-                3 => copy_parallel(&mut copy_all, black_box(s), Stores::Ordinary, threads).unwrap(),
-                4 => copy_parallel(&mut streamed_all, black_box(s), Stores::Streaming, threads).unwrap(),
-                5 => convert(black_box(&src), &mut dst_all).unwrap(),
-                _ => parallel(black_box(&mut probe_all)),
-            }
-            *slot = (*slot).min(start.elapsed());
+            let time = match k {
+                1 => b.on_one_thread(|| convert(black_box(&src), &mut dst).unwrap()),
+                2 => b.on_one_thread(|| pattern(black_box(&mut probe_out))),
+                _ => {
+                    let start = Instant::now();
+                    match k {
+                        0 => copy_out.copy_from_slice(black_box(s)),
+                        3 => copy_parallel(&mut copy_all, black_box(s), Stores::Ordinary, threads).unwrap(),
+                        4 => copy_parallel(&mut streamed_all, black_box(s), Stores::Streaming, threads)
+                            .unwrap(),
+                        5 => convert(black_box(&src), &mut dst_all).unwrap(),
+                        _ => parallel(black_box(&mut probe_all)),
+                    }
+                    start.elapsed()
+                }
+            };
+            best[k] = best[k].min(time);
         }
     }
     black_box((&copy_out, &probe_out, &copy_all, &streamed_all, &probe_all));

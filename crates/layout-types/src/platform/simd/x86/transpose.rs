@@ -114,6 +114,15 @@ macro_rules! strips {
 
             $cross
 
+            /// [`cross_each`]'s rows gathered into one array, row `r` at `r`.
+            #[target_feature(enable = $feature)]
+            #[inline]
+            fn cross<const W: usize, const E: usize>(v: [$reg; E]) -> [$reg; E] {
+                let mut out = v;
+                cross_each::<W, E>(v, |r, row| out[r] = row);
+                out
+            }
+
             /// One strip: block `b` reads the `E` source runs `(b * E + j) * ss` bytes from
             /// `src` (`V` bytes each) and writes `V` bytes at `r * ds + b * V` from `dst` for
             /// each row `r`; a `TALL` strip's block `b` reads `V` bytes at `j * ss + b * V` and
@@ -139,10 +148,11 @@ macro_rules! strips {
                 ds: usize,
             ) {
                 const { assert!(E * W == V && B * V == super::LINE && (!STREAM || !TALL || 2 * V == super::LINE)) };
-                // Each block is loaded, transposed and stored in this body (no closure: one was
-                // compiled out of line, its registers returned through memory, and f16 strips
-                // ran at half speed in cache).
-                if STREAM && !TALL {
+                // Each block is loaded, transposed and stored in this body (no closure around a
+                // block: one was compiled out of line, its registers returned through memory,
+                // and f16 strips ran at half speed in cache; the one a row that `cross_each`
+                // takes is inlined with it).
+                if STREAM && !TALL && B > 1 {
                     // Every block first, then each row's blocks back to back: whole lines, one
                     // at a time.
                     let mut rows = [[$zero(); E]; B];
@@ -159,26 +169,46 @@ macro_rules! strips {
                             unsafe { $stream(dst.add(r * ds + b * V).cast(), block[r]) };
                         }
                     }
-                } else {
-                    // Ordinary stores need no whole lines, and a streamed tall strip's rows are
-                    // half lines in address order: each block's rows go out at once, so no more
-                    // than one block is ever held in registers.
+                } else if STREAM && TALL {
+                    // A streamed tall strip's rows are half lines in address order: each block's
+                    // rows go out at once, in that order, so no more than one block is ever held
+                    // in registers.
                     for b in 0..B {
                         // SAFETY: block `b`'s source runs are inside `src` (the caller's contract).
                         let mut v = unsafe { load::<E, TALL>(src, ss, b) };
                         in_lanes::<W, E, M>(&mut v);
                         for (r, row) in cross::<W, E>(v).iter().enumerate() {
+                            // SAFETY: row `r` of block `b` is inside `dst` (the caller's
+                            // contract), and `V`-byte aligned (a tall strip's rows then lie `V`
+                            // bytes apart from a line).
+                            unsafe { $stream(dst.add((b * E + r) * ds).cast(), *row) };
+                        }
+                    }
+                } else {
+                    // Ordinary stores need no whole lines, and a streamed strip of one block
+                    // writes whole lines whatever their order: each row goes out as soon as the
+                    // lane transpose has formed it, so that the block's registers and the
+                    // transpose's temporaries do not outnumber the register file. Held until
+                    // all were formed, AVX-512's f16 block of 32 registers moved 12 of them
+                    // through the stack a strip (4 now). f16 NHWC→NCHW, two threads, old and
+                    // new alternating: at 256 MiB (three times) in the bench's race 27.9–28.3 →
+                    // 28.3–28.4 GB/s, back to back 28.3–28.9 → 29.1–29.9; at 1 MiB (twice)
+                    // back to back 87.8–94.9 → 96.2–97.7.
+                    for b in 0..B {
+                        // SAFETY: block `b`'s source runs are inside `src` (the caller's contract).
+                        let mut v = unsafe { load::<E, TALL>(src, ss, b) };
+                        in_lanes::<W, E, M>(&mut v);
+                        cross_each::<W, E>(v, |r, row| {
                             let at = if TALL { (b * E + r) * ds } else { r * ds + b * V };
                             // SAFETY: row `r`'s bytes of block `b` are inside `dst` (the
-                            // caller's contract), and `V`-byte aligned when streamed (a tall
-                            // strip's rows then lie `V` bytes apart from a line).
+                            // caller's contract), and `V`-byte aligned when streamed.
                             unsafe {
                                 match STREAM {
-                                    true => $stream(dst.add(at).cast(), *row),
-                                    false => $store(dst.add(at).cast(), *row),
+                                    true => $stream(dst.add(at).cast(), row),
+                                    false => $store(dst.add(at).cast(), row),
                                 }
                             }
-                        }
+                        });
                     }
                 }
             }
@@ -243,11 +273,13 @@ strips!(
     unpack: [_mm_unpacklo_epi8, _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpackhi_epi16,
         _mm_unpacklo_epi32, _mm_unpackhi_epi32, _mm_unpacklo_epi64, _mm_unpackhi_epi64],
     cross:
-    /// One lane per register: nothing moves across.
+    /// One lane per register: nothing moves across; row `r` is register `r`.
     #[target_feature(enable = "sse2")]
     #[inline]
-    fn cross<const W: usize, const E: usize>(v: [__m128i; E]) -> [__m128i; E] {
-        v
+    fn cross_each<const W: usize, const E: usize>(v: [__m128i; E], mut row: impl FnMut(usize, __m128i)) {
+        for (r, v) in v.into_iter().enumerate() {
+            row(r, v);
+        }
     }
 );
 
@@ -264,18 +296,16 @@ macro_rules! avx2_strips {
                 _mm256_unpacklo_epi32, _mm256_unpackhi_epi32, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64],
             cross:
             /// Two lanes per register: row `k` takes lane 0 of registers `k` and `M + k`, row
-            /// `M + k` their lane 1.
+            /// `M + k` their lane 1; `row(r, register)` for each as it is formed.
             #[target_feature(enable = $feature)]
             #[inline]
-            fn cross<const W: usize, const E: usize>(v: [__m256i; E]) -> [__m256i; E] {
+            fn cross_each<const W: usize, const E: usize>(v: [__m256i; E], mut row: impl FnMut(usize, __m256i)) {
                 let m = 16 / W;
-                let mut out = v;
                 for k in 0..m {
                     let (a, b) = (v[k], v[m + k]);
-                    out[k] = _mm256_permute2x128_si256::<0x20>(a, b);
-                    out[m + k] = _mm256_permute2x128_si256::<0x31>(a, b);
+                    row(k, _mm256_permute2x128_si256::<0x20>(a, b));
+                    row(m + k, _mm256_permute2x128_si256::<0x31>(a, b));
                 }
-                out
             }
         );
     };
@@ -292,23 +322,22 @@ strips!(
         _mm512_unpacklo_epi32, _mm512_unpackhi_epi32, _mm512_unpacklo_epi64, _mm512_unpackhi_epi64],
     cross:
     /// Four lanes per register: a 4×4 transpose of lanes among registers `k`, `M + k`,
-    /// `2M + k` and `3M + k` (even lanes then odd lanes, twice).
+    /// `2M + k` and `3M + k` (even lanes then odd lanes, twice); `row(r, register)` for each
+    /// row as it is formed.
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
-    fn cross<const W: usize, const E: usize>(v: [__m512i; E]) -> [__m512i; E] {
+    fn cross_each<const W: usize, const E: usize>(v: [__m512i; E], mut row: impl FnMut(usize, __m512i)) {
         let m = 16 / W;
-        let mut out = v;
         for k in 0..m {
             let (a, b, c, d) = (v[k], v[m + k], v[2 * m + k], v[3 * m + k]);
             // 0x88: lanes 0 and 2 of each; 0xDD: lanes 1 and 3.
             let (ab_even, ab_odd) = (_mm512_shuffle_i64x2::<0x88>(a, b), _mm512_shuffle_i64x2::<0xDD>(a, b));
             let (cd_even, cd_odd) = (_mm512_shuffle_i64x2::<0x88>(c, d), _mm512_shuffle_i64x2::<0xDD>(c, d));
-            out[k] = _mm512_shuffle_i64x2::<0x88>(ab_even, cd_even);
-            out[2 * m + k] = _mm512_shuffle_i64x2::<0xDD>(ab_even, cd_even);
-            out[m + k] = _mm512_shuffle_i64x2::<0x88>(ab_odd, cd_odd);
-            out[3 * m + k] = _mm512_shuffle_i64x2::<0xDD>(ab_odd, cd_odd);
+            row(k, _mm512_shuffle_i64x2::<0x88>(ab_even, cd_even));
+            row(2 * m + k, _mm512_shuffle_i64x2::<0xDD>(ab_even, cd_even));
+            row(m + k, _mm512_shuffle_i64x2::<0x88>(ab_odd, cd_odd));
+            row(3 * m + k, _mm512_shuffle_i64x2::<0xDD>(ab_odd, cd_odd));
         }
-        out
     }
 );
 

@@ -22,7 +22,9 @@
 //! bytes u8 NCHW C = 3 → f16 NHWC C = 4 and → f32 NHWC C = 4 normalized per channel): into an
 //! existing buffer, and allocating in the `to_layout` column.
 //!
-//! One table gives GB/s (bytes read + written, best round) and the ratios. Two probes follow,
+//! One table gives GB/s (bytes read + written, best round) and the ratios, and per row the
+//! share of the vCPUs' time the host took while it ran (a shared VM's steal: a row that lost
+//! some ran its contenders slower unevenly, so its ratios are the host's). Two probes follow,
 //! each raced against the copy and typed-layout: the 256 MiB NCHW→NHWC access pattern without
 //! its transposes, and for every 1 MiB transpose row the strips' lines copied whole without
 //! their shuffles: raced on one thread, then timed back to back on all threads beside the copy
@@ -44,7 +46,7 @@ mod machine;
 // The library's own loops without their shuffles, hot beside typed-layout.
 #[path = "convert/strip_probes.rs"]
 mod strip_probes;
-use machine::{huge_pages_mib, wake_pool, HUGE_PAGES};
+use machine::{huge_pages_mib, wake_pool, Steal, HUGE_PAGES, STOLEN};
 use probes::{fill_streamed, print_writes, probe, probes_in_cache};
 use report::{print_table, write_csv};
 use strip_probes::{streamed_nchw_probe, streamed_probes, strip_probe};
@@ -242,6 +244,7 @@ impl Bench {
         let ndarray_raced = bytes <= 64 << 20;
         let mut best = [Duration::MAX; 9];
         let race = Instant::now();
+        let steal = Steal::now();
         let mut round = 0;
         while round < rounds || (bytes <= 4 << 20 && race.elapsed() < IN_CACHE_RACE) {
             round += 1;
@@ -280,6 +283,7 @@ impl Bench {
             hot_best(|| drop(black_box(src.to_layout::<D>().unwrap()))),
         ];
         HOT.lock().unwrap().push((row.clone(), hot));
+        STOLEN.lock().unwrap().push((row.clone(), steal.share_since()));
         eprintln!("{row}: done");
         RESULTS.lock().unwrap().push((row, bytes, best));
     }
@@ -313,6 +317,7 @@ impl Bench {
         let (cached, mut filled, mut fill) = (vec![3u8; 64 << 10], vec![0u8; dst_bytes], Duration::MAX);
         let threads = rayon::current_num_threads();
         let mut best = [Duration::MAX; 9];
+        let steal = Steal::now();
         for round in 0..6 {
             for (k, slot) in best.iter_mut().enumerate().filter(|(k, _)| *k != 7) {
                 if on_all_threads(k, round, dst_bytes) {
@@ -348,6 +353,7 @@ impl Bench {
         black_box((&to, &to_all, &streamed, &streamed_all, &dst_one));
         eprintln!("{row}: done");
         WRITES.lock().unwrap().push((row.clone(), dst_bytes as u64, best[4], fill));
+        STOLEN.lock().unwrap().push((row.clone(), steal.share_since()));
         RESULTS.lock().unwrap().push((row, bytes, best));
     }
 

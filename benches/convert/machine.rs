@@ -39,3 +39,32 @@ pub(crate) fn huge_pages_mib() -> Option<u64> {
     let line = rollup.lines().find(|l| l.starts_with("AnonHugePages:"))?;
     Some(line.split_whitespace().nth(1)?.parse::<u64>().ok()? >> 10)
 }
+
+/// Per row, the share of the vCPUs' time that the host took while the row's contenders ran
+/// (`None` where `/proc/stat` has no steal count). A shared VM's host runs other guests on the
+/// same cores: a row that lost a few percent of its time so ran every contender that met it
+/// slower, and its ratios say more about the host than about the contenders.
+pub(crate) static STOLEN: Mutex<Vec<(String, Option<f64>)>> = Mutex::new(Vec::new());
+
+/// The host's steal so far, from `/proc/stat` (all CPUs, at the kernel's user clock of 100
+/// ticks a second), and when it was read.
+pub(crate) struct Steal(Option<Duration>, Instant);
+
+impl Steal {
+    pub(crate) fn now() -> Steal {
+        let read = || {
+            let stat = std::fs::read_to_string("/proc/stat").ok()?;
+            let ticks: u64 = stat.lines().next()?.split_whitespace().nth(8)?.parse().ok()?;
+            Some(Duration::from_millis(ticks * 10))
+        };
+        Steal(read(), Instant::now())
+    }
+
+    /// The share of all vCPUs' time since `self` that the host took.
+    pub(crate) fn share_since(&self) -> Option<f64> {
+        let now = Steal::now();
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let wall = now.1.duration_since(self.1).as_secs_f64() * cpus as f64;
+        Some(now.0?.saturating_sub(self.0?).as_secs_f64() / wall)
+    }
+}

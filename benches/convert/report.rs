@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use typed_layout::simd::Level;
 
-use super::machine::{pool_wake_up, HUGE_PAGES};
+use super::machine::{pool_wake_up, HUGE_PAGES, STOLEN};
 use super::{CONTENDERS, COPIES, HOT, ONE_THREAD_COPIES, PEERS, RESULTS};
 
 /// The races' table: GB/s per contender and the ratios to the strongest copies.
@@ -19,15 +19,20 @@ pub(crate) fn print_table() {
     );
     println!();
     println!(
-        "| row | strongest copy | GB/s | typed-layout | ÷ strongest | 1 thread | ÷ strongest 1-thread copy | to_layout | ÷ strongest | fresh copy | to_layout ÷ fresh copy | ndarray |"
+        "| row | strongest copy | GB/s | typed-layout | ÷ strongest | 1 thread | ÷ strongest 1-thread copy | to_layout | ÷ strongest | fresh copy | to_layout ÷ fresh copy | ndarray | host steal |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let stolen = STOLEN.lock().unwrap();
     for (row, bytes, best) in results.iter() {
+        let steal = match stolen.iter().find(|(r, _)| r == row).and_then(|(_, s)| *s) {
+            Some(share) => format!("{:.1} %", share * 100.0),
+            None => "-".to_owned(),
+        };
         let g = |k: usize| gbps(*bytes, best[k]);
         let strongest = |ks: &[usize]| ks.iter().copied().max_by(|&a, &b| g(a).total_cmp(&g(b))).unwrap();
         let (all, one) = (strongest(&COPIES), strongest(&ONE_THREAD_COPIES));
         println!(
-            "| {row} | {} | {:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} |",
+            "| {row} | {} | {:.1} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} | {:.2} | {:.1} | {steal} |",
             CONTENDERS[all],
             g(all),
             g(4),
@@ -41,6 +46,10 @@ pub(crate) fn print_table() {
             g(7),
         );
     }
+    println!();
+    println!(
+        "Host steal: the share of both vCPUs' time that the host took while the row ran (`/proc/stat`), all contenders and the back-to-back calls together."
+    );
     let (median, best) = pool_wake_up();
     println!();
     println!(

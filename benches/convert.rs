@@ -454,6 +454,7 @@ fn main() {
     streamed_probes::<f16>(&b, &mut strip_probes);
     streamed_nchw_probe::<f32>(&b, &mut strip_probes);
     streamed_nchw_probe::<f16>(&b, &mut strip_probes);
+    streamed_nchw_probe::<u8>(&b, &mut strip_probes);
     print_table();
     print_writes(&WRITES.lock().unwrap());
     if !probes.is_empty() {

@@ -122,7 +122,7 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
     eprintln!("{row}: done");
 }
 
-/// The strip probes of the 256 MiB NHWC→NCHW rows, f32 and f16: the library streams each image's
+/// The strip probes of the 256 MiB NHWC→NCHW rows. f32 and f16: the library streams each image's
 /// plane (64 channels by its pixels) in tiles of 1 KiB (f32) or 4 KiB (f16) of every
 /// destination row, a tile in
 /// bands of one strip's channels, a band in strips along the pixels (each loads one register
@@ -131,10 +131,14 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
 /// the next tile's source lines in address order (f16's two bands prefetch nothing).
 /// The probe does the same loads, streaming stores and prefetches, without the shuffles, in
 /// the library's tasks (four a thread, whole images), with the fence at the end of each task.
+/// u8 goes through staged tiles instead: per image, 1024 pixels of all 64 channels (64 KiB of
+/// source) transposed into a staging buffer with ordinary stores, then each of its 64 rows
+/// streamed to its plane; that probe copies the tile's source into the buffer as it lies and
+/// streams the buffer's 64 runs of 1 KiB to the same places ([`strips::staged_nchw_task`]).
 pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let row = format!("{}/256MiB/NHWC->NCHW strip probe", T::NAME);
-    if b.skips(&row) || (T::SIZE != 4 && T::SIZE != 2) {
-        return; // bytes stream through staged tiles, another loop
+    if b.skips(&row) {
+        return;
     }
     let elements = (256 << 20) / T::SIZE;
     let (n, c) = (16, 64);
@@ -155,9 +159,10 @@ pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let image = c * h * w * T::SIZE;
     let probe = strips::avx512().then_some(|| {
         use rayon::prelude::*;
-        d.par_chunks_mut(images * image)
-            .enumerate()
-            .for_each(|(t, d)| strips::streamed_nchw_task(black_box(&s[t * images * image..]), d, geometry))
+        d.par_chunks_mut(images * image).enumerate().for_each(|(t, d)| match T::SIZE {
+            1 => strips::staged_nchw_task(black_box(&s[t * images * image..]), d, geometry),
+            _ => strips::streamed_nchw_task(black_box(&s[t * images * image..]), d, geometry),
+        })
     });
     out.push(race(&row, 2 * s.len(), || convert(black_box(&src), &mut dst).unwrap(), probe));
     eprintln!("{row}: done");
@@ -317,6 +322,37 @@ mod strips {
         x86::fence();
     }
 
+    /// One task of a u8 NHWC→NCHW pass through staged tiles, without the transposes: the
+    /// images of `d` (whole NCHW images) from the NHWC images at the start of `s`, image by
+    /// image, tile by tile (1024 pixels of every channel: 64 KiB of source, copied as it lies
+    /// into a buffer with ordinary stores), each tile's 64 runs of 1024 bytes streamed to the
+    /// 64 planes at the tile's pixels; then a store fence. Panics unless the images are 64
+    /// channels of bytes, whole tiles, lines aligned, and the CPU passes [`avx512`].
+    pub(super) fn staged_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
+        const TILE: usize = 1024; // pixels a tile: the library's 64 KiB panel over 64 rows
+        let Geometry { channels, pixels, size, .. } = g;
+        assert!(avx512() && size == 1 && channels == 64 && pixels.is_multiple_of(TILE));
+        let image = channels * pixels;
+        assert!(image > 0 && d.len().is_multiple_of(image) && d.len() <= s.len());
+        assert!(d.as_ptr().align_offset(64) == 0 && pixels.is_multiple_of(64));
+        let mut staging = vec![0u8; channels * TILE];
+        for i in 0..d.len() / image {
+            let (s, d) = (&s[i * image..(i + 1) * image], &mut d[i * image..(i + 1) * image]);
+            for t0 in (0..pixels).step_by(TILE) {
+                staging.copy_from_slice(&s[t0 * channels..(t0 + TILE) * channels]);
+                for (r, run) in staging.chunks_exact(TILE).enumerate() {
+                    let to = &mut d[r * pixels + t0..r * pixels + t0 + TILE];
+                    #[cfg(target_arch = "x86_64")]
+                    x86::stream_run(run, to);
+                    #[cfg(not(target_arch = "x86_64"))]
+                    to.copy_from_slice(run);
+                }
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        x86::fence();
+    }
+
     /// A streamed pass's plane: channels, pixels, bytes an element.
     #[derive(Clone, Copy)]
     pub(super) struct Streamed {
@@ -419,6 +455,27 @@ mod strips {
                 // SAFETY: line `r` is inside `dst` and aligned (the caller's contract).
                 unsafe { _mm512_stream_si512(dst.add(r * ds).cast(), *v) };
             }
+        }
+
+        /// `from` streamed into `to`, line by line, unfenced. Panics unless both are whole
+        /// lines of the same length and `to` starts on a line.
+        pub(super) fn stream_run(from: &[u8], to: &mut [u8]) {
+            assert!(
+                from.len() == to.len() && to.len().is_multiple_of(64) && to.as_ptr().align_offset(64) == 0
+            );
+            assert!(std::arch::is_x86_feature_detected!("avx512f"));
+            #[target_feature(enable = "avx512f")]
+            fn lines(from: &[u8], to: &mut [u8]) {
+                for (f, t) in from.chunks_exact(64).zip(to.chunks_exact_mut(64)) {
+                    // SAFETY: both chunks are 64 bytes, `t` on a line (asserted by the caller:
+                    // `to` starts on one and the chunks are whole lines).
+                    unsafe {
+                        _mm512_stream_si512(t.as_mut_ptr().cast(), _mm512_loadu_si512(f.as_ptr().cast()))
+                    };
+                }
+            }
+            // SAFETY: the CPU has AVX-512 F (asserted); `lines` is otherwise safe.
+            unsafe { lines(from, to) }
         }
 
         /// Asks for the cache line of `x` (a hint).

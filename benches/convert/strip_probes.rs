@@ -340,13 +340,10 @@ mod strips {
             let (s, d) = (&s[i * image..(i + 1) * image], &mut d[i * image..(i + 1) * image]);
             for t0 in (0..pixels).step_by(TILE) {
                 staging.copy_from_slice(&s[t0 * channels..(t0 + TILE) * channels]);
-                for (r, run) in staging.chunks_exact(TILE).enumerate() {
-                    let to = &mut d[r * pixels + t0..r * pixels + t0 + TILE];
-                    #[cfg(target_arch = "x86_64")]
-                    x86::stream_run(run, to);
-                    #[cfg(not(target_arch = "x86_64"))]
-                    to.copy_from_slice(run);
-                }
+                #[cfg(target_arch = "x86_64")]
+                x86::stream_runs(&staging, &mut d[t0..], pixels);
+                #[cfg(not(target_arch = "x86_64"))]
+                unreachable!("no AVX-512 here: asserted above");
             }
         }
         #[cfg(target_arch = "x86_64")]
@@ -457,25 +454,32 @@ mod strips {
             }
         }
 
-        /// `from` streamed into `to`, line by line, unfenced. Panics unless both are whole
-        /// lines of the same length and `to` starts on a line.
-        pub(super) fn stream_run(from: &[u8], to: &mut [u8]) {
+        /// The runs of `from` (`to.len()` bytes each) streamed into `to`, run `r` at
+        /// `r * pitch`, line by line, unfenced. Panics unless the runs are whole lines, start on
+        /// lines, fit in `to`, and the CPU has AVX-512 F.
+        pub(super) fn stream_runs(from: &[u8], to: &mut [u8], pitch: usize) {
+            const RUN: usize = 1024;
+            let runs = from.len() / RUN;
             assert!(
-                from.len() == to.len() && to.len().is_multiple_of(64) && to.as_ptr().align_offset(64) == 0
+                from.len() == runs * RUN && pitch.is_multiple_of(64) && to.as_ptr().align_offset(64) == 0
             );
+            assert!(runs > 0 && (runs - 1) * pitch + RUN <= to.len());
             assert!(std::arch::is_x86_feature_detected!("avx512f"));
             #[target_feature(enable = "avx512f")]
-            fn lines(from: &[u8], to: &mut [u8]) {
-                for (f, t) in from.chunks_exact(64).zip(to.chunks_exact_mut(64)) {
-                    // SAFETY: both chunks are 64 bytes, `t` on a line (asserted by the caller:
-                    // `to` starts on one and the chunks are whole lines).
-                    unsafe {
-                        _mm512_stream_si512(t.as_mut_ptr().cast(), _mm512_loadu_si512(f.as_ptr().cast()))
-                    };
+            fn lines(from: &[u8], to: &mut [u8], pitch: usize) {
+                for (r, run) in from.chunks_exact(RUN).enumerate() {
+                    let to = &mut to[r * pitch..r * pitch + RUN];
+                    for (f, t) in run.chunks_exact(64).zip(to.chunks_exact_mut(64)) {
+                        // SAFETY: both chunks are 64 bytes, `t` on a line (`to` starts on one,
+                        // `pitch` and the chunks are whole lines: asserted by the caller).
+                        unsafe {
+                            _mm512_stream_si512(t.as_mut_ptr().cast(), _mm512_loadu_si512(f.as_ptr().cast()))
+                        };
+                    }
                 }
             }
             // SAFETY: the CPU has AVX-512 F (asserted); `lines` is otherwise safe.
-            unsafe { lines(from, to) }
+            unsafe { lines(from, to, pitch) }
         }
 
         /// Asks for the cache line of `x` (a hint).

@@ -341,7 +341,7 @@ mod strips {
             for t0 in (0..pixels).step_by(TILE) {
                 staging.copy_from_slice(&s[t0 * channels..(t0 + TILE) * channels]);
                 #[cfg(target_arch = "x86_64")]
-                x86::stream_runs(&staging, &mut d[t0..], pixels);
+                x86::stream_runs(&staging, TILE, &mut d[t0..], pixels);
                 #[cfg(not(target_arch = "x86_64"))]
                 unreachable!("no AVX-512 here: asserted above");
             }
@@ -454,24 +454,21 @@ mod strips {
             }
         }
 
-        /// The runs of `from` (`to.len()` bytes each) streamed into `to`, run `r` at
-        /// `r * pitch`, line by line, unfenced. Panics unless the runs are whole lines, start on
-        /// lines, fit in `to`, and the CPU has AVX-512 F.
-        pub(super) fn stream_runs(from: &[u8], to: &mut [u8], pitch: usize) {
-            const RUN: usize = 1024;
-            let runs = from.len() / RUN;
-            assert!(
-                from.len() == runs * RUN && pitch.is_multiple_of(64) && to.as_ptr().align_offset(64) == 0
-            );
-            assert!(runs > 0 && (runs - 1) * pitch + RUN <= to.len());
+        /// The runs of `from` (`len` bytes each) streamed into `to`, run `r` at `r * pitch`,
+        /// line by line, unfenced. Panics unless the runs are whole lines, start on lines, fit
+        /// in `to`, and the CPU has AVX-512 F.
+        pub(super) fn stream_runs(from: &[u8], len: usize, to: &mut [u8], pitch: usize) {
+            let runs = from.len() / len.max(1);
+            assert!(len.is_multiple_of(64) && from.len() == runs * len && pitch.is_multiple_of(64));
+            assert!(to.as_ptr().align_offset(64) == 0 && runs > 0 && (runs - 1) * pitch + len <= to.len());
             assert!(std::arch::is_x86_feature_detected!("avx512f"));
             #[target_feature(enable = "avx512f")]
-            fn lines(from: &[u8], to: &mut [u8], pitch: usize) {
-                for (r, run) in from.chunks_exact(RUN).enumerate() {
-                    let to = &mut to[r * pitch..r * pitch + RUN];
+            fn lines(from: &[u8], len: usize, to: &mut [u8], pitch: usize) {
+                for (r, run) in from.chunks_exact(len).enumerate() {
+                    let to = &mut to[r * pitch..r * pitch + len];
                     for (f, t) in run.chunks_exact(64).zip(to.chunks_exact_mut(64)) {
                         // SAFETY: both chunks are 64 bytes, `t` on a line (`to` starts on one,
-                        // `pitch` and the chunks are whole lines: asserted by the caller).
+                        // `pitch` and `len` are whole lines: asserted by the caller).
                         unsafe {
                             _mm512_stream_si512(t.as_mut_ptr().cast(), _mm512_loadu_si512(f.as_ptr().cast()))
                         };
@@ -479,7 +476,7 @@ mod strips {
                 }
             }
             // SAFETY: the CPU has AVX-512 F (asserted); `lines` is otherwise safe.
-            unsafe { lines(from, to, pitch) }
+            unsafe { lines(from, len, to, pitch) }
         }
 
         /// Asks for the cache line of `x` (a hint).

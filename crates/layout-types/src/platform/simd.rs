@@ -175,8 +175,8 @@ pub(crate) fn f32_to_f16(dst: &mut [half::f16], src: &[f32]) {
 
 /// Three streams of equal length interleaved into `dst`, element after element (three per
 /// position: an RGB image's planes into its pixels): AVX-512's two-source permutes (for bytes,
-/// VBMI's) and SSSE3's byte shuffle for bytes and halves where this CPU has them (detected
-/// once), plain Rust for the rest.
+/// VBMI's), AVX2's permutes and blends for 4- and 8-byte elements, and SSSE3's byte shuffle for
+/// bytes and halves where this CPU has them (detected once), plain Rust for the rest.
 pub(crate) fn interleave3<T: Element>(dst: Out<'_, T>, streams: [&[T]; 3]) {
     interleave3_at(Level::detected(), dst, streams);
 }

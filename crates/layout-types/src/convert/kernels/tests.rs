@@ -323,10 +323,11 @@ fn streamed_square_planes_transpose_like_the_definition() {
     }
 }
 
-/// Three planes into dense three-element pixels (AVX-512's permutes, VBMI's for bytes, and
-/// SSSE3's byte shuffle where the CPU has them, plain Rust for the tail), for every element
-/// size, through the kernel and at every SIMD level: every length around the groups (16 and 64
-/// bytes), misaligned starts, nothing outside written.
+/// Three planes into dense three-element pixels (AVX-512's permutes, VBMI's for bytes, AVX2's
+/// permutes and blends for 4- and 8-byte elements, and SSSE3's byte shuffle where the CPU has
+/// them, plain Rust for the tail), for every element size, through the kernel and at every SIMD
+/// level: every length around the groups (16, 32 and 64 bytes), misaligned starts, nothing
+/// outside written.
 #[test]
 fn rgb_planes_interleave_like_the_definition() {
     fn check<T: Element>(level: Option<Level>) {

@@ -20,10 +20,10 @@ fn has_vbmi() -> bool {
 
 /// Interleaves the whole groups of three equally long streams of `W`-byte elements into `dst`
 /// (three elements per position): groups of 64 bytes with AVX-512's two-source permutes (at
-/// `level` [`Level::Avx512`]; bytes need VBMI's), then groups of 16 with SSSE3's byte shuffle
-/// (`W` of 1 and 2, where the CPU has it, at levels above [`Level::Portable`]); returns the
-/// positions done.
-/// `level` is one the CPU has.
+/// `level` [`Level::Avx512`]; bytes need VBMI's), or of 32 with AVX2's permutes and blends
+/// (`W` of 4 and 8 at [`Level::Avx2`]), then groups of 16 with SSSE3's byte shuffle (`W` of 1
+/// and 2, where the CPU has it, at levels above [`Level::Portable`]); returns the positions
+/// done. `level` is one the CPU has.
 ///
 /// For bytes, VBMI's permutes take 6 shuffles a 64-byte group where SSSE3 takes 36. u8 C = 3
 /// NCHW→NHWC at 1 MiB, back to back, SSSE3 and VBMI alternating twice: one thread 51–52 →
@@ -39,18 +39,28 @@ pub(in crate::platform) fn interleave3<const W: usize>(
         true => n / 64 * 64,
         false => 0,
     };
-    // SSSE3's shuffle for bytes and halves only: without AVX-512, 4- and 8-byte elements keep
-    // the plain loop (the shuffle was measured against it for the smaller elements only).
+    // AVX2 for 4- and 8-byte elements where AVX-512 did not run (no 256-bit way to move bytes
+    // and halves across lanes in one instruction: SSSE3 takes those).
+    let avx2 = match wide == 0 && level >= Level::Avx2 && W >= 4 {
+        true => n / 32 * 32,
+        false => 0,
+    };
+    // SSSE3's shuffle for bytes and halves only: 4- and 8-byte elements below AVX2 keep the
+    // plain loop (the shuffle was measured against it for the smaller elements only).
     let narrow = match level > Level::Portable && W <= 2 && has_ssse3() {
         true => (n - wide) / 16 * 16,
         false => 0,
     };
     // SAFETY: `level` is available (the caller's contract), and AVX-512 implies the features
-    // its functions are compiled for, with VBMI detected for bytes; SSSE3 was detected. Each
-    // function touches whole groups inside every slice: bytes `wide..wide + narrow` of the
-    // streams and three times that of `dst` for SSSE3, bytes `..wide` for AVX-512 (`wide +
-    // narrow` is at most `n`).
+    // its functions are compiled for, with VBMI detected for bytes; AVX2 is `level` or below
+    // it; SSSE3 was detected. Each function touches whole groups inside every slice: bytes
+    // `wide..wide + narrow` of the streams and three times that of `dst` for SSSE3, bytes
+    // `..wide` for AVX-512 and `..avx2` for AVX2 (`wide + narrow` and `avx2` are at most `n`,
+    // and `narrow` is 0 where `avx2` is not: `W` is 4 or 8 there).
     unsafe {
+        if avx2 > 0 {
+            interleave3_avx2::<W>(&mut dst[..3 * avx2], [&a[..avx2], &b[..avx2], &c[..avx2]]);
+        }
         let (dst_wide, streams_wide) = (&mut dst[..3 * wide], [&a[..wide], &b[..wide], &c[..wide]]);
         match W {
             _ if wide == 0 => {}
@@ -63,7 +73,7 @@ pub(in crate::platform) fn interleave3<const W: usize>(
             interleave3_ssse3::<W>(&mut dst[3 * wide..end], [a, b, c]);
         }
     }
-    (wide + narrow) / W
+    (wide + narrow + avx2) / W
 }
 
 /// The permutes of `interleave3_avx512` and `interleave3_vbmi` for `w`-byte elements, `L = 64 / w`
@@ -157,6 +167,70 @@ unsafe fn interleave3_vbmi(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) {
     interleave3_groups!(1, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
         _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(va, ab, vb), from_c[k], cc, vc)
     });
+}
+
+/// The tables of [`interleave3_avx2`] for `w`-byte elements (4 or 8), in 4-byte units (`vpermd`'s):
+/// element `i` of stream `s` goes to position `p = 3i + s` of the interleaved run, lane `p % L`
+/// of output register `p / L` (`L = 32 / w` lanes). As `L` is prime to 3, `i ↦ (3i + s) % L` is
+/// one-to-one: one permute of stream `s` puts each of its elements in the lane it takes in
+/// whichever of the three output registers it goes to, and output register `k` is a blend of
+/// the three permuted streams, lane `l` from stream `(kL + l) % 3`. Returns the permutes (one
+/// per stream) and the byte masks of streams 1 and 2 per output register (0xFF: from it).
+const fn interleave3_avx2_tables(w: usize) -> ([[u32; 8]; 3], [[[u8; 32]; 3]; 2]) {
+    let (lanes, units) = (32 / w, w / 4);
+    let (mut permutes, mut masks) = ([[0u32; 8]; 3], [[[0u8; 32]; 3]; 2]);
+    let mut s = 0;
+    while s < 3 {
+        let mut i = 0;
+        while i < lanes {
+            let lane = (3 * i + s) % lanes;
+            let mut u = 0;
+            while u < units {
+                permutes[s][lane * units + u] = (i * units + u) as u32;
+                u += 1;
+            }
+            i += 1;
+        }
+        s += 1;
+    }
+    let mut k = 0;
+    while k < 3 {
+        let mut byte = 0;
+        while byte < 32 {
+            let stream = (k * lanes + byte / w) % 3;
+            if stream > 0 {
+                masks[stream - 1][k][byte] = 0xFF;
+            }
+            byte += 1;
+        }
+        k += 1;
+    }
+    (permutes, masks)
+}
+
+/// # Safety
+///
+/// The CPU has AVX2; the streams hold whole groups of 32 bytes of equal count and `dst` three
+/// times their bytes; `W` is 4 or 8.
+#[target_feature(enable = "avx2")]
+unsafe fn interleave3_avx2<const W: usize>(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) {
+    let (permutes, masks) = const { interleave3_avx2_tables(W) };
+    // SAFETY: every table is 32 bytes of a constant; unaligned loads.
+    let load = |t: *const u8| unsafe { _mm256_loadu_si256(t.cast()) };
+    let p: [__m256i; 3] = permutes.each_ref().map(|t| load(t.as_ptr().cast()));
+    let [m1, m2]: [[__m256i; 3]; 2] = masks.each_ref().map(|m| m.each_ref().map(|t| load(t.as_ptr())));
+    let groups = a.chunks_exact(32).zip(b.chunks_exact(32)).zip(c.chunks_exact(32));
+    for (out, ((a, b), c)) in dst.chunks_exact_mut(96).zip(groups) {
+        // SAFETY: `a`, `b`, `c` are 32 bytes and `out` 96 inside their slices; unaligned.
+        unsafe {
+            let v = [a, b, c].map(|x| _mm256_loadu_si256(x.as_ptr().cast()));
+            let [pa, pb, pc] = [0, 1, 2].map(|s| _mm256_permutevar8x32_epi32(v[s], p[s]));
+            for k in 0..3 {
+                let w = _mm256_blendv_epi8(_mm256_blendv_epi8(pa, pb, m1[k]), pc, m2[k]);
+                _mm256_storeu_si256(out[32 * k..].as_mut_ptr().cast(), w);
+            }
+        }
+    }
 }
 
 /// The `pshufb` masks of `interleave3` for `w`-byte elements: output register `k`, stream `s`.

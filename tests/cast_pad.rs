@@ -162,6 +162,13 @@ fn the_blocked_pass_streams_gathers_and_pads_like_the_definition() {
     let odd = Tensor::<f32, Nchw>::from_fn([3, 5, 9, 41], value).unwrap();
     check::<f32, i8, Nchw, Nhwc, _>(&odd, 6, Scale(2.0), 6);
     check::<f32, f16, Nchw, Nhwc, _>(&odd, 16, Unscaled, 16);
+    // Up to four channels into 2-byte pixels of 4, 8 and 16: built as words (groups of 8
+    // pixels with SSE2 on x86-64, the rest one by one), on odd rows and streamed.
+    let odd_rgb = Tensor::<f32, Nchw>::from_fn([3, 3, 9, 41], value).unwrap();
+    for padded in [4, 8, 16] {
+        check::<f32, f16, Nchw, Nhwc, _>(&odd_rgb, padded, Unscaled, padded);
+    }
+    check::<f32, half::bf16, Nchw, Nhwc, _>(&big, 16, Unscaled, 16);
     // Image bytes into f16 and bf16 (the runs cast through f32), streamed.
     let rgb =
         Tensor::<u8, Nchw>::from_fn([4, 3, 256, 320], |i| (value(i) as i32).rem_euclid(256) as u8).unwrap();

@@ -211,19 +211,34 @@ pub(crate) fn interleave3_at<T: Element>(level: Level, mut dst: Out<'_, T>, stre
 /// `signed`, else u8) widened to f16, or bf16 if `bf16` (exact: every integer a byte holds is
 /// exact in both), into `dst`, pixels of `words` 64-bit words: channel `c`'s bits at bits `16 c`
 /// of a pixel's first word, the missing channels and the other words zero. Returns the pixels
-/// written, from the first: whole groups of 16 with AVX-512, none without (or for
-/// `words` other than 1, 2 and 4); the caller writes the rest.
+/// written, from the first: whole groups of 16 with AVX-512, of 8 with AVX2 and F16C, none
+/// below (or for `words` other than 1, 2 and 4); the caller writes the rest.
 pub(crate) fn byte_halves(dst: &mut [u64], words: usize, runs: &[&[u8]], signed: bool, bf16: bool) -> usize {
+    byte_halves_at(Level::detected(), dst, words, runs, signed, bf16)
+}
+
+/// [`byte_halves`] at `level` (one this CPU has, or lower: the tests run every level).
+pub(crate) fn byte_halves_at(
+    level: Level,
+    dst: &mut [u64],
+    words: usize,
+    runs: &[&[u8]],
+    signed: bool,
+    bf16: bool,
+) -> usize {
     #[cfg(target_arch = "x86_64")]
-    return match words {
-        1 => x86::byte_halves::<1>(dst, runs, signed, bf16),
-        2 => x86::byte_halves::<2>(dst, runs, signed, bf16),
-        4 => x86::byte_halves::<4>(dst, runs, signed, bf16),
-        _ => 0,
-    };
+    {
+        let level = level.min(Level::detected());
+        match words {
+            1 => x86::byte_halves::<1>(level, dst, runs, signed, bf16),
+            2 => x86::byte_halves::<2>(level, dst, runs, signed, bf16),
+            4 => x86::byte_halves::<4>(level, dst, runs, signed, bf16),
+            _ => 0,
+        }
+    }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (dst, words, runs, signed, bf16);
+        let _ = (level, dst, words, runs, signed, bf16);
         0
     }
 }

@@ -368,6 +368,69 @@ fn rgb_planes_interleave_like_the_definition() {
     }
 }
 
+/// Image bytes widened into pixels of 2-byte floats (AVX-512's groups of 16, AVX2 and F16C's of
+/// 8), at every level, against `half`'s conversion of each value: one to four channels, u8 and
+/// i8, f16 and bf16, pixels of 1, 2 and 4 words, lengths around the groups; the words past the
+/// pixels it says it wrote stay untouched.
+#[test]
+fn image_bytes_widen_into_half_pixels_like_the_definition() {
+    use crate::platform::simd::byte_halves_at;
+    #[cfg(target_arch = "x86_64")]
+    let f16c = std::arch::is_x86_feature_detected!("f16c");
+    #[cfg(not(target_arch = "x86_64"))]
+    let f16c = false;
+    for level in Level::ALL {
+        if !level.available() {
+            println!("SKIPPED: byte halves at {level:?} (this CPU lacks it)");
+            continue;
+        }
+        for (channels, words, signed, bf16) in (1..=4).flat_map(|c| {
+            [1, 2, 4].into_iter().flat_map(move |w| {
+                [(false, false), (true, false), (false, true), (true, true)].map(|(s, b)| (c, w, s, b))
+            })
+        }) {
+            for n in [0, 7, 8, 9, 15, 16, 17, 40, 257] {
+                let runs: Vec<Vec<u8>> =
+                    (0..channels).map(|c| (0..n).map(|j| (j * 37 + c * 101 + 3) as u8).collect()).collect();
+                let runs: Vec<&[u8]> = runs.iter().map(|r| r.as_slice()).collect();
+                let fill = 0x5A5A_5A5A_5A5A_5A5Au64;
+                let mut dst = vec![fill; n * words + 3];
+                let done = byte_halves_at(level, &mut dst, words, &runs, signed, bf16);
+                let what = format!(
+                    "{level:?}: {channels} channels, {words} words, n {n}, signed {signed}, bf16 {bf16}"
+                );
+                assert!(done <= n, "{what}");
+                for (i, &w) in dst.iter().enumerate() {
+                    let (pixel, word) = (i / words, i % words);
+                    let expected = match pixel < done {
+                        false => fill,
+                        true if word > 0 => 0,
+                        true => (0..channels).fold(0u64, |acc, c| {
+                            let b = runs[c][pixel];
+                            let v = if signed { f32::from(b as i8) } else { f32::from(b) };
+                            let bits = match bf16 {
+                                true => half::bf16::from_f32(v).to_bits(),
+                                false => half::f16::from_f32(v).to_bits(),
+                            };
+                            acc | u64::from(bits) << (16 * c)
+                        }),
+                    };
+                    assert_eq!(w, expected, "{what}: word {i}");
+                }
+                // Where the level has the widening, every whole group is done.
+                let group = match level {
+                    Level::Avx512 => 16,
+                    Level::Avx2 if f16c => 8,
+                    _ => 1,
+                };
+                if group > 1 {
+                    assert_eq!(done, n / group * group, "{what}");
+                }
+            }
+        }
+    }
+}
+
 /// Which streamed planes of dense narrow rows stage panels ([`by_panels`] takes them) and which
 /// go to the strips: rows up to 1 KiB that share lines, or do not start on one, stage; rows of
 /// whole lines or of half a line starting on one (tall strips), and longer rows, do not.

@@ -182,7 +182,7 @@ pub(super) unsafe fn band(
     dst_geometry: [usize; 3],
     counts: [usize; 2],
 ) {
-    use transpose::{avx2, avx2_evex, avx512, avx512_bytes, avx512_lanes, sse2, LINE};
+    use transpose::{avx2, avx2_bytes, avx2_evex, avx512, avx512_bytes, avx512_lanes, sse2, LINE};
     let (s, d) = (src.as_ptr(), dst);
     let Kind { level, size, writes, tall, near_runs, page_strided_rows } = kind;
     macro_rules! with {
@@ -259,6 +259,11 @@ pub(super) unsafe fn band(
             }
             Level::Avx512 if size == 1 => run!(avx2_evex),
             Level::Avx512 => run!(avx512),
+            // Bytes into rows a multiple of 4 KiB apart, ordinary stores: each strip's rows
+            // formed in a tile first (`avx2_bytes` says why and what it gained).
+            Level::Avx2 if size == 1 && writes != Writes::Streamed && page_strided_rows => {
+                avx2_bytes::band(s, src_geometry, d, dst_geometry, counts)
+            }
             Level::Avx2 => run!(avx2),
             _ => run!(sse2),
         }

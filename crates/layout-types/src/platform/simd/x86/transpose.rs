@@ -341,5 +341,6 @@ strips!(
     }
 );
 
+pub(crate) mod avx2_bytes;
 pub(crate) mod avx512_bytes;
 pub(crate) mod avx512_lanes;

@@ -126,7 +126,8 @@ macro_rules! strips {
             /// One strip: block `b` reads the `E` source runs `(b * E + j) * ss` bytes from
             /// `src` (`V` bytes each) and writes `V` bytes at `r * ds + b * V` from `dst` for
             /// each row `r`; a `TALL` strip's block `b` reads `V` bytes at `j * ss + b * V` and
-            /// writes row `b * E + r` at `(b * E + r) * ds`.
+            /// writes row `b * E + r` at `(b * E + r) * ds`. Streamed, or `WHOLE`, a strip
+            /// of several blocks forms them all before it writes its rows, each whole.
             ///
             /// # Safety
             ///
@@ -141,6 +142,7 @@ macro_rules! strips {
                 const M: usize,
                 const STREAM: bool,
                 const TALL: bool,
+                const WHOLE: bool,
             >(
                 src: *const u8,
                 ss: usize,
@@ -152,9 +154,11 @@ macro_rules! strips {
                 // block: one was compiled out of line, its registers returned through memory,
                 // and f16 strips ran at half speed in cache; the one a row that `cross_each`
                 // takes is inlined with it).
-                if STREAM && !TALL && B > 1 {
+                if (STREAM || WHOLE) && !TALL && B > 1 {
                     // Every block first, then each row's blocks back to back: whole lines, one
-                    // at a time.
+                    // at a time (streamed, or with ordinary stores where `WHOLE`: rows a
+                    // multiple of 4 KiB apart share one L1 set, and written a block at a time
+                    // they evict each other between blocks).
                     let mut rows = [[$zero(); E]; B];
                     for (b, block) in rows.iter_mut().enumerate() {
                         // SAFETY: block `b`'s source runs are inside `src` (the caller's contract).
@@ -166,7 +170,12 @@ macro_rules! strips {
                         for (b, block) in rows.iter().enumerate() {
                             // SAFETY: row `r`'s bytes of block `b` are inside `dst` and start
                             // `V`-byte aligned (the caller's contract).
-                            unsafe { $stream(dst.add(r * ds + b * V).cast(), block[r]) };
+                            unsafe {
+                                match STREAM {
+                                    true => $stream(dst.add(r * ds + b * V).cast(), block[r]),
+                                    false => $store(dst.add(r * ds + b * V).cast(), block[r]),
+                                }
+                            };
                         }
                     }
                 } else if STREAM && TALL {
@@ -246,6 +255,7 @@ macro_rules! strips {
                 const M: usize,
                 const STREAM: bool,
                 const TALL: bool,
+                const WHOLE: bool,
             >(
                 src: *const u8,
                 [ss, src_step, src_next]: [usize; 3],
@@ -257,7 +267,7 @@ macro_rules! strips {
                 super::each_strip(src, steps.0, dst, steps.1, [count, repeat], |src, dst| {
                     // SAFETY: every strip of the bands is inside both buffers (the caller's
                     // contract).
-                    unsafe { strip::<W, E, B, M, STREAM, TALL>(src, ss, dst, ds) }
+                    unsafe { strip::<W, E, B, M, STREAM, TALL, WHOLE>(src, ss, dst, ds) }
                 });
                 if STREAM {
                     _mm_sfence();

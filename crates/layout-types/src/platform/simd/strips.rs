@@ -75,9 +75,14 @@ impl Strips {
     /// Whether streamed strips are the better way to stream a plane's long destination rows: not
     /// for bytes, whose staged tiles (ordinary strips into a cache-resident buffer, then streamed)
     /// match AVX-512's streamed byte strips (u8 NHWC→NCHW at 256 MiB: 0.82 of the strongest copy
-    /// either way) and beat AVX2's, which hold a whole line as two blocks of 32 registers.
+    /// either way) and beat AVX2's, which hold a whole line as two blocks of 32 registers; nor
+    /// for AVX2's halves, whose streamed strips write one line of each of 16 planes in turn: on
+    /// an AMD EPYC (Zen 3), f16 NHWC→NCHW with C = 64 at 256 MiB, a scratch loop of `convert`
+    /// alternating five times, staged tiles (1 KiB of each of 64 planes streamed at once) took
+    /// one thread from 7.0–8.3 to 12.3–13.9 GB/s and two from 15.0–15.7 to 18.1–21.3, where
+    /// f32 (and a 2048 × 4096 f16 matrix into columns) stayed even.
     pub(crate) fn streams_directly(&self) -> bool {
-        self.has_blocks() && self.size >= 2
+        self.has_blocks() && self.size >= 2 && !(self.level == Level::Avx2 && self.size == 2)
     }
 
     /// Tall strips of the same kind, for destination rows shorter than a cache line but at

@@ -135,6 +135,9 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
 /// source) transposed into a staging buffer with ordinary stores, then each of its 64 rows
 /// streamed to its plane; that probe copies the tile's source into the buffer as it lies and
 /// streams the buffer's 64 runs of 1 KiB to the same places ([`strips::staged_nchw_task`]).
+/// Without AVX-512 (AVX2): f32's strips are 8 channels by 16 pixels (two registers a pixel's
+/// line, eight bands: the walk, 1 KiB tiles), and f16 goes through staged tiles as u8 does
+/// (512 pixels a tile: 1 KiB of each plane).
 pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let row = format!("{}/256MiB/NHWC->NCHW strip probe", T::NAME);
     if b.skips(&row) {
@@ -151,17 +154,21 @@ pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let images = n.div_ceil(4 * rayon::current_num_threads()); // a task's, as the library cuts
     let s: &[u8] = bytemuck::cast_slice(src.as_slice());
     let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
-    let band = 64 / T::SIZE; // a strip's channels
-                             // The library's tiles: 1 KiB of each destination row where it walks (more than two bands:
-                             // f32's four), 4 KiB otherwise.
+    // A strip's channels: a register's with AVX-512 (one register a pixel), AVX2's f32 block
+    // of 8 (two registers a pixel's line of 16).
+    let band = if strips::avx512() || T::SIZE != 4 { 64 / T::SIZE } else { 8 };
+    // The library's tiles: 1 KiB of each destination row where it walks (more than two bands:
+    // f32's four, or AVX2's eight), 4 KiB otherwise.
     let sweep = if c / band > 2 { 1024 / T::SIZE } else { 4096 / T::SIZE };
     let geometry = strips::Geometry { channels: c, pixels: h * w, size: T::SIZE, band, sweep };
     let image = c * h * w * T::SIZE;
-    let probe = strips::avx512().then_some(|| {
+    // Staged tiles for bytes, and for AVX2's halves; streamed strips otherwise.
+    let staged = T::SIZE == 1 || (T::SIZE == 2 && !strips::avx512());
+    let probe = (strips::avx512() || strips::avx2()).then_some(|| {
         use rayon::prelude::*;
-        d.par_chunks_mut(images * image).enumerate().for_each(|(t, d)| match T::SIZE {
-            1 => strips::staged_nchw_task(black_box(&s[t * images * image..]), d, geometry),
-            _ => strips::streamed_nchw_task(black_box(&s[t * images * image..]), d, geometry),
+        d.par_chunks_mut(images * image).enumerate().for_each(|(t, d)| match staged {
+            true => strips::staged_nchw_task(black_box(&s[t * images * image..]), d, geometry),
+            false => strips::streamed_nchw_task(black_box(&s[t * images * image..]), d, geometry),
         })
     });
     out.push(race(&row, 2 * s.len(), || convert(black_box(&src), &mut dst).unwrap(), probe));
@@ -207,6 +214,14 @@ mod strips {
         return std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512bw")
             && std::arch::is_x86_feature_detected!("avx512vl");
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    }
+
+    /// Whether this CPU has AVX2 (the probes of AVX2's streamed passes).
+    pub(super) fn avx2() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return std::arch::is_x86_feature_detected!("avx2");
         #[cfg(not(target_arch = "x86_64"))]
         false
     }
@@ -277,7 +292,8 @@ mod strips {
     /// every destination line starts on a cache line and the CPU passes [`avx512`].
     pub(super) fn streamed_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
         let Geometry { channels, pixels, size, band, sweep } = g;
-        assert!(avx512() && matches!((size, band), (4, 16) | (2, 32)));
+        let avx2_f32 = !avx512() && avx2() && (size, band) == (4, 8);
+        assert!(avx2_f32 || (avx512() && matches!((size, band), (4, 16) | (2, 32))));
         let line = 64 / size; // pixels a strip
         let image = channels.checked_mul(pixels).and_then(|e| e.checked_mul(size)).expect("an image's bytes");
         assert!(image > 0 && d.len().is_multiple_of(image) && d.len() <= s.len());
@@ -299,10 +315,13 @@ mod strips {
                         // bytes, `pixels * size` apart from `to` (inside the image `d`), each
                         // on a cache line (`d`, `pixels * size` and `p * size` are multiples of
                         // 64).
+                        // With AVX2 (asserted in place of AVX-512), `line` runs of 32 bytes
+                        // (`band` = 8 channels of f32) and `band` lines of 64 bytes, as above.
                         #[cfg(target_arch = "x86_64")]
                         unsafe {
                             let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
                             match band {
+                                8 => x86::streamed_strip_avx2(src, channels * size, dst, pixels * size),
                                 16 => x86::streamed_strip::<16>(src, channels * size, dst, pixels * size),
                                 _ => x86::streamed_strip::<32>(src, channels * size, dst, pixels * size),
                             }
@@ -322,26 +341,29 @@ mod strips {
         x86::fence();
     }
 
-    /// One task of a u8 NHWC→NCHW pass through staged tiles, without the transposes: the
-    /// images of `d` (whole NCHW images) from the NHWC images at the start of `s`, image by
-    /// image, tile by tile (1024 pixels of every channel: 64 KiB of source, copied as it lies
-    /// into a buffer with ordinary stores), each tile's 64 runs of 1024 bytes streamed to the
-    /// 64 planes at the tile's pixels; then a store fence. Panics unless the images are 64
-    /// channels of bytes, whole tiles, lines aligned, and the CPU passes [`avx512`].
+    /// One task of a u8 (or, with AVX2, f16) NHWC→NCHW pass through staged tiles, without the
+    /// transposes: the images of `d` (whole NCHW images) from the NHWC images at the start of
+    /// `s`, image by image, tile by tile (1 KiB of every channel's plane: 64 KiB of source,
+    /// copied as it lies into a buffer with ordinary stores), each tile's 64 runs of 1 KiB
+    /// streamed to the 64 planes at the tile's pixels; then a store fence. Panics unless the
+    /// images are 64 channels of bytes or halves, whole tiles, lines aligned, and the CPU
+    /// passes [`avx512`] or [`avx2`].
     pub(super) fn staged_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
-        const TILE: usize = 1024; // pixels a tile: the library's 64 KiB panel over 64 rows
+        const TILE: usize = 1024; // bytes of a plane a tile: the library's 64 KiB panel over 64 rows
         let Geometry { channels, pixels, size, .. } = g;
-        assert!(avx512() && size == 1 && channels == 64 && pixels.is_multiple_of(TILE));
-        let image = channels * pixels;
+        assert!((avx512() || avx2()) && (size == 1 || size == 2) && channels == 64);
+        let plane = pixels * size; // bytes
+        assert!(plane.is_multiple_of(TILE));
+        let image = channels * plane;
         assert!(image > 0 && d.len().is_multiple_of(image) && d.len() <= s.len());
-        assert!(d.as_ptr().align_offset(64) == 0 && pixels.is_multiple_of(64));
+        assert!(d.as_ptr().align_offset(64) == 0 && plane.is_multiple_of(64));
         let mut staging = vec![0u8; channels * TILE];
         for i in 0..d.len() / image {
             let (s, d) = (&s[i * image..(i + 1) * image], &mut d[i * image..(i + 1) * image]);
-            for t0 in (0..pixels).step_by(TILE) {
+            for t0 in (0..plane).step_by(TILE) {
                 staging.copy_from_slice(&s[t0 * channels..(t0 + TILE) * channels]);
                 #[cfg(target_arch = "x86_64")]
-                x86::stream_runs(&staging, TILE, &mut d[t0..], pixels);
+                x86::stream_runs(&staging, TILE, &mut d[t0..], plane);
                 #[cfg(not(target_arch = "x86_64"))]
                 unreachable!("no AVX-512 here: asserted above");
             }
@@ -454,14 +476,54 @@ mod strips {
             }
         }
 
+        /// An AVX2 f32 streamed strip without its shuffles: 16 runs of 32 bytes (`j * ss`
+        /// bytes from `src`) loaded, then streamed as 8 lines `r * ds` bytes from `dst`, line
+        /// `r` the registers of runs `r` and `8 + r` (the library's strip: two blocks of 8
+        /// registers, every block formed first, then each line's two halves back to back).
+        ///
+        /// # Safety
+        ///
+        /// The CPU has AVX2; those bytes are inside live, disjoint allocations; every line
+        /// starts on a cache line.
+        #[target_feature(enable = "avx2")]
+        pub(super) unsafe fn streamed_strip_avx2(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
+            // SAFETY: run `j` is inside `src` (the caller's contract).
+            let v: [__m256i; 16] =
+                core::array::from_fn(|j| unsafe { _mm256_loadu_si256(src.add(j * ss).cast()) });
+            for r in 0..8 {
+                // SAFETY: line `r` is inside `dst` and aligned (the caller's contract).
+                unsafe {
+                    _mm256_stream_si256(dst.add(r * ds).cast(), v[r]);
+                    _mm256_stream_si256(dst.add(r * ds + 32).cast(), v[8 + r]);
+                }
+            }
+        }
+
         /// The runs of `from` (`len` bytes each) streamed into `to`, run `r` at `r * pitch`,
         /// line by line, unfenced. Panics unless the runs are whole lines, start on lines, fit
-        /// in `to`, and the CPU has AVX-512 F.
+        /// in `to`, and the CPU has AVX-512 F or AVX2.
         pub(super) fn stream_runs(from: &[u8], len: usize, to: &mut [u8], pitch: usize) {
             let runs = from.len() / len.max(1);
             assert!(len.is_multiple_of(64) && from.len() == runs * len && pitch.is_multiple_of(64));
             assert!(to.as_ptr().align_offset(64) == 0 && runs > 0 && (runs - 1) * pitch + len <= to.len());
-            assert!(std::arch::is_x86_feature_detected!("avx512f"));
+            if !std::arch::is_x86_feature_detected!("avx512f") {
+                assert!(std::arch::is_x86_feature_detected!("avx2"));
+                #[target_feature(enable = "avx2")]
+                fn lines(from: &[u8], len: usize, to: &mut [u8], pitch: usize) {
+                    for (r, run) in from.chunks_exact(len).enumerate() {
+                        let to = &mut to[r * pitch..r * pitch + len];
+                        for (f, t) in run.chunks_exact(32).zip(to.chunks_exact_mut(32)) {
+                            // SAFETY: both chunks are 32 bytes, `t` 32-byte aligned (`to`
+                            // starts on a line, `pitch` and `len` are whole lines: asserted).
+                            unsafe {
+                                _mm256_stream_si256(t.as_mut_ptr().cast(), _mm256_loadu_si256(f.as_ptr().cast()))
+                            };
+                        }
+                    }
+                }
+                // SAFETY: the CPU has AVX2 (asserted); `lines` is otherwise safe.
+                return unsafe { lines(from, len, to, pitch) };
+            }
             #[target_feature(enable = "avx512f")]
             fn lines(from: &[u8], len: usize, to: &mut [u8], pitch: usize) {
                 for (r, run) in from.chunks_exact(len).enumerate() {

@@ -136,8 +136,8 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
 /// streamed to its plane; that probe copies the tile's source into the buffer as it lies and
 /// streams the buffer's 64 runs of 1 KiB to the same places ([`strips::staged_nchw_task`]).
 /// Without AVX-512 (AVX2): f32's strips are 8 channels by 16 pixels (two registers a pixel's
-/// line, eight bands: the walk, 1 KiB tiles), and f16 goes through staged tiles as u8 does
-/// (512 pixels a tile: 1 KiB of each plane).
+/// line, eight bands, 4 KiB tiles, no prefetching: `Strips::walks_next_tile`), and f16 goes
+/// through staged tiles as u8 does (512 pixels a tile: 1 KiB of each plane).
 pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let row = format!("{}/256MiB/NHWC->NCHW strip probe", T::NAME);
     if b.skips(&row) {
@@ -157,9 +157,9 @@ pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     // A strip's channels: a register's with AVX-512 (one register a pixel), AVX2's f32 block
     // of 8 (two registers a pixel's line of 16).
     let band = if strips::avx512() || T::SIZE != 4 { 64 / T::SIZE } else { 8 };
-    // The library's tiles: 1 KiB of each destination row where it walks (more than two bands:
-    // f32's four, or AVX2's eight), 4 KiB otherwise.
-    let sweep = if c / band > 2 { 1024 / T::SIZE } else { 4096 / T::SIZE };
+    // The library's tiles: 1 KiB of each destination row where it walks (more than two bands
+    // of AVX-512's strips: f32's four), 4 KiB otherwise.
+    let sweep = if c / band > 2 && strips::avx512() { 1024 / T::SIZE } else { 4096 / T::SIZE };
     let geometry = strips::Geometry { channels: c, pixels: h * w, size: T::SIZE, band, sweep };
     let image = c * h * w * T::SIZE;
     // Staged tiles for bytes, and for AVX2's halves; streamed strips otherwise.
@@ -330,7 +330,9 @@ mod strips {
                         unreachable!("no AVX-512 here: asserted above {from} {to}");
                     }
                     let lines = (next + k * per_band * 64..next + (k + 1) * per_band * 64).step_by(64);
-                    for at in lines.take_while(|&at| at < s.len() && bands > 2 && k < bands.div_ceil(2)) {
+                    // (The library walks only with AVX-512's strips.)
+                    let walks = bands > 2 && avx512();
+                    for at in lines.take_while(|&at| at < s.len() && walks && k < bands.div_ceil(2)) {
                         #[cfg(target_arch = "x86_64")]
                         x86::prefetch(&s[at]);
                     }
@@ -516,7 +518,10 @@ mod strips {
                             // SAFETY: both chunks are 32 bytes, `t` 32-byte aligned (`to`
                             // starts on a line, `pitch` and `len` are whole lines: asserted).
                             unsafe {
-                                _mm256_stream_si256(t.as_mut_ptr().cast(), _mm256_loadu_si256(f.as_ptr().cast()))
+                                _mm256_stream_si256(
+                                    t.as_mut_ptr().cast(),
+                                    _mm256_loadu_si256(f.as_ptr().cast()),
+                                )
                             };
                         }
                     }

@@ -303,7 +303,11 @@ pub(super) fn by_strips<T: Element>(
     // bands, 25.6–25.8 against 27.7–27.8; f32 C = 32, two bands, 28.4–29.3 against 29.7–30.3),
     // while with four and more it gains (f32 C = 64 27.8–28.6 against 27.1–27.2, C = 128
     // 27.6–27.9 against 26.9–27.2; f16 C = 128 25.6–25.8 against 24.4).
-    let walk_near = strips.streaming() && !along_rows && tile.0.min(n_rows) / strips.rows() > 2;
+    // (And only where the strips' level gains by it: `Strips::walks_next_tile`.)
+    let walk_near = strips.walks_next_tile()
+        && strips.streaming()
+        && !along_rows
+        && tile.0.min(n_rows) / strips.rows() > 2;
     if walk_near {
         // Such tiles sweep [`WALKED_SWEEP_BYTES`] of each destination row, not [`SWEEP_BYTES`].
         tile.1 = tile.1.min(WALKED_SWEEP_BYTES / T::SIZE).next_multiple_of(strips.cols());

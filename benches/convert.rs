@@ -46,6 +46,9 @@ mod machine;
 // The library's own loops without their shuffles, hot beside typed-layout.
 #[path = "convert/strip_probes.rs"]
 mod strip_probes;
+// Those loops' loads and stores (`std::arch`), which the strip probes run.
+#[path = "convert/strip_loops.rs"]
+mod strip_loops;
 use machine::{huge_pages_mib, wake_pool, Steal, HUGE_PAGES, STOLEN};
 use probes::{fill_streamed, print_writes, probe, probes_in_cache};
 use report::{print_table, write_csv};

@@ -1,0 +1,356 @@
+//! The strip probe's loads and stores (`std::arch`: the bench is built for baseline x86-64).
+//! Their loops without the shuffles, one per pass the probes of `strip_probes.rs` mirror.
+
+/// A pass's geometry: channels a pixel, pixels a channel plane, bytes an element, channels
+/// a band, pixels a tile.
+#[derive(Clone, Copy)]
+pub(super) struct Geometry {
+    pub(super) channels: usize,
+    pub(super) pixels: usize,
+    pub(super) size: usize,
+    pub(super) band: usize,
+    pub(super) sweep: usize,
+}
+
+/// Whether this CPU has what the probe's loads and stores need.
+pub(super) fn avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512vl");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// Whether this CPU has AVX2 (the probes of AVX2's streamed passes).
+pub(super) fn avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// The NCHW destination (bytes) that the tasks write side by side, each its own pixels of
+/// every channel's plane: [`task`] asserts that its strips lie inside it, and the caller
+/// gives the tasks disjoint pixel ranges.
+pub(super) struct Parts {
+    start: *mut u8,
+    len: usize,
+}
+
+// SAFETY: the tasks write disjoint bytes (their pixel ranges are disjoint) of a buffer the
+// `Parts` borrows mutably for its whole life.
+unsafe impl Sync for Parts {}
+
+impl Parts {
+    pub(super) fn new(d: &mut [u8]) -> Parts {
+        Parts { start: d.as_mut_ptr(), len: d.len() }
+    }
+}
+
+/// One task: pixels `pixels` of every channel, from the NHWC source `s` (bytes) into the NCHW
+/// destination `d`, tile by tile, band by band, strip by strip. Panics unless every strip
+/// lies inside both buffers and the CPU passes [`avx512`]; the caller gives each task its
+/// own pixels.
+pub(super) fn task(s: &[u8], d: &Parts, pixels: std::ops::Range<usize>, g: Geometry) {
+    let Geometry { channels, pixels: all, size, band, sweep } = g;
+    // The strips below: f32 16 channels by 16 pixels, f16 32 by 32, u8 32 by 64.
+    assert!(avx512() && matches!((size, band), (4, 16) | (2, 32) | (1, 32)));
+    let line = 64 / size; // pixels a strip
+    let plane = all.checked_mul(size).expect("a destination row's bytes");
+    assert!(d.len == channels * plane && channels.is_multiple_of(band));
+    assert!(pixels.end <= all && pixels.start.is_multiple_of(line) && pixels.len().is_multiple_of(line));
+    assert!(sweep > 0 && sweep.is_multiple_of(line) && s.len() == d.len);
+    assert!(d.start.align_offset(64) == 0 && plane.is_multiple_of(64));
+    for t0 in pixels.clone().step_by(sweep) {
+        for b in (0..channels).step_by(band) {
+            for p in (t0..(t0 + sweep).min(pixels.end)).step_by(line) {
+                let (from, to) = ((p * channels + b) * size, (b * all + p) * size);
+                // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads the
+                // runs of pixels `p..p + line` (`line` of them, `band * size` bytes each:
+                // 64, or 32 for u8), `channels * size` apart from `from` (inside `s`, as
+                // long as `d`: `p + line <= all`, `b + band <= channels`), and writes `band`
+                // lines of 64 bytes, `plane` apart from `to`: inside `d`, in this task's
+                // pixels (`p..p + line` inside `pixels`, asserted), which no other task
+                // writes.
+                #[cfg(target_arch = "x86_64")]
+                unsafe {
+                    let (src, dst) = (s.as_ptr().add(from), d.start.add(to));
+                    match size {
+                        4 => x86::strip::<16, false>(src, channels * size, dst, plane),
+                        2 => x86::strip::<32, false>(src, channels * size, dst, plane),
+                        _ => x86::strip::<32, true>(src, channels * size, dst, plane),
+                    }
+                }
+                #[cfg(not(target_arch = "x86_64"))]
+                unreachable!("no AVX-512 here: asserted above {from} {to}");
+            }
+        }
+    }
+}
+
+/// One task of a streamed NHWC→NCHW pass: the images of `d` (bytes: whole NCHW images) from
+/// the NHWC images at the start of `s`, image by image, tile by tile, band by band, strip
+/// by strip, streamed, with the next tile's source lines prefetched over the first half of
+/// each tile's bands where it has more than two; then a store fence. Panics unless every strip lies inside both slices,
+/// every destination line starts on a cache line and the CPU passes [`avx512`].
+pub(super) fn streamed_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
+    let Geometry { channels, pixels, size, band, sweep } = g;
+    let avx2_f32 = !avx512() && avx2() && (size, band) == (4, 8);
+    assert!(avx2_f32 || (avx512() && matches!((size, band), (4, 16) | (2, 32))));
+    let line = 64 / size; // pixels a strip
+    let image = channels.checked_mul(pixels).and_then(|e| e.checked_mul(size)).expect("an image's bytes");
+    assert!(image > 0 && d.len().is_multiple_of(image) && d.len() <= s.len());
+    assert!(channels.is_multiple_of(band) && pixels.is_multiple_of(sweep) && sweep.is_multiple_of(line));
+    assert!(d.as_ptr().align_offset(64) == 0 && (pixels * size).is_multiple_of(64));
+    let (bands, tile) = (channels / band, sweep * channels * size); // a tile's source bytes
+    let per_band = tile.div_ceil(64).div_ceil(bands.div_ceil(2)); // lines prefetched a band
+    for i in 0..d.len() / image {
+        let (s, d) = (&s[i * image..(i + 1) * image], &mut d[i * image..(i + 1) * image]);
+        for t0 in (0..pixels).step_by(sweep) {
+            let next = (t0 + sweep) * channels * size; // the next tile's source, if any
+            for (k, b) in (0..channels).step_by(band).enumerate() {
+                for p in (t0..t0 + sweep).step_by(line) {
+                    let (from, to) = ((p * channels + b) * size, (b * pixels + p) * size);
+                    // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads
+                    // `line` runs of 64 bytes (`band` channels), `channels * size` apart
+                    // from `from` (pixels `p + line <= pixels`, channels `b + band <=
+                    // channels`: inside the image `s`), and streams `band` lines of 64
+                    // bytes, `pixels * size` apart from `to` (inside the image `d`), each
+                    // on a cache line (`d`, `pixels * size` and `p * size` are multiples of
+                    // 64).
+                    // With AVX2 (asserted in place of AVX-512), `line` runs of 32 bytes
+                    // (`band` = 8 channels of f32) and `band` lines of 64 bytes, as above.
+                    #[cfg(target_arch = "x86_64")]
+                    unsafe {
+                        let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
+                        match band {
+                            8 => x86::streamed_strip_avx2(src, channels * size, dst, pixels * size),
+                            16 => x86::streamed_strip::<16>(src, channels * size, dst, pixels * size),
+                            _ => x86::streamed_strip::<32>(src, channels * size, dst, pixels * size),
+                        }
+                    }
+                    #[cfg(not(target_arch = "x86_64"))]
+                    unreachable!("no AVX-512 here: asserted above {from} {to}");
+                }
+                let lines = (next + k * per_band * 64..next + (k + 1) * per_band * 64).step_by(64);
+                // (The library walks only with AVX-512's strips.)
+                let walks = bands > 2 && avx512();
+                for at in lines.take_while(|&at| at < s.len() && walks && k < bands.div_ceil(2)) {
+                    #[cfg(target_arch = "x86_64")]
+                    x86::prefetch(&s[at]);
+                }
+            }
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    x86::fence();
+}
+
+/// One task of a u8 (or, with AVX2, f16) NHWC→NCHW pass through staged tiles, without the
+/// transposes: the images of `d` (whole NCHW images) from the NHWC images at the start of
+/// `s`, image by image, tile by tile (1 KiB of every channel's plane: 64 KiB of source,
+/// copied as it lies into a buffer with ordinary stores), each tile's 64 runs of 1 KiB
+/// streamed to the 64 planes at the tile's pixels; then a store fence. Panics unless the
+/// images are 64 channels of bytes or halves, whole tiles, lines aligned, and the CPU
+/// passes [`avx512`] or [`avx2`].
+pub(super) fn staged_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
+    const TILE: usize = 1024; // bytes of a plane a tile: the library's 64 KiB panel over 64 rows
+    let Geometry { channels, pixels, size, .. } = g;
+    assert!((avx512() || avx2()) && (size == 1 || size == 2) && channels == 64);
+    let plane = pixels * size; // bytes
+    assert!(plane.is_multiple_of(TILE));
+    let image = channels * plane;
+    assert!(image > 0 && d.len().is_multiple_of(image) && d.len() <= s.len());
+    assert!(d.as_ptr().align_offset(64) == 0 && plane.is_multiple_of(64));
+    let mut staging = vec![0u8; channels * TILE];
+    for i in 0..d.len() / image {
+        let (s, d) = (&s[i * image..(i + 1) * image], &mut d[i * image..(i + 1) * image]);
+        for t0 in (0..plane).step_by(TILE) {
+            staging.copy_from_slice(&s[t0 * channels..(t0 + TILE) * channels]);
+            #[cfg(target_arch = "x86_64")]
+            x86::stream_runs(&staging, TILE, &mut d[t0..], plane);
+            #[cfg(not(target_arch = "x86_64"))]
+            unreachable!("no AVX-512 here: asserted above");
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    x86::fence();
+}
+
+/// A streamed pass's plane: channels, pixels, bytes an element.
+#[derive(Clone, Copy)]
+pub(super) struct Streamed {
+    pub(super) channels: usize,
+    pub(super) pixels: usize,
+    pub(super) size: usize,
+}
+
+/// One task: plane `t` of the channel-first source `s` (bytes) streamed into the task's
+/// part `d` of the channel-last destination (bytes), band by band down the pixels, strip by
+/// strip across the channels, then a store fence. Panics unless every strip lies inside
+/// both slices, every destination line starts on a cache line and the CPU passes
+/// [`avx512`].
+pub(super) fn streamed_task(s: &[u8], d: &mut [u8], t: usize, g: Streamed) {
+    let Streamed { channels: k, pixels: p, size } = g;
+    assert!(avx512() && (size == 2 || size == 4));
+    let e = 64 / size; // a strip's pixels and channels
+    let bytes = k.checked_mul(p).and_then(|n| n.checked_mul(size)).expect("a plane's bytes");
+    assert!(k.is_multiple_of(e) && p.is_multiple_of(e) && d.len() == bytes);
+    assert!((t + 1).checked_mul(bytes).is_some_and(|end| end <= s.len()));
+    assert!(d.as_ptr().align_offset(64) == 0 && (k * size).is_multiple_of(64));
+    let base = t * bytes;
+    for p0 in (0..p).step_by(e) {
+        for c0 in (0..k).step_by(e) {
+            let (from, to) = (base + (c0 * p + p0) * size, (p0 * k + c0) * size);
+            // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads `e` runs
+            // of 64 bytes, `p * size` apart from `from` (channels `c0 + e <= k` of plane
+            // `t`, inside `s`), and streams `e` lines of 64 bytes, `k * size` apart from
+            // `to` (pixels `p0 + e <= p`, inside `d`), each on a cache line (asserted: `d`
+            // and `k * size` are multiples of 64, and so is `c0 * size`).
+            #[cfg(target_arch = "x86_64")]
+            unsafe {
+                let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
+                match e {
+                    16 => x86::streamed_strip::<16>(src, p * size, dst, k * size),
+                    _ => x86::streamed_strip::<32>(src, p * size, dst, k * size),
+                }
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            unreachable!("no AVX-512 here: asserted above {from} {to}");
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    x86::fence();
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::*;
+
+    /// `E` registers loaded (register `j`: the 64-byte run `j * ss` bytes from `src`, or
+    /// with `PAIRED` the 32-byte runs `j` and `E + j`), then stored as rows `r * ds` bytes
+    /// from `dst`: a strip's loads and stores without its shuffles.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512 F, BW and VL; those bytes are inside live, disjoint allocations.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    pub(super) unsafe fn strip<const E: usize, const PAIRED: bool>(
+        src: *const u8,
+        ss: usize,
+        dst: *mut u8,
+        ds: usize,
+    ) {
+        let v: [__m512i; E] = core::array::from_fn(|j| {
+            // SAFETY: run `j` (and `E + j`) is inside `src` (the caller's contract).
+            unsafe {
+                match PAIRED {
+                    true => _mm512_inserti64x4::<1>(
+                        _mm512_castsi256_si512(_mm256_loadu_si256(src.add(j * ss).cast())),
+                        _mm256_loadu_si256(src.add((E + j) * ss).cast()),
+                    ),
+                    false => _mm512_loadu_si512(src.add(j * ss).cast()),
+                }
+            }
+        });
+        for (r, v) in v.iter().enumerate() {
+            // SAFETY: row `r`'s 64 bytes are inside `dst` (the caller's contract).
+            unsafe { _mm512_storeu_si512(dst.add(r * ds).cast(), *v) };
+        }
+    }
+
+    /// `E` registers loaded (register `j`: the 64-byte run `j * ss` bytes from `src`), then
+    /// streamed as lines `r * ds` bytes from `dst`: a streamed strip without its shuffles.
+    ///
+    /// # Safety
+    ///
+    /// As [`strip`]; every line starts on a cache line.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    pub(super) unsafe fn streamed_strip<const E: usize>(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
+        // SAFETY: run `j` is inside `src` (the caller's contract).
+        let v: [__m512i; E] = core::array::from_fn(|j| unsafe { _mm512_loadu_si512(src.add(j * ss).cast()) });
+        for (r, v) in v.iter().enumerate() {
+            // SAFETY: line `r` is inside `dst` and aligned (the caller's contract).
+            unsafe { _mm512_stream_si512(dst.add(r * ds).cast(), *v) };
+        }
+    }
+
+    /// An AVX2 f32 streamed strip without its shuffles: 16 runs of 32 bytes (`j * ss`
+    /// bytes from `src`) loaded, then streamed as 8 lines `r * ds` bytes from `dst`, line
+    /// `r` the registers of runs `r` and `8 + r` (the library's strip: two blocks of 8
+    /// registers, every block formed first, then each line's two halves back to back).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2; those bytes are inside live, disjoint allocations; every line
+    /// starts on a cache line.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn streamed_strip_avx2(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
+        // SAFETY: run `j` is inside `src` (the caller's contract).
+        let v: [__m256i; 16] =
+            core::array::from_fn(|j| unsafe { _mm256_loadu_si256(src.add(j * ss).cast()) });
+        for r in 0..8 {
+            // SAFETY: line `r` is inside `dst` and aligned (the caller's contract).
+            unsafe {
+                _mm256_stream_si256(dst.add(r * ds).cast(), v[r]);
+                _mm256_stream_si256(dst.add(r * ds + 32).cast(), v[8 + r]);
+            }
+        }
+    }
+
+    /// The runs of `from` (`len` bytes each) streamed into `to`, run `r` at `r * pitch`,
+    /// line by line, unfenced. Panics unless the runs are whole lines, start on lines, fit
+    /// in `to`, and the CPU has AVX-512 F or AVX2.
+    pub(super) fn stream_runs(from: &[u8], len: usize, to: &mut [u8], pitch: usize) {
+        let runs = from.len() / len.max(1);
+        assert!(len.is_multiple_of(64) && from.len() == runs * len && pitch.is_multiple_of(64));
+        assert!(to.as_ptr().align_offset(64) == 0 && runs > 0 && (runs - 1) * pitch + len <= to.len());
+        if !std::arch::is_x86_feature_detected!("avx512f") {
+            assert!(std::arch::is_x86_feature_detected!("avx2"));
+            #[target_feature(enable = "avx2")]
+            fn lines(from: &[u8], len: usize, to: &mut [u8], pitch: usize) {
+                for (r, run) in from.chunks_exact(len).enumerate() {
+                    let to = &mut to[r * pitch..r * pitch + len];
+                    for (f, t) in run.chunks_exact(32).zip(to.chunks_exact_mut(32)) {
+                        // SAFETY: both chunks are 32 bytes, `t` 32-byte aligned (`to`
+                        // starts on a line, `pitch` and `len` are whole lines: asserted).
+                        unsafe {
+                            _mm256_stream_si256(t.as_mut_ptr().cast(), _mm256_loadu_si256(f.as_ptr().cast()))
+                        };
+                    }
+                }
+            }
+            // SAFETY: the CPU has AVX2 (asserted); `lines` is otherwise safe.
+            return unsafe { lines(from, len, to, pitch) };
+        }
+        #[target_feature(enable = "avx512f")]
+        fn lines(from: &[u8], len: usize, to: &mut [u8], pitch: usize) {
+            for (r, run) in from.chunks_exact(len).enumerate() {
+                let to = &mut to[r * pitch..r * pitch + len];
+                for (f, t) in run.chunks_exact(64).zip(to.chunks_exact_mut(64)) {
+                    // SAFETY: both chunks are 64 bytes, `t` on a line (`to` starts on one,
+                    // `pitch` and `len` are whole lines: asserted by the caller).
+                    unsafe {
+                        _mm512_stream_si512(t.as_mut_ptr().cast(), _mm512_loadu_si512(f.as_ptr().cast()))
+                    };
+                }
+            }
+        }
+        // SAFETY: the CPU has AVX-512 F (asserted); `lines` is otherwise safe.
+        unsafe { lines(from, len, to, pitch) }
+    }
+
+    /// Asks for the cache line of `x` (a hint).
+    pub(super) fn prefetch(x: &u8) {
+        // SAFETY: SSE is part of x86-64; a prefetch reads nothing the program sees.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>((x as *const u8).cast()) }
+    }
+
+    /// Orders the streamed stores before what follows, as the library does before a pass
+    /// returns.
+    pub(super) fn fence() {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { _mm_sfence() }
+    }
+}

@@ -181,75 +181,18 @@ impl Pixels {
 struct Staging([u8; STAGED_BYTES]);
 
 /// Four runs of `n` 2-byte values (channel by channel) into `n` pixels of `W` words: each
-/// pixel's first word holds its four values, the other words are the padding's zeros. Groups
-/// of 8 pixels go through SSE2's unpacks on x86-64 (x86-64's baseline, so no detection), the
-/// rest word by word.
+/// pixel's first word holds its four values, the other words are the padding's zeros. Whole
+/// groups of 8 pixels through `simd::half_pixels` (SSE2 on x86-64), the rest word by word.
 fn pixel_words<const W: usize>(runs: &[u16], n: usize, out: &mut [u64]) {
     let (a, rest) = runs.split_at(n);
     let (b, rest) = rest.split_at(n);
     let (c, d) = rest.split_at(n);
-    #[cfg(target_arch = "x86_64")]
-    let done = pixel_words_sse2::<W>([a, b, c, d], out);
-    #[cfg(not(target_arch = "x86_64"))]
-    let done = 0;
+    let done = simd::half_pixels(out, W, [a, b, c, d]);
     let px = out.chunks_exact_mut(W).skip(done);
     for ((((px, &a), &b), &c), &d) in px.zip(&a[done..]).zip(&b[done..]).zip(&c[done..]).zip(&d[done..]) {
         px[0] = a as u64 | (b as u64) << 16 | (c as u64) << 32 | (d as u64) << 48;
         px[1..].fill(0);
     }
-}
-
-/// [`pixel_words`]' whole groups of 8 pixels: the four runs' values paired, then the pairs
-/// paired, gives two pixels' first words a register, stored with the padding's zero words
-/// between; returns the pixels done. f32 NCHW C = 3 into f16 NHWC C = 8 at 448 MiB on an AMD
-/// EPYC (Zen 3, AVX2), the bench's row, word by word → SSE2: two threads 14.0–15.6 → 23.3–28.3
-/// GB/s (0.47–0.52 → 0.87–0.92 of the strongest copy), one thread 9.4–14.0 → 17.8–20.3.
-#[cfg(target_arch = "x86_64")]
-fn pixel_words_sse2<const W: usize>(runs: [&[u16]; 4], out: &mut [u64]) -> usize {
-    use safe_arch::{
-        load_unaligned_m128i, m128i, store_unaligned_m128i, unpack_high_i16_m128i, unpack_high_i32_m128i,
-        unpack_high_i64_m128i, unpack_low_i16_m128i, unpack_low_i32_m128i, unpack_low_i64_m128i,
-    };
-    let groups = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(out.len() / W) / 8;
-    let zero = m128i::default();
-    let out: &mut [u8] = bytemuck::cast_slice_mut(&mut out[..groups * 8 * W]);
-    for (g, out) in out.chunks_exact_mut(64 * W).enumerate() {
-        let [a, b, c, d] = runs.map(|r| {
-            let values: &[u8] = bytemuck::cast_slice(&r[8 * g..8 * g + 8]);
-            load_unaligned_m128i(values.try_into().expect("16 bytes"))
-        });
-        let (ab, cd) = (
-            [unpack_low_i16_m128i(a, b), unpack_high_i16_m128i(a, b)],
-            [unpack_low_i16_m128i(c, d), unpack_high_i16_m128i(c, d)],
-        );
-        // Pixels 2k and 2k + 1, one word each.
-        let pairs = [
-            unpack_low_i32_m128i(ab[0], cd[0]),
-            unpack_high_i32_m128i(ab[0], cd[0]),
-            unpack_low_i32_m128i(ab[1], cd[1]),
-            unpack_high_i32_m128i(ab[1], cd[1]),
-        ];
-        let mut store = |at: usize, v: m128i| {
-            let to: &mut [u8; 16] = (&mut out[at..at + 16]).try_into().expect("16 bytes");
-            store_unaligned_m128i(to, v);
-        };
-        for (k, p) in pairs.into_iter().enumerate() {
-            match W {
-                1 => store(16 * k, p),
-                _ => {
-                    // Two pixels of `8 W` bytes: each first word, then zeros.
-                    let first = 2 * k * 8 * W;
-                    store(first, unpack_low_i64_m128i(p, zero));
-                    store(first + 8 * W, unpack_high_i64_m128i(p, zero));
-                    for z in (16..8 * W).step_by(16) {
-                        store(first + z, zero);
-                        store(first + 8 * W + z, zero);
-                    }
-                }
-            }
-        }
-    }
-    groups * 8
 }
 
 /// `channels` runs of `n` values (channel by channel) into `n` pixels of `padded` values, the

@@ -207,6 +207,26 @@ pub(crate) fn interleave3_at<T: Element>(level: Level, mut dst: Out<'_, T>, stre
     }
 }
 
+/// Pixels of 2-byte values from four runs of them (channel by channel, of equal length; the
+/// missing channels' runs zero) into `dst`, pixels of `words` 64-bit words: channel `c`'s bits
+/// at bits `16 c` of a pixel's first word, the other words zero. Returns the pixels written,
+/// from the first: whole groups of 8 with SSE2 on x86-64 (for `words` of 1, 2 and 4), none
+/// elsewhere; the caller writes the rest.
+pub(crate) fn half_pixels(dst: &mut [u64], words: usize, runs: [&[u16]; 4]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    return match words {
+        1 => x86::half_pixels::<1>(dst, runs),
+        2 => x86::half_pixels::<2>(dst, runs),
+        4 => x86::half_pixels::<4>(dst, runs),
+        _ => 0,
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (dst, words, runs);
+        0
+    }
+}
+
 /// Pixels of 2-byte floats from image bytes: `runs` (one to four, of equal length; i8 if
 /// `signed`, else u8) widened to f16, or bf16 if `bf16` (exact: every integer a byte holds is
 /// exact in both), into `dst`, pixels of `words` 64-bit words: channel `c`'s bits at bits `16 c`

@@ -106,6 +106,9 @@ use() { # $1 stem, $2 override folder, $3 newest acceptable version
 }
 use libnvrtc "${TL_NVRTC_DIR:-}" "$cuda"
 use libcudnn "${TL_CUDNN_DIR:-}" ""
+# PyTorch brings its own cuDNN and refuses another version found first: its steps run with the
+# library path as it was.
+torch_ld_path=${LD_LIBRARY_PATH:-}
 export LD_LIBRARY_PATH="$shim$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 printf '%s\n' "${libs[@]}"
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
@@ -163,8 +166,8 @@ test_step gpu_device 200
 test_step gpu_dlpack 60
 step gpu_bench 150 "$kit/bin/gpu_bench"
 if "$python" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
-    step torch_dlpack 60 env PYTHONUNBUFFERED=1 "$python" "$kit/torch_dlpack.py" "$kit/lib/libdlpack_torch.so"
-    step torch_peer 120 env PYTHONUNBUFFERED=1 "$python" "$kit/torch_peer.py"
+    step torch_dlpack 60 env PYTHONUNBUFFERED=1 LD_LIBRARY_PATH="$torch_ld_path" "$python" "$kit/torch_dlpack.py" "$kit/lib/libdlpack_torch.so"
+    step torch_peer 120 env PYTHONUNBUFFERED=1 LD_LIBRARY_PATH="$torch_ld_path" "$python" "$kit/torch_peer.py"
 else
     results+=("| torch_dlpack | NOT RUN (no PyTorch with CUDA for $python) | | |")
     results+=("| torch_peer | NOT RUN (no PyTorch with CUDA for $python) | | |")

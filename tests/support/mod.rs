@@ -95,6 +95,10 @@ pub(crate) fn mix(seed: u64, i: usize) -> u64 {
 pub(crate) trait Bits: Element {
     fn from_bits64(b: u64) -> Self;
     fn push_bytes(&self, out: &mut Vec<u8>);
+    /// Whether the value is a NaN (of the types whose `from_bits64` can make one).
+    fn is_nan(&self) -> bool {
+        false
+    }
 }
 impl Bits for u8 {
     fn from_bits64(b: u64) -> Self {
@@ -113,6 +117,9 @@ impl Bits for i8 {
     }
 }
 impl Bits for f16 {
+    fn is_nan(&self) -> bool {
+        f16::is_nan(*self)
+    }
     fn from_bits64(b: u64) -> Self {
         f16::from_bits(b as u16)
     }
@@ -121,6 +128,9 @@ impl Bits for f16 {
     }
 }
 impl Bits for half::bf16 {
+    fn is_nan(&self) -> bool {
+        half::bf16::is_nan(*self)
+    }
     fn from_bits64(b: u64) -> Self {
         half::bf16::from_bits(b as u16)
     }

@@ -106,7 +106,8 @@ def fused():
     x = sample((b, c, h, w), torch.float32)
 
     def cast():
-        y = torch.zeros((b, 8, h, w), dtype=torch.float16, device=dev, memory_format=torch.channels_last)
+        # torch.zeros takes no memory_format: an empty channels-last tensor, zeroed.
+        y = torch.empty((b, 8, h, w), dtype=torch.float16, device=dev, memory_format=torch.channels_last).zero_()
         y[:, :3].copy_(x)
         return y
 

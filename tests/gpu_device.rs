@@ -296,7 +296,7 @@ fn conversions_equal_cudnn_transform_tensor() {
 
 /// cuDNN's INT8x32 filter reorder: ours on the device equals ours on the CPU, and both equal
 /// libcudnn's own `cudnnReorderFilterAndBias` (the check that verifies the permutation taken
-/// from XLA; until it has run on a device, the docs say the reorder is unverified).
+/// from XLA; it first passed on an H200 with cuDNN 9.14, 2026-11-27).
 #[test]
 fn the_int8x32_reorder_equals_cudnns() {
     use typed_layout::conv::reorder::reorder_int8x32;

@@ -145,7 +145,9 @@ fn fused_relayout_cast_pad_matches_the_cpu() {
     n += fused::<i32, bf16, Chwn, NcxHwx<4>>(&gpu, &[5, 6, 7, 3], 1, -0.5);
     n += fused::<f64, u8, Ncdhw, Ndhwc>(&gpu, &[2, 5, 3, 4, 5], 8, 2.0);
     n += fused::<i64, i32, Nchw, Nhwc>(&gpu, &[1, 1, 1, 1], 4, 1.0);
-    println!("7 fused casts, {n} destination elements, matched the CPU");
+    // W = 67 innermost in the destination: one element per thread (the others store 4-16).
+    n += fused::<f32, f16, Nhwc, Nchw>(&gpu, &[2, 3, 61, 67], 1, 1.0);
+    println!("8 fused casts, {n} destination elements, matched the CPU");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use layout_types::cast::{CastNest, Quantize, Scale, Unscaled};
 use layout_types::placement::MAX_AXES;
 use layout_types::DataType;
 
-use super::moving::{ACCESS_MACROS, THREADS};
+use super::moving::{uint, ACCESS_MACROS, THREADS};
 use super::schedule::MAX_BLOCKS;
 use crate::ffi::driver::CastParams;
 
@@ -17,7 +17,7 @@ use crate::ffi::driver::CastParams;
 /// ```
 /// use layout_gpu::kernels::CastSpec;
 /// use typed_layout::DataType;
-/// let spec = CastSpec { loops: 2, from: DataType::BFloat16, to: DataType::Uint8, wide: false, quantize: false };
+/// let spec = CastSpec { loops: 2, from: DataType::BFloat16, to: DataType::Uint8, wide: false, quantize: false, vector: 1 };
 /// let cuda = spec.source("NHWC", "NCHW");
 /// assert!(cuda.contains("tl_from_bf16") && cuda.contains("typedef unsigned char dst_t;"));
 /// assert_eq!(spec.block(), (256, 1, 1));
@@ -35,6 +35,10 @@ pub struct CastSpec {
     /// Quantizing: divide by the scale in `f32` and round half to even
     /// ([`Quantize`]), instead of multiplying by it.
     pub quantize: bool,
+    /// Consecutive destination elements per thread, written by one store of up to 16 bytes: a
+    /// power of two dividing the innermost loop's extent (1: one element per thread). The
+    /// destination must start aligned to that store, as every allocation of ours does.
+    pub vector: u8,
 }
 
 /// A cast kernel with its arguments and grid.
@@ -44,7 +48,8 @@ pub struct CastSpec {
 /// use typed_layout::{cast::{CastNest, Scale}, DataType, Nchw, Nhwc, Shape};
 /// let (rgb, padded) = (Shape::<Nchw>::new([64, 3, 224, 224])?, Shape::<Nhwc>::new([64, 8, 224, 224])?);
 /// let launch = cast_launch(&CastNest::new(&rgb, &padded)?, DataType::Uint8, DataType::Half, rgb.len(), Scale(1.0 / 255.0));
-/// assert_eq!(launch.grid, (64 * 8 * 224 * 224 / 256) as u32); // one thread per destination element
+/// assert_eq!(launch.spec.vector, 8); // one thread per pixel: its 8 channels, one 16-byte store
+/// assert_eq!(launch.grid, (64 * 224 * 224 / 256) as u32);
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -105,7 +110,7 @@ impl DeviceCast for Scale {
 /// use typed_layout::{cast::{CastNest, Unscaled}, DataType, Nchw, Nhwc, Shape};
 /// let plan = CastNest::new(&Shape::<Nchw>::new([8, 3, 224, 224])?, &Shape::<Nhwc>::new([8, 8, 224, 224])?)?;
 /// let launch = cast_launch(&plan, DataType::Float, DataType::Half, 8 * 3 * 224 * 224, Unscaled);
-/// assert_eq!((launch.spec.loops, launch.params.work), (3, 8 * 8 * 224 * 224));
+/// assert_eq!((launch.spec.loops, launch.spec.vector, launch.params.work), (3, 8, 8 * 8 * 224 * 224));
 /// # Ok::<(), typed_layout::LayoutError>(())
 /// ```
 pub fn cast_launch(
@@ -135,8 +140,22 @@ pub fn cast_launch(
         params.channel[k] = l.channel as i64;
     }
     let wide = src_len.max(plan.len()) > i32::MAX as usize;
-    let spec = CastSpec { loops: loops.len() as u8, from, to, wide, quantize: cast.quantize() };
-    let grid = params.work.div_ceil(u64::from(THREADS)).clamp(1, MAX_BLOCKS) as u32;
+    // As many destination elements per thread as fill 16 bytes, where the innermost loop's
+    // extent splits into such groups (so a group never straddles an outer index).
+    let inner = loops.last().map_or(1, |l| l.extent);
+    let mut vector = 16 / to.size();
+    while vector > 1 && inner % vector != 0 {
+        vector /= 2;
+    }
+    let spec = CastSpec {
+        loops: loops.len() as u8,
+        from,
+        to,
+        wide,
+        quantize: cast.quantize(),
+        vector: vector as u8,
+    };
+    let grid = (params.work / vector as u64).div_ceil(u64::from(THREADS)).clamp(1, MAX_BLOCKS) as u32;
     CastLaunch { spec, params, grid }
 }
 
@@ -146,23 +165,25 @@ impl CastSpec {
         (THREADS, 1, 1)
     }
 
-    /// The kernel's symbol: the two layouts' notations, the two types, the loop count.
+    /// The kernel's symbol: the two layouts' notations, the two types, the loop count, the
+    /// elements per thread where more than one.
     ///
     /// ```
     /// use layout_gpu::kernels::CastSpec;
     /// use typed_layout::DataType;
-    /// let spec = CastSpec { loops: 3, from: DataType::Float, to: DataType::Half, wide: false, quantize: false };
+    /// let spec = CastSpec { loops: 3, from: DataType::Float, to: DataType::Half, wide: false, quantize: false, vector: 1 };
     /// assert_eq!(spec.name("NCHW", "NHWC"), "tl_cast3_NCHW_to_NHWC_FLOAT_to_HALF_i32");
-    /// let q = CastSpec { quantize: true, to: DataType::Int8, ..spec };
-    /// assert_eq!(q.name("KCRS", "KC/32RS32"), "tl_cast3_KCRS_to_KC_32RS32_FLOAT_to_INT8_i32_q");
+    /// let q = CastSpec { quantize: true, to: DataType::Int8, vector: 16, ..spec };
+    /// assert_eq!(q.name("KCRS", "KC/32RS32"), "tl_cast3_v16_KCRS_to_KC_32RS32_FLOAT_to_INT8_i32_q");
     /// ```
     pub fn name(&self, src: &str, dst: &str) -> String {
         let clean =
             |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect::<String>();
         let ty = |t: DataType| t.cudnn_name().trim_start_matches("CUDNN_DATA_");
         let width = if self.wide { 64 } else { 32 };
+        let vector = if self.vector > 1 { format!("_v{}", self.vector) } else { String::new() };
         format!(
-            "tl_cast{}_{}_to_{}_{}_to_{}_i{width}{}",
+            "tl_cast{}{vector}_{}_to_{}_{}_to_{}_i{width}{}",
             self.loops,
             clean(src),
             clean(dst),
@@ -208,15 +229,23 @@ impl CastSpec {
             load(self.from)
         );
         let _ = writeln!(s, "__device__ __forceinline__ dst_t tl_store(double x) {{\n{}\n}}", store(self.to));
+        let loops = self.loops as usize;
+        let vector = usize::from(self.vector.max(1));
+        if vector > 1 {
+            let _ = writeln!(s, "typedef {} vec_t;", uint(vector * self.to.size()));
+            let _ = writeln!(s, "union pack_t {{ vec_t v; dst_t e[{vector}]; }};");
+        }
+        // One thread per group of `vector` destination elements (1 for the plain kernel): the
+        // loop indices of the group's first element, then each element's channel and source
+        // offset one innermost step apart.
         let _ = writeln!(
             s,
             "extern \"C\" __global__ void __launch_bounds__({THREADS}) {name}(const src_t* __restrict__ src, dst_t* __restrict__ dst, const CastParams p) {{
     const idx_t step = (idx_t)gridDim.x * blockDim.x;
-    for (idx_t w = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; w < (idx_t)p.work; w += step) {{
-        idx_t rest = w, ch = 0;
+    for (idx_t w = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; w < (idx_t)(p.work / {vector}); w += step) {{
+        idx_t rest = w * {vector}, ch = 0;
         off_t_ s = (off_t_)p.src_base;"
         );
-        let loops = self.loops as usize;
         for k in (1..loops).rev() {
             let _ = writeln!(
                 s,
@@ -226,24 +255,54 @@ impl CastSpec {
         }
         // Quantizing: x / scale in f32, rounded half to even (rintf), then the saturating store.
         let value = if self.quantize {
-            "tl_store((double)rintf((float)tl_load(TL_LD(src_t, src + s)) / (float)p.scale))"
+            "tl_store((double)rintf((float)tl_load(TL_LD(src_t, src + at)) / (float)p.scale))"
         } else {
-            "tl_store(tl_load(TL_LD(src_t, src + s)) * p.scale)"
+            "tl_store(tl_load(TL_LD(src_t, src + at)) * p.scale)"
+        };
+        let element = |c: &str, at: &str| {
+            format!(
+                "dst_t v = 0;
+            if ({c} < (idx_t)p.channels) {{
+                off_t_ at = {at};
+                at += cw == 1 ? (off_t_){c} * (off_t_)p.c_outer
+                              : (off_t_)({c} / cw) * (off_t_)p.c_outer + (off_t_)({c} % cw) * (off_t_)p.c_inner;
+                v = {value};
+            }}"
+            )
         };
         let _ = writeln!(
             s,
             "        s += (off_t_)rest * (off_t_)p.src[0]; ch += rest * (idx_t)p.channel[0];
-        dst_t v = 0;
-        if (ch < (idx_t)p.channels) {{
-            const idx_t cw = (idx_t)p.c_width;
-            s += cw == 1 ? (off_t_)ch * (off_t_)p.c_outer
-                         : (off_t_)(ch / cw) * (off_t_)p.c_outer + (off_t_)(ch % cw) * (off_t_)p.c_inner;
-            v = {value};
-        }}
-        TL_ST(dst_t, dst + (idx_t)p.dst_base + w, v);
-    }}
-}}"
+        const idx_t cw = (idx_t)p.c_width;"
         );
+        if vector == 1 {
+            let _ = writeln!(
+                s,
+                "        {{
+            {}
+            TL_ST(dst_t, dst + (idx_t)p.dst_base + w, v);
+        }}
+    }}
+}}",
+                element("ch", "s")
+            );
+        } else {
+            let last = loops - 1;
+            let _ = writeln!(
+                s,
+                "        pack_t out;
+        #pragma unroll
+        for (int j = 0; j < {vector}; ++j) {{
+            const idx_t c = ch + (idx_t)j * (idx_t)p.channel[{last}];
+            {}
+            out.e[j] = v;
+        }}
+        TL_ST(vec_t, (vec_t*)(dst + (idx_t)p.dst_base) + w, out.v);
+    }}
+}}",
+                element("c", &format!("s + (off_t_)j * (off_t_)p.src[{last}]"))
+            );
+        }
         s
     }
 }
@@ -294,8 +353,20 @@ fn store(t: DataType) -> String {
     match t {
         DataType::Float => "    return (float)x;".into(),
         DataType::Double => "    return x;".into(),
-        DataType::Half => "    return tl_to_f16(x);".into(),
-        DataType::BFloat16 => "    return tl_to_bf16(x);".into(),
+        // On the device, the hardware's round-to-nearest-even conversion from double: the same
+        // bits as `tl_to_*` (one rounding of the same value) but for NaN payloads, which stay
+        // with the bit-exact path. bf16 has the instruction from sm_90 on. The host emulator
+        // runs the portable path.
+        DataType::Half => "#ifdef __CUDA_ARCH__
+    if (x == x) { unsigned short h; asm(\"cvt.rn.f16.f64 %0, %1;\" : \"=h\"(h) : \"d\"(x)); return h; }
+#endif
+    return tl_to_f16(x);"
+            .into(),
+        DataType::BFloat16 => "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if (x == x) { unsigned short h; asm(\"cvt.rn.bf16.f64 %0, %1;\" : \"=h\"(h) : \"d\"(x)); return h; }
+#endif
+    return tl_to_bf16(x);"
+            .into(),
         DataType::Int8 => saturate("-128.0", "127.0", "-128", "127"),
         DataType::Uint8 => saturate("0.0", "255.0", "0", "255"),
         DataType::Int32 => saturate("-2147483648.0", "2147483647.0", "-2147483647 - 1", "2147483647"),

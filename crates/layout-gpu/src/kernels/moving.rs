@@ -439,7 +439,7 @@ pub(crate) const ACCESS_MACROS: &str = "#ifndef TL_LD
 ";
 
 /// The unsigned CUDA type of `bytes` bytes (vectors for 8 and 16).
-fn uint(bytes: usize) -> &'static str {
+pub(super) fn uint(bytes: usize) -> &'static str {
     match bytes {
         1 => "unsigned char",
         2 => "unsigned short",

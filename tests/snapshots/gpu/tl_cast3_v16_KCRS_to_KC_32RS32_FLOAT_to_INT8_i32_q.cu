@@ -18,21 +18,30 @@ __device__ __forceinline__ dst_t tl_store(double x) {
     const double d = x - (double)t;
     return (dst_t)(d >= 0.5 ? t + 1 : d <= -0.5 ? t - 1 : t);
 }
-extern "C" __global__ void __launch_bounds__(256) tl_cast3_KCRS_to_KC_32RS32_FLOAT_to_INT8_i32_q(const src_t* __restrict__ src, dst_t* __restrict__ dst, const CastParams p) {
+typedef uint4 vec_t;
+union pack_t { vec_t v; dst_t e[16]; };
+extern "C" __global__ void __launch_bounds__(256) tl_cast3_v16_KCRS_to_KC_32RS32_FLOAT_to_INT8_i32_q(const src_t* __restrict__ src, dst_t* __restrict__ dst, const CastParams p) {
     const idx_t step = (idx_t)gridDim.x * blockDim.x;
-    for (idx_t w = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; w < (idx_t)p.work; w += step) {
-        idx_t rest = w, ch = 0;
+    for (idx_t w = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; w < (idx_t)(p.work / 16); w += step) {
+        idx_t rest = w * 16, ch = 0;
         off_t_ s = (off_t_)p.src_base;
         { const idx_t e = (idx_t)p.extent[2], q = rest / e, i = rest - q * e; s += (off_t_)i * (off_t_)p.src[2]; ch += i * (idx_t)p.channel[2]; rest = q; }
         { const idx_t e = (idx_t)p.extent[1], q = rest / e, i = rest - q * e; s += (off_t_)i * (off_t_)p.src[1]; ch += i * (idx_t)p.channel[1]; rest = q; }
         s += (off_t_)rest * (off_t_)p.src[0]; ch += rest * (idx_t)p.channel[0];
-        dst_t v = 0;
-        if (ch < (idx_t)p.channels) {
-            const idx_t cw = (idx_t)p.c_width;
-            s += cw == 1 ? (off_t_)ch * (off_t_)p.c_outer
-                         : (off_t_)(ch / cw) * (off_t_)p.c_outer + (off_t_)(ch % cw) * (off_t_)p.c_inner;
-            v = tl_store((double)rintf((float)tl_load(TL_LD(src_t, src + s)) / (float)p.scale));
+        const idx_t cw = (idx_t)p.c_width;
+        pack_t out;
+        #pragma unroll
+        for (int j = 0; j < 16; ++j) {
+            const idx_t c = ch + (idx_t)j * (idx_t)p.channel[2];
+            dst_t v = 0;
+            if (c < (idx_t)p.channels) {
+                off_t_ at = s + (off_t_)j * (off_t_)p.src[2];
+                at += cw == 1 ? (off_t_)c * (off_t_)p.c_outer
+                              : (off_t_)(c / cw) * (off_t_)p.c_outer + (off_t_)(c % cw) * (off_t_)p.c_inner;
+                v = tl_store((double)rintf((float)tl_load(TL_LD(src_t, src + at)) / (float)p.scale));
+            }
+            out.e[j] = v;
         }
-        TL_ST(dst_t, dst + (idx_t)p.dst_base + w, v);
+        TL_ST(vec_t, (vec_t*)(dst + (idx_t)p.dst_base) + w, out.v);
     }
 }

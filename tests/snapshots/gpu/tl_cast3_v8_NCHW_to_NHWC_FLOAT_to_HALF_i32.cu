@@ -40,21 +40,30 @@ __device__ __forceinline__ double tl_load(src_t x) { return (double)x; }
 __device__ __forceinline__ dst_t tl_store(double x) {
     return tl_to_f16(x);
 }
-extern "C" __global__ void __launch_bounds__(256) tl_cast3_NCHW_to_NHWC_FLOAT_to_HALF_i32(const src_t* __restrict__ src, dst_t* __restrict__ dst, const CastParams p) {
+typedef uint4 vec_t;
+union pack_t { vec_t v; dst_t e[8]; };
+extern "C" __global__ void __launch_bounds__(256) tl_cast3_v8_NCHW_to_NHWC_FLOAT_to_HALF_i32(const src_t* __restrict__ src, dst_t* __restrict__ dst, const CastParams p) {
     const idx_t step = (idx_t)gridDim.x * blockDim.x;
-    for (idx_t w = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; w < (idx_t)p.work; w += step) {
-        idx_t rest = w, ch = 0;
+    for (idx_t w = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; w < (idx_t)(p.work / 8); w += step) {
+        idx_t rest = w * 8, ch = 0;
         off_t_ s = (off_t_)p.src_base;
         { const idx_t e = (idx_t)p.extent[2], q = rest / e, i = rest - q * e; s += (off_t_)i * (off_t_)p.src[2]; ch += i * (idx_t)p.channel[2]; rest = q; }
         { const idx_t e = (idx_t)p.extent[1], q = rest / e, i = rest - q * e; s += (off_t_)i * (off_t_)p.src[1]; ch += i * (idx_t)p.channel[1]; rest = q; }
         s += (off_t_)rest * (off_t_)p.src[0]; ch += rest * (idx_t)p.channel[0];
-        dst_t v = 0;
-        if (ch < (idx_t)p.channels) {
-            const idx_t cw = (idx_t)p.c_width;
-            s += cw == 1 ? (off_t_)ch * (off_t_)p.c_outer
-                         : (off_t_)(ch / cw) * (off_t_)p.c_outer + (off_t_)(ch % cw) * (off_t_)p.c_inner;
-            v = tl_store(tl_load(TL_LD(src_t, src + s)) * p.scale);
+        const idx_t cw = (idx_t)p.c_width;
+        pack_t out;
+        #pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            const idx_t c = ch + (idx_t)j * (idx_t)p.channel[2];
+            dst_t v = 0;
+            if (c < (idx_t)p.channels) {
+                off_t_ at = s + (off_t_)j * (off_t_)p.src[2];
+                at += cw == 1 ? (off_t_)c * (off_t_)p.c_outer
+                              : (off_t_)(c / cw) * (off_t_)p.c_outer + (off_t_)(c % cw) * (off_t_)p.c_inner;
+                v = tl_store(tl_load(TL_LD(src_t, src + at)) * p.scale);
+            }
+            out.e[j] = v;
         }
-        TL_ST(dst_t, dst + (idx_t)p.dst_base + w, v);
+        TL_ST(vec_t, (vec_t*)(dst + (idx_t)p.dst_base) + w, out.v);
     }
 }

@@ -144,7 +144,7 @@ pub fn cast_launch(
     // extent splits into such groups (so a group never straddles an outer index).
     let inner = loops.last().map_or(1, |l| l.extent);
     let mut vector = 16 / to.size();
-    while vector > 1 && inner % vector != 0 {
+    while vector > 1 && !inner.is_multiple_of(vector) {
         vector /= 2;
     }
     let spec = CastSpec {

@@ -192,8 +192,9 @@ where
     Row { name: format!("{} {label}", type_name::<T>()), dims: dims.to_vec(), result: run(timer) }
 }
 
-/// The fused f32 NCHW C = 3 → f16 NHWC C = 8; `relayout_cast_pad` allocates and zeroes its
-/// destination on every call, so the timed call includes that (measured alone in the note).
+/// The fused f32 NCHW C = 3 → f16 NHWC C = 8; `relayout_cast_pad` allocates its destination on
+/// every call (not zeroed: the kernel writes every byte), so the timed call includes that; the
+/// note gives `gpu.zeros` of the same shape (allocation and memset) for scale.
 fn fused(timer: &mut Timer, host: &[f32], dims: &[usize], note: &mut Vec<String>) -> Row {
     let run = |timer: &mut Timer, note: &mut Vec<String>| -> Result<Measured, GpuError> {
         let gpu = timer.gpu;
@@ -208,8 +209,8 @@ fn fused(timer: &mut Timer, host: &[f32], dims: &[usize], note: &mut Vec<String>
         let m = measure(timer, &x, written, cast, |_| Err("no cast in cudnnTransformTensor".into()))?;
         let zeros = timer.device(|| gpu.zeros::<f16, Nhwc>(padded).map(drop))?;
         note.push(format!(
-            "The fused row's call allocates and zeroes its {} MiB destination: `gpu.zeros` of that \
-             shape alone takes {:.3} ms (median) of the row's {:.3} ms.",
+            "The fused row's call allocates its {} MiB destination (not zeroed): `gpu.zeros` of that \
+             shape (allocation and memset) takes {:.3} ms (median); the row, {:.3} ms.",
             written >> 20,
             zeros.median * 1e3,
             m.ours.median * 1e3

@@ -46,7 +46,8 @@ impl Gpu {
         let shape = padded_shape::<S, D>(src.shape(), multiple)?;
         let plan = CastNest::new(src.shape(), &shape)?;
         shape.bytes(U::SIZE)?;
-        let mut dst = DeviceTensor::new(self.alloc_zeros::<U>(shape.len())?, shape);
+        // Not zeroed: the launch below writes every element, the padding channels' zeros too.
+        let mut dst = DeviceTensor::new(self.alloc_for_overwrite::<U>(shape.len())?, shape);
         let launch = cast_launch(&plan, T::DATA_TYPE, U::DATA_TYPE, src.len(), cast);
         // The launch contract: the kernel of this spec takes (const src_t*, dst_t*, CastParams)
         // with src_t and dst_t of T's and U's data types; `cast_launch` derived the params from
@@ -93,7 +94,8 @@ impl Gpu {
         let (list, per_k) = scales.checked::<D>(dims[0])?;
         let shape = padded_shape::<S, D>(src.shape(), multiple)?;
         shape.bytes(U::SIZE)?;
-        let mut dst = DeviceTensor::new(self.alloc_zeros::<U>(shape.len())?, shape);
+        // Not zeroed: the launches below write every element (one per slab of K, or one whole).
+        let mut dst = DeviceTensor::new(self.alloc_for_overwrite::<U>(shape.len())?, shape);
         let channels;
         if per_k && S::FORMAT.order()[0] != 0 {
             return Err(layout_types::LayoutError::NotApplicable {

@@ -214,6 +214,14 @@ impl Gpu {
         self.stream.alloc_zeros::<T>(len).map_err(|e| GpuError::driver("allocating", bytes, e))
     }
 
+    /// `len` elements on the device, not initialized, for a destination the next launch on
+    /// this handle's stream writes whole (`ffi::driver::alloc_for_overwrite`'s contract).
+    pub(crate) fn alloc_for_overwrite<T: DeviceElement>(&self, len: usize) -> Result<CudaSlice<T>, GpuError> {
+        let bytes = len.saturating_mul(core::mem::size_of::<T>());
+        ffi::driver::alloc_for_overwrite::<T>(&self.stream, len)
+            .map_err(|e| GpuError::driver("allocating", bytes, e))
+    }
+
     /// `WrongDevice` unless `data` lives on this handle's device.
     pub(crate) fn check_device<T>(&self, data: &CudaSlice<T>) -> Result<(), GpuError> {
         let tensor = data.context().ordinal();

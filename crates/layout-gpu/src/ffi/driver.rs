@@ -1,4 +1,4 @@
-//! The CUDA driver. Safety argument, in four parts:
+//! The CUDA driver. Safety argument, in five parts:
 //!
 //! * [`present`] only asks whether `libcuda` can be opened, by its candidate names; the handle
 //!   asks it before any other driver call, all of which go through cudarc's safe layer but one:
@@ -11,8 +11,12 @@
 //!   that keep every offset inside the buffers) is written on it; its callers, the conversion
 //!   and the fused cast, pass a kernel this crate generated and the launch `kernels` derived
 //!   from the shapes of exactly the buffers they pass.
+//! * [`alloc_for_overwrite`] allocates without initializing, for a destination the next launch
+//!   writes whole (its contract, on it); the element types are plain numbers, for which any bits
+//!   the memory held are a valid value, so even a broken contract yields wrong numbers, not
+//!   undefined behaviour.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::{
     CudaFunction, CudaSlice, CudaStream, DeviceRepr, DriverError, LaunchConfig, PushKernelArg,
@@ -188,4 +192,22 @@ pub(crate) fn launch<S: DeviceRepr, D: DeviceRepr, P: DeviceRepr>(
     // SAFETY: the contract above: the arguments match the kernel's signature and keep its
     // accesses inside the buffers.
     unsafe { args.launch(cfg) }.map(|_| ())
+}
+
+/// `len` elements of `T` on `stream`'s device, allocated and not initialized: for a
+/// destination that the launch queued next on `stream` writes whole, so no memset runs first.
+///
+/// # Contract
+///
+/// Safe to call from this crate on these terms: `T` is one of the element types (integers and
+/// floats, valid for any bits), and the caller queues, before anything reads the buffer, a
+/// kernel whose launch writes every one of its `len` elements (the fused cast's kernels write
+/// each destination element, padding channels included).
+pub(crate) fn alloc_for_overwrite<T: DeviceRepr>(
+    stream: &Arc<CudaStream>,
+    len: usize,
+) -> Result<CudaSlice<T>, DriverError> {
+    // SAFETY: the contract above: every element is written before it is read, and any bits
+    // would be a valid `T` meanwhile.
+    unsafe { stream.alloc::<T>(len) }
 }

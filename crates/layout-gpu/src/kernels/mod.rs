@@ -79,7 +79,9 @@
 //!
 //! # Casting
 //!
-//! A cast kernel runs one thread per destination element, in the destination's storage order.
+//! A cast kernel runs one thread per group of consecutive destination elements in the
+//! destination's storage order: as many as fill 16 bytes where the innermost loop splits into
+//! such groups ([`CastSpec::vector`]; one element otherwise), stored at once.
 //! Each thread decomposes its index over the plan's loops (innermost first, as the gather
 //! does), which gives its source offset and its logical channel; a data channel reads the
 //! source through the plan's [`ChannelMap`](layout_types::cast::ChannelMap), converts it and
@@ -94,7 +96,8 @@
 //!
 //! * f16 and bf16 are handled as bits: widening builds the f64 exactly, narrowing is
 //!   [`narrow`](layout_types::narrow)'s algorithm (nearest, ties to even, from every bit), line
-//!   for line;
+//!   for line; on the device the hardware's conversion from f64 (`cvt.rn`, the same single
+//!   rounding; bf16 from sm_90) narrows every value but NaN, which keeps the portable path;
 //! * integers round half away from zero and saturate, NaN becomes 0;
 //! * f32 and f64 use C's conversions (round to nearest).
 //!

@@ -192,16 +192,22 @@ where
     Row { name: format!("{} {label}", type_name::<T>()), dims: dims.to_vec(), result: run(timer) }
 }
 
-/// The fused f32 NCHW C = 3 → f16 NHWC C = 8; `relayout_cast_pad` allocates its destination on
-/// every call (not zeroed: the kernel writes every byte), so the timed call includes that; the
-/// note gives `gpu.zeros` of the same shape (allocation and memset) for scale.
-fn fused(timer: &mut Timer, host: &[f32], dims: &[usize], note: &mut Vec<String>) -> Row {
-    let run = |timer: &mut Timer, note: &mut Vec<String>| -> Result<Measured, GpuError> {
+/// The fused f32 NCHW C = 3 → f16 NHWC C = 8, twice: `relayout_cast_pad` allocates its
+/// destination on every call (not zeroed: the kernel writes every byte), so the timed call
+/// includes that, and the note gives `gpu.zeros` of the same shape (allocation and memset) for
+/// scale; `relayout_cast_pad_into` writes a buffer allocated once.
+fn fused(timer: &mut Timer, host: &[f32], dims: &[usize], note: &mut Vec<String>) -> [Row; 2] {
+    let run = |timer: &mut Timer, note: &mut Vec<String>, into: bool| -> Result<Measured, GpuError> {
         let gpu = timer.gpu;
         let a = Shape::<Nchw>::from_slice(dims)?;
         let padded = padded_shape::<Nchw, Nhwc>(&a, 8)?;
         let x = gpu.upload(&Tensor::<f32, Nchw>::from_vec_in(a, host[..a.len()].to_vec())?)?;
         let written = padded.len() * core::mem::size_of::<f16>();
+        if into {
+            let mut y = gpu.zeros::<f16, Nhwc>(padded)?;
+            let cast = || gpu.relayout_cast_pad_into(&x, &mut y, Unscaled).map(drop);
+            return measure(timer, &x, written, cast, |_| Err("no cast in cudnnTransformTensor".into()));
+        }
         let cast = || -> Result<(), GpuError> {
             let _y: DeviceChannelPadded<f16, Nhwc> = gpu.relayout_cast_pad(&x, 8, Unscaled)?;
             Ok(())
@@ -217,11 +223,18 @@ fn fused(timer: &mut Timer, host: &[f32], dims: &[usize], note: &mut Vec<String>
         ));
         Ok(m)
     };
-    Row {
-        name: "f32 NCHW C=3 → f16 NHWC C=8 (fused cast + pad)".into(),
-        dims: dims.to_vec(),
-        result: run(timer, note),
-    }
+    [
+        Row {
+            name: "f32 NCHW C=3 → f16 NHWC C=8 (fused cast + pad)".into(),
+            dims: dims.to_vec(),
+            result: run(timer, note, false),
+        },
+        Row {
+            name: "f32 NCHW C=3 → f16 NHWC C=8 (fused, into a buffer)".into(),
+            dims: dims.to_vec(),
+            result: run(timer, note, true),
+        },
+    ]
 }
 
 fn rows<T: DeviceElement>(timer: &mut Timer, cudnn: Option<&Cudnn>, out: &mut Vec<Row>)
@@ -349,7 +362,7 @@ fn main() -> Result<(), GpuError> {
     rows::<f16>(&mut timer, cudnn.as_ref(), &mut out);
     rows::<i8>(&mut timer, cudnn.as_ref(), &mut out);
     let host: Vec<f32> = (0..BYTES / 4).map(|i| (i % 251) as f32 - 125.0).collect();
-    out.push(fused(&mut timer, &host, &[BYTES / 4 / (3 * 256 * 256), 3, 256, 256], &mut notes));
+    out.extend(fused(&mut timer, &host, &[BYTES / 4 / (3 * 256 * 256), 3, 256, 256], &mut notes));
     println!();
     let error = print_table(&out);
     println!();

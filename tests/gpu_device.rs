@@ -121,17 +121,24 @@ where
     let x = gpu.upload(&host).unwrap();
     let got: DeviceChannelPadded<U, D> = gpu.relayout_cast_pad(&x, multiple, Scale(scale)).unwrap();
     assert_eq!((got.channels(), got.padded_channels()), (want.channels(), want.padded_channels()));
-    let got = gpu.download(got.tensor()).unwrap();
-    for (i, (g, w)) in got.as_slice().iter().zip(want.tensor().as_slice()).enumerate() {
-        let nan = |v: U| <Unscaled as Cast<U, f64>>::cast(&Unscaled, v).is_nan();
-        assert!(
-            bytes_of(&[*g]) == bytes_of(&[*w]) || (nan(*g) && nan(*w)),
-            "{} -> {} {dims:?}: element {i} is {g:?}, the CPU's {w:?}",
-            S::NOTATION,
-            D::NOTATION
-        );
+    // The same into a device buffer of the caller's, poisoned first: every element is written.
+    let shape = *got.tensor().shape();
+    let poison =
+        Tensor::<U, D>::from_vec_in(shape, vec![U::from_bits64(0xa5a5_a5a5_a5a5_a5a5); shape.len()]).unwrap();
+    let mut into = gpu.upload(&poison).unwrap();
+    assert_eq!(gpu.relayout_cast_pad_into(&x, &mut into, Scale(scale)).unwrap(), want.channels());
+    let nan = |v: U| <Unscaled as Cast<U, f64>>::cast(&Unscaled, v).is_nan();
+    for (how, got) in [("", gpu.download(got.tensor()).unwrap()), (" (into)", gpu.download(&into).unwrap())] {
+        for (i, (g, w)) in got.as_slice().iter().zip(want.tensor().as_slice()).enumerate() {
+            assert!(
+                bytes_of(&[*g]) == bytes_of(&[*w]) || (nan(*g) && nan(*w)),
+                "{} -> {} {dims:?}{how}: element {i} is {g:?}, the CPU's {w:?}",
+                S::NOTATION,
+                D::NOTATION
+            );
+        }
     }
-    got.as_slice().len()
+    shape.len()
 }
 
 #[test]
@@ -192,6 +199,12 @@ fn mismatched_shapes_are_an_error_and_leave_the_destination_alone() {
     let mut y = gpu.upload(&Tensor::<u8, Nhwc>::filled([1, 2, 4, 3], 9).unwrap()).unwrap();
     assert!(matches!(gpu.convert(&x, &mut y), Err(GpuError::Layout(_))));
     assert!(gpu.download(&y).unwrap().as_slice().iter().all(|&v| v == 9));
+    // The fused cast into a buffer of fewer channels than the source: named, untouched.
+    let mut narrow = gpu.upload(&Tensor::<f32, Nhwc>::filled([1, 1, 3, 4], 9.0).unwrap()).unwrap();
+    let err = gpu.relayout_cast_pad_into(&x, &mut narrow, Unscaled).unwrap_err();
+    assert!(err.to_string().contains('C'), "{err}");
+    assert!(matches!(err, GpuError::Layout(typed_layout::LayoutError::ShapeMismatch { .. })), "{err:?}");
+    assert!(gpu.download(&narrow).unwrap().as_slice().iter().all(|&v| v == 9.0));
 }
 
 #[test]

@@ -20,6 +20,8 @@ fn ui() {
     t.compile_fail("ui-tests/features/safetensors_*.rs");
     #[cfg(feature = "dlpack")]
     t.compile_fail("ui-tests/features/dlpack_*.rs");
+    #[cfg(feature = "gpu")]
+    t.compile_fail("ui-tests/features/gpu_*.rs");
     #[cfg(all(feature = "dlpack", feature = "gpu"))]
     t.compile_fail("ui-tests/features/device_dlpack_*.rs");
     t.pass("ui-tests/pass/*.rs");

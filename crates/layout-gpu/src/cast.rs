@@ -58,6 +58,53 @@ impl Gpu {
         Ok(DeviceChannelPadded::new(dst, plan.channels()))
     }
 
+    /// [`relayout_cast_pad`](Gpu::relayout_cast_pad) into `dst`, a device tensor the caller
+    /// owns (no allocation: an engine's buffer reused call after call). Its dims are the
+    /// source's but C, which may be larger (the padding, written as zeros); every element of it
+    /// is written. Returns the channels of data. Fails with
+    /// [`LayoutError::ShapeMismatch`](layout_types::LayoutError::ShapeMismatch) naming the
+    /// dimension when the dims do not fit (`dst` is then left as it was), and with
+    /// [`GpuError::WrongDevice`] for a tensor of another device. The device twin of
+    /// [`relayout_cast_pad_into`](layout_types::cast::relayout_cast_pad_into).
+    ///
+    /// ```no_run
+    /// // Needs a CUDA device and NVRTC.
+    /// use layout_gpu::Gpu;
+    /// use typed_layout::{cast::Unscaled, Nchw, Nhwc, Shape, Tensor};
+    /// let gpu = Gpu::new(0)?;
+    /// let mut input = gpu.zeros::<half::f16, Nhwc>(Shape::new([8, 8, 224, 224])?)?; // once
+    /// for _ in 0..3 {
+    ///     let rgb = gpu.upload(&Tensor::<f32, Nchw>::filled([8, 3, 224, 224], 0.5)?)?;
+    ///     assert_eq!(gpu.relayout_cast_pad_into(&rgb, &mut input, Unscaled)?, 3);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn relayout_cast_pad_into<T, U, S, D, C>(
+        &self,
+        src: &DeviceTensor<T, S>,
+        dst: &mut DeviceTensor<U, D>,
+        cast: C,
+    ) -> Result<usize, GpuError>
+    where
+        T: DeviceElement,
+        U: DeviceElement,
+        S: Layout,
+        D: Layout,
+        D::Family: SameFamily<S::Family>,
+        C: DeviceCast,
+    {
+        self.check_device(src.data())?;
+        self.check_device(dst.data())?;
+        let plan = CastNest::new(src.shape(), dst.shape())?;
+        let launch = cast_launch(&plan, T::DATA_TYPE, U::DATA_TYPE, src.len(), cast);
+        // The launch contract, as in `relayout_cast_pad`: the plan is of these two shapes, and
+        // `dst` is a whole allocation of ours (device tensors own theirs from its start), so it
+        // starts aligned for the kernel's vector stores.
+        let key = KernelKey::cast((S::NOTATION, D::NOTATION), launch.spec);
+        self.launch(key, launch.grid, launch.spec.block(), src.data(), dst.data_mut(), &launch.params)?;
+        Ok(plan.channels())
+    }
+
     /// `src` quantized into layout `D` as `U` (divided by the scale in `f32`, rounded half to
     /// even, saturated; C padded as [`relayout_cast_pad`](Gpu::relayout_cast_pad) pads): the
     /// device twin of [`quantize`](layout_types::cast::quantize), giving the same bits. A

@@ -6,7 +6,7 @@
 //! | `cudnnHandle_t`: one device, one stream   | [`Gpu`]: bound to one device, owns a stream and the kernel cache |
 //! | device memory described by a tensor descriptor | [`DeviceTensor<T, L>`]: a packed buffer typed by its layout |
 //! | `cudnnTransformTensor` between layouts    | [`Gpu::convert`], [`Gpu::to_layout`]           |
-//! | input preparation (cast, pad C for Tensor Cores / INT8x32) | [`Gpu::relayout_cast_pad`]: one kernel ([`kernels::CastSpec`]) |
+//! | input preparation (cast, pad C for Tensor Cores / INT8x32) | [`Gpu::relayout_cast_pad`], or [`Gpu::relayout_cast_pad_into`] a buffer of yours: one kernel ([`kernels::CastSpec`]) |
 //! | `cudnnReorderFilterAndBias` (INT8x32 filters) | [`Gpu::reorder_int8x32`] into a [`DeviceReorderedFilter`]; cuDNN's own: `cudnn::Cudnn::reorder_int8x32` (feature `cudnn`) |
 //! | `cudnnStatus_t`                           | [`GpuError`]: one variant per cause, with what to do |
 //! | device memory handed to or taken from PyTorch, JAX, CuPy | `dlpack` (feature `dlpack`): a [`DeviceTensor`] out through DLPack without a copy, a CUDA tensor in by a copy, the layout in the strides |

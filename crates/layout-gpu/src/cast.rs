@@ -44,18 +44,12 @@ impl Gpu {
     {
         self.check_device(src.data())?;
         let shape = padded_shape::<S, D>(src.shape(), multiple)?;
-        let plan = CastNest::new(src.shape(), &shape)?;
         shape.bytes(U::SIZE)?;
-        // Not zeroed: the launch below writes every element, the padding channels' zeros too.
+        // Not zeroed: `relayout_cast_pad_into` launches the kernel that writes every element,
+        // the padding channels' zeros too (or fails first, and the buffer is dropped unread).
         let mut dst = DeviceTensor::new(self.alloc_for_overwrite::<U>(shape.len())?, shape);
-        let launch = cast_launch(&plan, T::DATA_TYPE, U::DATA_TYPE, src.len(), cast);
-        // The launch contract: the kernel of this spec takes (const src_t*, dst_t*, CastParams)
-        // with src_t and dst_t of T's and U's data types; `cast_launch` derived the params from
-        // the plan of these two shapes, so every offset it forms lies inside the buffers
-        // (source reads only for data channels).
-        let key = KernelKey::cast((S::NOTATION, D::NOTATION), launch.spec);
-        self.launch(key, launch.grid, launch.spec.block(), src.data(), dst.data_mut(), &launch.params)?;
-        Ok(DeviceChannelPadded::new(dst, plan.channels()))
+        let channels = self.relayout_cast_pad_into(src, &mut dst, cast)?;
+        Ok(DeviceChannelPadded::new(dst, channels))
     }
 
     /// [`relayout_cast_pad`](Gpu::relayout_cast_pad) into `dst`, a device tensor the caller
@@ -97,9 +91,11 @@ impl Gpu {
         self.check_device(dst.data())?;
         let plan = CastNest::new(src.shape(), dst.shape())?;
         let launch = cast_launch(&plan, T::DATA_TYPE, U::DATA_TYPE, src.len(), cast);
-        // The launch contract, as in `relayout_cast_pad`: the plan is of these two shapes, and
-        // `dst` is a whole allocation of ours (device tensors own theirs from its start), so it
-        // starts aligned for the kernel's vector stores.
+        // The launch contract: the kernel of this spec takes (const src_t*, dst_t*, CastParams)
+        // with src_t and dst_t of T's and U's data types; `cast_launch` derived the params from
+        // the plan of these two shapes, so every offset it forms lies inside the buffers (source
+        // reads only for data channels); `dst` is a whole allocation of ours (device tensors
+        // own theirs from its start), so it starts aligned for the kernel's vector stores.
         let key = KernelKey::cast((S::NOTATION, D::NOTATION), launch.spec);
         self.launch(key, launch.grid, launch.spec.block(), src.data(), dst.data_mut(), &launch.params)?;
         Ok(plan.channels())

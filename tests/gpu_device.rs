@@ -152,9 +152,15 @@ fn fused_relayout_cast_pad_matches_the_cpu() {
     n += fused::<i32, bf16, Chwn, NcxHwx<4>>(&gpu, &[5, 6, 7, 3], 1, -0.5);
     n += fused::<f64, u8, Ncdhw, Ndhwc>(&gpu, &[2, 5, 3, 4, 5], 8, 2.0);
     n += fused::<i64, i32, Nchw, Nhwc>(&gpu, &[1, 1, 1, 1], 4, 1.0);
-    // W = 67 innermost in the destination: one element per thread (the others store 4-16).
+    // H·W = 4087 innermost in the destination (one loop): one element per thread (the others
+    // store 2 to 16).
     n += fused::<f32, f16, Nhwc, Nchw>(&gpu, &[2, 3, 61, 67], 1, 1.0);
-    println!("8 fused casts, {n} destination elements, matched the CPU");
+    // Values that need a single rounding from f64 (a third of each, and i64 beyond f32's 24
+    // bits): a hardware path rounding twice (f64 → f32 → f16) would differ here.
+    n += fused::<f64, f16, Nchw, Nhwc>(&gpu, &[2, 3, 33, 35], 8, 1.0 / 3.0);
+    n += fused::<i64, f16, Nchw, Nhwc>(&gpu, &[2, 3, 33, 35], 8, 1.0 / 3.0);
+    n += fused::<f64, bf16, Nchw, Nhwc>(&gpu, &[2, 3, 33, 35], 8, 1.0 / 3.0);
+    println!("11 fused casts, {n} destination elements, matched the CPU");
 }
 
 #[test]
@@ -202,8 +208,10 @@ fn mismatched_shapes_are_an_error_and_leave_the_destination_alone() {
     // The fused cast into a buffer of fewer channels than the source: named, untouched.
     let mut narrow = gpu.upload(&Tensor::<f32, Nhwc>::filled([1, 1, 3, 4], 9.0).unwrap()).unwrap();
     let err = gpu.relayout_cast_pad_into(&x, &mut narrow, Unscaled).unwrap_err();
-    assert!(err.to_string().contains('C'), "{err}");
-    assert!(matches!(err, GpuError::Layout(typed_layout::LayoutError::ShapeMismatch { .. })), "{err:?}");
+    assert!(
+        matches!(err, GpuError::Layout(typed_layout::LayoutError::ShapeMismatch { dim, source: 2, destination: 1 }) if dim.letter == Some('C')),
+        "{err:?}"
+    );
     assert!(gpu.download(&narrow).unwrap().as_slice().iter().all(|&v| v == 9.0));
 }
 

@@ -55,10 +55,12 @@ impl Gpu {
     /// [`relayout_cast_pad`](Gpu::relayout_cast_pad) into `dst`, a device tensor the caller
     /// owns (no allocation: an engine's buffer reused call after call). Its dims are the
     /// source's but C, which may be larger (the padding, written as zeros); every element of it
-    /// is written. Returns the channels of data. Fails with
+    /// is written. Returns the channels of data. Fails, leaving `dst` as it was, with
     /// [`LayoutError::ShapeMismatch`](layout_types::LayoutError::ShapeMismatch) naming the
-    /// dimension when the dims do not fit (`dst` is then left as it was), and with
-    /// [`GpuError::WrongDevice`] for a tensor of another device. The device twin of
+    /// dimension when the dims do not fit, with
+    /// [`LayoutError::NotApplicable`](layout_types::LayoutError::NotApplicable) for a family
+    /// without C, with [`GpuError::WrongDevice`] for a tensor of another device, and with the
+    /// compile or launch error of the kernel. The device twin of
     /// [`relayout_cast_pad_into`](layout_types::cast::relayout_cast_pad_into).
     ///
     /// ```no_run
@@ -137,15 +139,15 @@ impl Gpu {
         let (list, per_k) = scales.checked::<D>(dims[0])?;
         let shape = padded_shape::<S, D>(src.shape(), multiple)?;
         shape.bytes(U::SIZE)?;
-        // Not zeroed: the launches below write every element (one per slab of K, or one whole).
-        let mut dst = DeviceTensor::new(self.alloc_for_overwrite::<U>(shape.len())?, shape);
-        let channels;
         if per_k && S::FORMAT.order()[0] != 0 {
             return Err(layout_types::LayoutError::NotApplicable {
                 reason: "on the device, per-output-channel quantization reads a source whose K is the outermost axis (every named filter layout): convert the source first",
             }
             .into());
         }
+        // Not zeroed: the launches below write every element (one per slab of K, or one whole).
+        let mut dst = DeviceTensor::new(self.alloc_for_overwrite::<U>(shape.len())?, shape);
+        let channels;
         if per_k {
             // One output channel: the source's and the destination's slabs of K = 1, each
             // packed and contiguous (K outermost), `k` slabs into each buffer.

@@ -38,6 +38,9 @@ __device__ __forceinline__ unsigned short tl_to_f16(double x) {
 }
 __device__ __forceinline__ double tl_load(src_t x) { return (double)x; }
 __device__ __forceinline__ dst_t tl_store(double x) {
+#ifdef __CUDA_ARCH__
+    if (x == x) { unsigned short h; asm("cvt.rn.f16.f64 %0, %1;" : "=h"(h) : "d"(x)); return h; }
+#endif
     return tl_to_f16(x);
 }
 typedef uint4 vec_t;

@@ -195,14 +195,15 @@ pub(crate) fn launch<S: DeviceRepr, D: DeviceRepr, P: DeviceRepr>(
 }
 
 /// `len` elements of `T` on `stream`'s device, allocated and not initialized: for a
-/// destination that the launch queued next on `stream` writes whole, so no memset runs first.
+/// destination that the launches queued next on `stream` write whole, so no memset runs first.
 ///
 /// # Contract
 ///
-/// Safe to call from this crate on these terms: `T` is one of the element types (integers and
-/// floats, valid for any bits), and the caller queues, before anything reads the buffer, a
-/// kernel whose launch writes every one of its `len` elements (the fused cast's kernels write
-/// each destination element, padding channels included).
+/// Safe to call from this crate on these terms: `T` is one of the element types (the crate's
+/// `DeviceElement`s: integers and floats, valid for any bits), and the caller queues, before
+/// anything reads the buffer, launches that together write every one of its `len` elements (the
+/// fused cast's kernels write each destination element, padding channels included; a
+/// per-output-channel quantization one slab of K per launch), or drops it unread.
 pub(crate) fn alloc_for_overwrite<T: DeviceRepr>(
     stream: &Arc<CudaStream>,
     len: usize,

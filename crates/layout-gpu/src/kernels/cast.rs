@@ -37,7 +37,8 @@ pub struct CastSpec {
     pub quantize: bool,
     /// Consecutive destination elements per thread, written by one store of up to 16 bytes: a
     /// power of two dividing the innermost loop's extent (1: one element per thread). The
-    /// destination must start aligned to that store, as every allocation of ours does.
+    /// destination must start aligned to that store, as every allocation of ours does. Other
+    /// values give the one-element kernel.
     pub vector: u8,
 }
 
@@ -230,7 +231,11 @@ impl CastSpec {
         );
         let _ = writeln!(s, "__device__ __forceinline__ dst_t tl_store(double x) {{\n{}\n}}", store(self.to));
         let loops = self.loops as usize;
-        let vector = usize::from(self.vector.max(1));
+        // A group is a power of two of elements in at most 16 bytes (`cast_launch` makes no
+        // other); any other value writes the one-element kernel, which a launch of any grid
+        // covers.
+        let vector = usize::from(self.vector);
+        let vector = if vector.is_power_of_two() && vector * self.to.size() <= 16 { vector } else { 1 };
         if vector > 1 {
             let _ = writeln!(s, "typedef {} vec_t;", uint(vector * self.to.size()));
             let _ = writeln!(s, "union pack_t {{ vec_t v; dst_t e[{vector}]; }};");

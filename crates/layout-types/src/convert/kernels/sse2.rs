@@ -25,7 +25,7 @@ pub(super) fn byte_block<T: Element>(
     src: &[T],
     from: usize,
     src_stride: usize,
-    dst: Out<'_, T>,
+    mut dst: Out<'_, T>,
     to: usize,
     dst_stride: usize,
 ) {
@@ -35,8 +35,12 @@ pub(super) fn byte_block<T: Element>(
         unpack_low_i8_m128i,
         unpack_high_i8_m128i,
     );
-    for (out, row) in rows::<T, BYTE_BLOCK>(dst, to, dst_stride).into_iter().zip(v) {
-        store(out.bytes(), row);
+    // Each row through the one view: an array of 16 row views (as `rows` makes) is moved
+    // through the stack and its builder left out of line (measured, one thread, a 1 MiB u8
+    // NCHW→NHWC plane with C = 64 at the SSE2 level: 1.2–1.5 GB/s that way).
+    for (r, row) in v.into_iter().enumerate() {
+        let at = to + r * dst_stride;
+        store(dst.at(at..at + BYTE_BLOCK).bytes(), row);
     }
 }
 
@@ -129,18 +133,17 @@ fn bytes_8x8(runs: [u64; 8]) -> [u64; 8] {
 #[inline(always)]
 fn transpose_lanes<const N: usize>(
     mut v: [m128i; N],
-    low: fn(m128i, m128i) -> m128i,
-    high: fn(m128i, m128i) -> m128i,
+    low: impl Fn(m128i, m128i) -> m128i,
+    high: impl Fn(m128i, m128i) -> m128i,
 ) -> [m128i; N] {
     for _ in 0..N.ilog2() {
-        v = core::array::from_fn(|k| {
-            let (a, b) = (v[k / 2], v[k / 2 + N / 2]);
-            if k % 2 == 0 {
-                low(a, b)
-            } else {
-                high(a, b)
-            }
-        });
+        let mut out = v;
+        for k in 0..N / 2 {
+            let (a, b) = (v[k], v[k + N / 2]);
+            out[2 * k] = low(a, b);
+            out[2 * k + 1] = high(a, b);
+        }
+        v = out;
     }
     v
 }

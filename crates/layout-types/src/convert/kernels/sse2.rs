@@ -130,6 +130,10 @@ fn bytes_8x8(runs: [u64; 8]) -> [u64; 8] {
 ///
 /// Each round interleaves registers `i` and `i + N/2` into registers `2i` and `2i + 1`, which
 /// rotates the bits of (register, lane) left by one; `log2 N` rounds swap the two halves.
+///
+/// `low` and `high` are generic, not `fn` pointers: through pointers the 16-register byte block
+/// kept its unpacks as calls (with the row views below: 1.5 GB/s against 5.6–6.3, one thread,
+/// a 1 MiB u8 NCHW→NHWC plane at the SSE2 level).
 #[inline(always)]
 fn transpose_lanes<const N: usize>(
     mut v: [m128i; N],
@@ -137,13 +141,14 @@ fn transpose_lanes<const N: usize>(
     high: impl Fn(m128i, m128i) -> m128i,
 ) -> [m128i; N] {
     for _ in 0..N.ilog2() {
-        let mut out = v;
-        for k in 0..N / 2 {
-            let (a, b) = (v[k], v[k + N / 2]);
-            out[2 * k] = low(a, b);
-            out[2 * k + 1] = high(a, b);
-        }
-        v = out;
+        v = core::array::from_fn(|k| {
+            let (a, b) = (v[k / 2], v[k / 2 + N / 2]);
+            if k % 2 == 0 {
+                low(a, b)
+            } else {
+                high(a, b)
+            }
+        });
     }
     v
 }

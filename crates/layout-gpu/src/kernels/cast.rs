@@ -236,13 +236,12 @@ impl CastSpec {
         // covers.
         let vector = usize::from(self.vector);
         let vector = if vector.is_power_of_two() && vector * self.to.size() <= 16 { vector } else { 1 };
-        if vector > 1 {
-            let _ = writeln!(s, "typedef {} vec_t;", uint(vector * self.to.size()));
-            let _ = writeln!(s, "union pack_t {{ vec_t v; dst_t e[{vector}]; }};");
-        }
-        // One thread per group of `vector` destination elements (1 for the plain kernel): the
-        // loop indices of the group's first element, then each element's channel and source
-        // offset one innermost step apart.
+        // A group's store: one of its bytes' width (the element itself for a group of one).
+        let _ = writeln!(s, "typedef {} vec_t;", uint(vector * self.to.size()));
+        let _ = writeln!(s, "union pack_t {{ vec_t v; dst_t e[{vector}]; }};");
+        // One thread per group of `vector` destination elements: the loop indices of the
+        // group's first element, then each element's channel and source offset one innermost
+        // step apart, and the group written by one store.
         let _ = writeln!(
             s,
             "extern \"C\" __global__ void __launch_bounds__({THREADS}) {name}(const src_t* __restrict__ src, dst_t* __restrict__ dst, const CastParams p) {{
@@ -264,50 +263,28 @@ impl CastSpec {
         } else {
             "tl_store(tl_load(TL_LD(src_t, src + at)) * p.scale)"
         };
-        let element = |c: &str, at: &str| {
-            format!(
-                "dst_t v = 0;
-            if ({c} < (idx_t)p.channels) {{
-                off_t_ at = {at};
-                at += cw == 1 ? (off_t_){c} * (off_t_)p.c_outer
-                              : (off_t_)({c} / cw) * (off_t_)p.c_outer + (off_t_)({c} % cw) * (off_t_)p.c_inner;
-                v = {value};
-            }}"
-            )
-        };
+        let last = loops - 1;
         let _ = writeln!(
             s,
             "        s += (off_t_)rest * (off_t_)p.src[0]; ch += rest * (idx_t)p.channel[0];
-        const idx_t cw = (idx_t)p.c_width;"
-        );
-        if vector == 1 {
-            let _ = writeln!(
-                s,
-                "        {{
-            {}
-            TL_ST(dst_t, dst + (idx_t)p.dst_base + w, v);
-        }}
-    }}
-}}",
-                element("ch", "s")
-            );
-        } else {
-            let last = loops - 1;
-            let _ = writeln!(
-                s,
-                "        pack_t out;
+        const idx_t cw = (idx_t)p.c_width;
+        pack_t out;
         #pragma unroll
         for (int j = 0; j < {vector}; ++j) {{
             const idx_t c = ch + (idx_t)j * (idx_t)p.channel[{last}];
-            {}
+            dst_t v = 0;
+            if (c < (idx_t)p.channels) {{
+                off_t_ at = s + (off_t_)j * (off_t_)p.src[{last}];
+                at += cw == 1 ? (off_t_)c * (off_t_)p.c_outer
+                              : (off_t_)(c / cw) * (off_t_)p.c_outer + (off_t_)(c % cw) * (off_t_)p.c_inner;
+                v = {value};
+            }}
             out.e[j] = v;
         }}
         TL_ST(vec_t, (vec_t*)(dst + (idx_t)p.dst_base) + w, out.v);
     }}
-}}",
-                element("c", &format!("s + (off_t_)j * (off_t_)p.src[{last}]"))
-            );
-        }
+}}"
+        );
         s
     }
 }

@@ -24,8 +24,10 @@
 //! or 40 f32), so that lines hold parts of two or more rows, is staged instead: panels of whole
 //! rows are transposed into a cache-resident buffer and streamed out as one run
 //! ([`by_panels`]). Without strips (bytes below AVX2), long destination rows stream through
-//! staged tiles ([`by_staged_tiles`]). Byte strips, which read 64 source runs at once, copy
-//! far-apart runs into a staging buffer first ([`by_staged_source`]).
+//! staged tiles ([`by_staged_tiles`]). Strips whose source runs the caches cannot hold together
+//! copy them into a staging buffer first ([`by_staged_source`]): streamed byte strips, which read
+//! 64 runs far apart at once, and AVX2's in cache, where more runs than an L1 set has ways all
+//! fall in one set (channel planes of a multiple of 4 KiB).
 
 use crate::dtype::Element;
 use crate::loops::LoopAxis;

@@ -1,6 +1,7 @@
 //! The ways out above the SSE2 blocks: strips that write whole destination lines
-//! ([`by_strips`]), and for streamed planes the cache-resident staging of panels of whole rows
-//! ([`by_panels`]) and of tiles ([`by_staged_tiles`]).
+//! ([`by_strips`]); for streamed planes the cache-resident staging of panels of whole rows
+//! ([`by_panels`]) and of tiles ([`by_staged_tiles`]); and the staging of source runs that the
+//! caches cannot hold together ([`by_staged_source`]).
 
 use super::line_walk::LineWalk;
 use super::{line_offset, near_lines, plane, square_tile, tiles, tiling, transpose, CACHE_LINE, SWEEP_BYTES};
@@ -74,20 +75,35 @@ pub(super) fn by_panels<T: Element>(
     true
 }
 
-/// A streamed plane whose strips read more source runs at once than the L2 streamer follows
-/// (bytes: 64, a destination line's worth) from far apart in memory (NCHW→NHWC's channel
-/// planes of u8 with C = 64): panels of [`PANEL_BYTES`] are first copied run by run into a
-/// staging buffer, each run a line further on than a whole number of lines (so the runs fall
-/// in different cache sets), and the strips then stream the destination from there. Returns
-/// `false`, having written nothing, for any other plane.
+/// A plane whose strips read many source runs at once from where the caches cannot hold them
+/// together: panels of [`PANEL_BYTES`] are first copied run by run into a staging buffer, each
+/// run an odd number of lines after the last (so the runs fall in different cache sets), and
+/// the strips then read from there. Returns `false`, having written nothing, for any other
+/// plane. Two kinds of plane are staged:
 ///
-/// Read in place, the runs of such a plane lie a multiple of the L2's set period apart when
-/// transparent huge pages back the source (256 KiB here): each strip's 64 lines then compete
-/// for one set of 16 ways, and what the prefetcher brings is evicted before use (u8
-/// NCHW→NHWC at 256 MiB, two threads: 14.7 GB/s with huge pages, 25.1 with small ones).
-/// Staged, the bench's races, in place and staged alternating twice: with huge pages
-/// 21.1–22.2 → 28.7–29.0 GB/s (0.63–0.65 → 0.82–0.86 of the strongest copy), with small
-/// pages 21.9–26.3 → 25.3–26.0.
+/// - **Streamed, runs far apart** (NCHW→NHWC's channel planes of u8 with C = 64; bytes: more
+///   runs than the L2 streamer follows, a destination line's worth). Read in place, the runs
+///   of such a plane lie a multiple of the L2's set period apart when transparent huge pages
+///   back the source (256 KiB here): each strip's 64 lines then compete for one set of 16
+///   ways, and what the prefetcher brings is evicted before use (u8 NCHW→NHWC at 256 MiB, two
+///   threads: 14.7 GB/s with huge pages, 25.1 with small ones). Staged, the bench's races, in
+///   place and staged alternating twice: with huge pages 21.1–22.2 → 28.7–29.0 GB/s (0.63–0.65
+///   → 0.82–0.86 of the strongest copy), with small pages 21.9–26.3 → 25.3–26.0.
+/// - **In cache, all runs in one L1 set and more of them than it has ways** (runs a multiple
+///   of [`L1_SET_PERIOD`] apart: NCHW's and NCDHW's channel planes of a multiple of 4 KiB into
+///   NHWC, NDHWC or NC/32HW32; AVX2's strips: [`Strips::stages_aliased_runs`]). A strip reads
+///   one register of each of its 16–64 runs, and the next strip the rest of the same lines;
+///   read in place, the runs evict each other in between and every line comes twice from L2 or
+///   L3 (`perf`: the loads of the runs took most of the time). On an AMD EPYC (Zen 3, 8-way
+///   L1), 1 MiB rows, a scratch loop of `convert` (best of 9 × 64 calls), old and new binaries
+///   alternating three or four times, one thread, in place → staged: NCHW→NHWC with C = 64 u8
+///   13.9–15.8 → 18.2–21.4 GB/s, f16 13.8–15.8 → 25.2–30.4, f32 12.1–12.6 → 25.2–28.4;
+///   NC/32HW32 u8 12.3–13.2 → 18.4–26.9 (tall strips), f16 15.2–16.4 → 21.2–28.5; NCDHW→NDHWC
+///   with C = 32 u8 12.9–13.3 → 26.1–27.3, f32 13.9–14.6 → 22.9–32.2; two threads 17–26 →
+///   24–44 on the same rows (BENCHMARKS.md has each). Runs that share a few sets only lost (a
+///   1024-wide u8 matrix's rows into columns 16.7–17.8 → 14.4–15.8 GB/s; NCHW→NHWC, u8 with
+///   1 KiB planes 25.8–26.8 → 20.8–21.1, f16 with 2 KiB planes 21.0–21.7 → 18.6–19.8), so
+///   they read in place.
 pub(super) fn by_staged_source<T: Element>(
     src: &[T],
     s: usize,
@@ -101,16 +117,25 @@ pub(super) fn by_staged_source<T: Element>(
     let line = CACHE_LINE / T::SIZE;
     let whole_lines =
         (dst_stride * T::SIZE).is_multiple_of(CACHE_LINE) && dst.address(d).is_multiple_of(CACHE_LINE);
-    // The runs a strip reads go together; of each, a panel holds whole lines, four at least.
-    let group = strips.cols();
-    let staged = (PANEL_BYTES / T::SIZE / group.min(runs).max(1)).saturating_sub(line) / line * line;
-    let many_far_runs = group > MAX_STREAMED_RUNS && src_stride * T::SIZE >= FAR_RUN_BYTES;
-    if !strips.streaming() || strips.cached_source() || !many_far_runs || !whole_lines || staged < 4 * line {
+    // The runs a strip reads go together.
+    let group = strips.cols().min(runs).max(1);
+    let far_streamed = strips.streaming()
+        && !strips.cached_source()
+        && strips.cols() > MAX_STREAMED_RUNS
+        && src_stride * T::SIZE >= FAR_RUN_BYTES
+        && whole_lines;
+    let aliased = strips.in_cache()
+        && strips.stages_aliased_runs()
+        && group > L1_WAYS
+        && (src_stride * T::SIZE).is_multiple_of(L1_SET_PERIOD);
+    // Of each run, a panel holds whole lines, four at least; runs an odd number of lines apart.
+    let pitch = ((PANEL_BYTES / T::SIZE / group / line).saturating_sub(1) | 1) * line;
+    let staged = pitch - line;
+    if !(far_streamed || aliased) || staged < 4 * line {
         return false;
     }
     let mut staging = Staging([0; PANEL_BYTES]);
     let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
-    let pitch = staged + line;
     // The staged panel's source is in the cache: its strips take the in-place ways.
     let cached = strips.with_cached_source(0);
     for c0 in (0..runs).step_by(group) {
@@ -129,6 +154,14 @@ pub(super) fn by_staged_source<T: Element>(
     }
     true
 }
+
+/// Ways of an L1 data cache set on this machine class (8 on AMD's Zen 3, 12 on recent Intel
+/// cores).
+const L1_WAYS: usize = 8;
+
+/// Bytes after which an L1 data cache's sets repeat (64 sets of 64-byte lines): runs a multiple
+/// of it apart put their lines at one offset all in one set.
+const L1_SET_PERIOD: usize = 4096;
 
 /// Bytes apart from which source runs count as far for [`by_staged_source`]: half the L2's set
 /// period (128 KiB here), past which huge pages put many runs in one set. Runs a page apart

@@ -5,6 +5,8 @@ use super::swar::swar_block;
 use super::*;
 use crate::platform::simd::Level;
 
+mod staged;
+
 /// Each block implementation against the definition, for every element size, at strides
 /// and offsets that leave other elements between the runs (they must stay untouched).
 fn check<T: Element>(block: fn(&[T], usize, usize, Out<'_, T>, usize, usize)) {
@@ -153,7 +155,7 @@ fn check_planes<T: Element>(strips: Option<Strips>) -> usize {
 /// columns `src_stride` apart) to `d` in `dst` (the rows `dst_stride` apart) with `strips`, and
 /// asserts every element of `dst` against the definition: the plane's own, and the fill
 /// elsewhere.
-fn transposes_like_the_definition<T: Element>(
+pub(super) fn transposes_like_the_definition<T: Element>(
     src: &[T],
     dst: &mut [T],
     (s, d): (usize, usize),
@@ -219,70 +221,6 @@ fn page_strided_rows_transpose_like_the_definition() {
         check::<half::f16>(level);
         check::<f32>(level);
         check::<f64>(level);
-    }
-}
-
-/// Planes of many source runs far apart in memory, streamed (NCHW→NHWC's channel planes): bytes
-/// stage the source panel by panel, where their strips read more runs than the L2 streamer
-/// follows. Bytes and halves (which read in place) at every level this CPU has, against the
-/// definition: 64 and 100 runs 64 KiB apart, rows past a panel and ragged, destination rows of
-/// whole lines and padded ones, starts on a line and off it.
-#[test]
-fn far_runs_stage_the_source_like_the_definition() {
-    use crate::platform::simd::{Level, Stores};
-    fn check<T: Element>(level: Level) {
-        let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 13;
-        let src_stride = (64 << 10) / T::SIZE + 3;
-        let strips = Strips::new(level, Stores::Streaming, T::SIZE);
-        for (rows, cols) in [(2 * 960 + 37, 64usize), (1000, 100)] {
-            let dst_stride = cols.next_multiple_of(64 / T::SIZE);
-            let src: Vec<T> = (0..cols * src_stride + 8).map(|i| T::from_word(bits(i))).collect();
-            let mut dst = vec![T::from_word(0); rows * dst_stride + 128];
-            let aligned = dst.as_ptr().align_offset(64).min(64);
-            for (s, d) in [(0, aligned), (5, 1)] {
-                let shape = ((rows, cols), (src_stride, dst_stride));
-                transposes_like_the_definition(&src, &mut dst, (s, d), shape.0, shape.1, strips);
-            }
-        }
-    }
-    for level in Level::ALL.into_iter().filter(|l| l.available()) {
-        check::<u8>(level);
-        check::<half::f16>(level);
-    }
-}
-
-/// Byte planes in cache whose source runs lie a multiple of 4 KiB apart (NCHW's channel planes
-/// of 4096 or 8192 pixels into NHWC): AVX-512 copies each pair of neighbouring strips' source
-/// lines into a tile first, pairing strips along a band or from band to band (tall strips,
-/// for rows of 32 to 64 bytes, read in place). Every level this CPU has, against the
-/// definition: 64 and 128 runs (one band a strip wide, and bands of several strips), ragged
-/// runs and rows (an odd last strip alone), tall rows, destination rows padded, starts on a
-/// line and off it; elements outside the plane stay untouched.
-#[test]
-fn page_strided_runs_transpose_like_the_definition() {
-    use crate::platform::simd::Stores;
-    let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 17;
-    for level in Level::ALL.into_iter().filter(|l| l.available()) {
-        let strips = Strips::new(level, Stores::Ordinary, 1);
-        for (rows, cols, src_stride, dst_pad) in [
-            (4096, 64, 4096, 0),
-            (4096 - 32, 64, 4096, 0),
-            (4000 + 5, 100, 4096, 3),
-            (1000, 128, 8192, 64),
-            (96, 64, 4096, 0),
-            // Destination rows of half a line to a line: tall strips, which read in place.
-            (4096, 32, 4096, 0),
-            (1000 + 3, 48, 8192, 5),
-        ] {
-            let dst_stride = cols + dst_pad;
-            let src: Vec<u8> = (0..cols * src_stride + 64).map(|i| bits(i) as u8).collect();
-            let mut dst = vec![0u8; rows * dst_stride + 128];
-            let aligned = dst.as_ptr().align_offset(64).min(64);
-            for (s, d) in [(0, aligned), (7, 1)] {
-                let shape = ((rows, cols), (src_stride, dst_stride));
-                transposes_like_the_definition(&src, &mut dst, (s, d), shape.0, shape.1, strips);
-            }
-        }
     }
 }
 
@@ -428,46 +366,5 @@ fn image_bytes_widen_into_half_pixels_like_the_definition() {
                 }
             }
         }
-    }
-}
-
-/// Which streamed planes of dense narrow rows stage panels ([`by_panels`] takes them) and which
-/// go to the strips: rows up to 1 KiB that share lines, or do not start on one, stage; rows of
-/// whole lines or of half a line starting on one (tall strips), and longer rows, do not.
-#[test]
-fn streamed_planes_stage_panels_only_for_rows_that_share_lines() {
-    use crate::platform::simd::{Level, Stores};
-    let Some(strips) = Strips::new(Level::detected(), Stores::Streaming, 4).filter(|s| s.has_blocks()) else {
-        println!("SKIPPED: no streaming strips on this CPU ({:?})", Level::detected());
-        return;
-    };
-    let (n, tall) = (64, strips.tall()); // pixels; tall strips from AVX2 on
-    let takes = |c: usize, misaligned: usize| {
-        let src = vec![1.0f32; c * n];
-        let mut dst = vec![0.0f32; c * n + 32];
-        let d = dst.as_ptr().align_offset(64) + misaligned;
-        let rows = LoopAxis { extent: n, src: 1, dst: c as isize };
-        let cols = LoopAxis { extent: c, src: n as isize, dst: 1 };
-        let taken = by_panels(&src, 0, Out::new(&mut dst), d, rows, cols, strips);
-        // Taken or not, nothing is written outside the plane; taken, all of it is written.
-        assert!(dst[..d].iter().chain(&dst[d + c * n..]).all(|&v| v == 0.0));
-        if taken {
-            assert!(dst[d..d + c * n].iter().all(|&v| v == 1.0), "C = {c}");
-        }
-        taken
-    };
-    for (c, misaligned, staged) in [
-        (3, 0, true),           // 12-byte rows
-        (8, 0, tall.is_none()), // half a line, on a line: tall strips, two rows a line
-        (8, 1, true),           // half a line, off a line
-        (12, 0, true),          // 48-byte rows
-        (16, 0, false),         // one line, on a line
-        (16, 1, true),          // one line, off a line
-        (32, 0, false),         // two lines
-        (40, 0, true),          // 2.5 lines
-        (256, 0, false),        // 1 KiB of whole lines
-        (300, 0, false),        // past 1 KiB
-    ] {
-        assert_eq!(takes(c, misaligned), staged, "C = {c}, {misaligned} off a line");
     }
 }

@@ -91,7 +91,9 @@ pub(super) fn by_panels<T: Element>(
 ///   → 0.82–0.86 of the strongest copy), with small pages 21.9–26.3 → 25.3–26.0.
 /// - **In cache, all runs in one L1 set and more of them than it has ways** (runs a multiple
 ///   of [`L1_SET_PERIOD`] apart: NCHW's and NCDHW's channel planes of a multiple of 4 KiB into
-///   NHWC, NDHWC or NC/32HW32; AVX2's strips: [`Strips::stages_aliased_runs`]). A strip reads
+///   NHWC, NDHWC or NC/32HW32; AVX2's strips: [`Strips::stages_aliased_runs`]); so too a
+///   streamed plane whose source comes from the last-level cache ([`Strips::cached_source`])
+///   into rows of whole lines. A strip reads
 ///   one register of each of its 16–64 runs, and the next strip the rest of the same lines;
 ///   read in place, the runs evict each other in between and every line comes twice from L2 or
 ///   L3 (`perf`: the loads of the runs took most of the time). On an AMD EPYC (Zen 3, 8-way
@@ -103,7 +105,12 @@ pub(super) fn by_panels<T: Element>(
 ///   24–44 on the same rows (BENCHMARKS.md has each). Runs that share a few sets only lost (a
 ///   1024-wide u8 matrix's rows into columns 16.7–17.8 → 14.4–15.8 GB/s; NCHW→NHWC, u8 with
 ///   1 KiB planes 25.8–26.8 → 20.8–21.1, f16 with 2 KiB planes 21.0–21.7 → 18.6–19.8), so
-///   they read in place.
+///   they read in place. At 16 MiB (streamed, the source from L3), same loop (best of 5 × 4
+///   calls), three alternations, two threads: NCHW→NHWC u8 9.6–13.7 → 12.9–18.8 GB/s, f16
+///   9.5–14.6 → 18.5–24.3, f32 13.9–21.6 → 17.4–30.5, f16 NC/32HW32 21.2–21.7 → 28.2–34.9; one
+///   thread u8 6.7–8.9 → 7.5–12.8, f16 4.6–9.3 → 10.6–14.8. There u8 NC/32HW32's tall strips,
+///   whose streamed rows are half lines, lost staged on two threads (14.9–19.1 → 9.7–13.1 GB/s),
+///   so rows that are not whole lines read in place.
 pub(super) fn by_staged_source<T: Element>(
     src: &[T],
     s: usize,
@@ -124,7 +131,7 @@ pub(super) fn by_staged_source<T: Element>(
         && strips.cols() > MAX_STREAMED_RUNS
         && src_stride * T::SIZE >= FAR_RUN_BYTES
         && whole_lines;
-    let aliased = strips.in_cache()
+    let aliased = (strips.in_cache() || (strips.cached_source() && whole_lines))
         && strips.stages_aliased_runs()
         && group > L1_WAYS
         && (src_stride * T::SIZE).is_multiple_of(L1_SET_PERIOD);

@@ -92,8 +92,9 @@ pub(super) fn by_panels<T: Element>(
 /// - **In cache, all runs in one L1 set and more of them than it has ways** (runs a multiple
 ///   of [`L1_SET_PERIOD`] apart: NCHW's and NCDHW's channel planes of a multiple of 4 KiB into
 ///   NHWC, NDHWC or NC/32HW32; AVX2's strips: [`Strips::stages_aliased_runs`]); so too a
-///   streamed plane whose source comes from the last-level cache ([`Strips::cached_source`])
-///   into rows of whole lines. A strip reads
+///   streamed plane whose source comes from the last-level cache ([`Strips::cached_source`]),
+///   of at most [`MAX_CACHED_RUNS`] runs (which [`by_strips`] would sweep all at once) into
+///   rows of whole lines. A strip reads
 ///   one register of each of its 16–64 runs, and the next strip the rest of the same lines;
 ///   read in place, the runs evict each other in between and every line comes twice from L2 or
 ///   L3 (`perf`: the loads of the runs took most of the time). On an AMD EPYC (Zen 3, 8-way
@@ -110,7 +111,10 @@ pub(super) fn by_panels<T: Element>(
 ///   9.5–14.6 → 18.5–24.3, f32 13.9–21.6 → 17.4–30.5, f16 NC/32HW32 21.2–21.7 → 28.2–34.9; one
 ///   thread u8 6.7–8.9 → 7.5–12.8, f16 4.6–9.3 → 10.6–14.8. There u8 NC/32HW32's tall strips,
 ///   whose streamed rows are half lines, lost staged on two threads (14.9–19.1 → 9.7–13.1 GB/s),
-///   so rows that are not whole lines read in place.
+///   so rows that are not whole lines read in place; and so did more runs, which `by_strips`
+///   sweeps in tiles (two threads, NCHW→NHWC f32 with C = 1024 18.3–20.3 → 10.2–11.3 GB/s, a
+///   256 × 4096 f32 matrix's rows into columns 17.1–22.2 → 11.7–17.7, 1024 × 1024 22.8–23.8 →
+///   14.9–15.3; back in place with the bound, 16.0–23.5 either way).
 pub(super) fn by_staged_source<T: Element>(
     src: &[T],
     s: usize,
@@ -131,7 +135,8 @@ pub(super) fn by_staged_source<T: Element>(
         && strips.cols() > MAX_STREAMED_RUNS
         && src_stride * T::SIZE >= FAR_RUN_BYTES
         && whole_lines;
-    let aliased = (strips.in_cache() || (strips.cached_source() && whole_lines))
+    let from_l3 = strips.cached_source() && whole_lines && runs <= MAX_CACHED_RUNS;
+    let aliased = (strips.in_cache() || from_l3)
         && strips.stages_aliased_runs()
         && group > L1_WAYS
         && (src_stride * T::SIZE).is_multiple_of(L1_SET_PERIOD);

@@ -81,7 +81,7 @@ fn page_strided_runs_transpose_like_the_definition() {
 /// Which in-cache planes AVX2 stages ([`by_staged_source`] takes them): more source runs than
 /// an L1 set has ways, all in one set (a multiple of 4 KiB apart); not runs that spread over a
 /// few sets (1 or 2 KiB apart), nor 8 runs, nor a streamed plane of near runs. Streamed with
-/// the source in the last-level cache, only into rows of whole lines. Taken, the
+/// the source in the last-level cache, only up to 64 runs into rows of whole lines. Taken, the
 /// plane is transposed like the definition (and nothing else is written).
 #[test]
 fn in_cache_planes_stage_runs_that_share_one_l1_set() {
@@ -122,6 +122,7 @@ fn in_cache_planes_stage_runs_that_share_one_l1_set() {
         let from_l3 = streamed.with_cached_source(0);
         assert!(takes(many, page, from_l3), "streamed from L3, size {}", T::SIZE);
         assert!(!takes(many / 2, page, from_l3), "streamed from L3 into half lines, size {}", T::SIZE);
+        assert!(!takes(128, page, from_l3), "streamed from L3, 128 runs, size {}", T::SIZE);
         assert!(
             !takes(many, page, streamed.with_cached_source(1 << 40)),
             "streamed from memory, size {}",

@@ -93,7 +93,7 @@ impl Iterator for LineWalk {
 
 /// Asks for the cache line holding `x` (a hint: no effect on results).
 #[inline(always)]
-fn prefetch<T>(x: &T) {
+pub(super) fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     safe_arch::prefetch_t0(x);
     #[cfg(not(target_arch = "x86_64"))]

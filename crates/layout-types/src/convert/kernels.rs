@@ -26,8 +26,8 @@
 //! ([`by_panels`]). Without strips (bytes below AVX2), long destination rows stream through
 //! staged tiles ([`by_staged_tiles`]). Strips whose source runs the caches cannot hold together
 //! copy them into a staging buffer first ([`by_staged_source`]): streamed byte strips, which read
-//! 64 runs far apart at once, and AVX2's in cache, where more runs than an L1 set has ways all
-//! fall in one set (channel planes of a multiple of 4 KiB).
+//! 64 runs far apart at once, and AVX2's in cache or from the last-level cache, where more runs
+//! than an L1 set has ways all fall in one set (channel planes of a multiple of 4 KiB).
 
 use crate::dtype::Element;
 use crate::loops::LoopAxis;

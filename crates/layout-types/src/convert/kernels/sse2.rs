@@ -35,8 +35,8 @@ pub(super) fn byte_block<T: Element>(
         unpack_low_i8_m128i,
         unpack_high_i8_m128i,
     );
-    // Each row through the one view: an array of 16 row views (as `rows` makes) is moved
-    // through the stack and its builder left out of line (measured, one thread, a 1 MiB u8
+    // Each row through the one view: an array of 16 row views (as a `rows` helper made) is
+    // moved through the stack and its builder left out of line (measured, one thread, a 1 MiB u8
     // NCHW→NHWC plane with C = 64 at the SSE2 level: 1.2–1.5 GB/s that way).
     for (r, row) in v.into_iter().enumerate() {
         let at = to + r * dst_stride;
@@ -68,16 +68,16 @@ pub(super) fn block<T: Element>(
             let v = bytes_8x8(core::array::from_fn(|c| {
                 u64::from_le_bytes(run(c).try_into().expect("8 one-byte elements"))
             }));
-            for (r, v) in v.into_iter().enumerate() {
-                dst.at(at(r)).bytes().copy_from(&v.to_le_bytes());
+            for (r, row) in v.into_iter().enumerate() {
+                dst.at(at(r)).bytes().copy_from(&row.to_le_bytes());
             }
         }
         2 => {
             let v: [m128i; BLOCK] = core::array::from_fn(|c| load(run(c)));
-            for (r, v) in
+            for (r, row) in
                 transpose_lanes(v, unpack_low_i16_m128i, unpack_high_i16_m128i).into_iter().enumerate()
             {
-                store(dst.at(at(r)).bytes(), v);
+                store(dst.at(at(r)).bytes(), row);
             }
         }
         _ => {
@@ -87,8 +87,8 @@ pub(super) fn block<T: Element>(
                 for h in 0..2 {
                     let v = core::array::from_fn(|i| load(&run(4 * g + i)[16 * h..16 * h + 16]));
                     let v = transpose_lanes::<4>(v, unpack_low_i32_m128i, unpack_high_i32_m128i);
-                    for (k, v) in v.into_iter().enumerate() {
-                        store(dst.at(at(4 * h + k)).bytes().into_at(16 * g..16 * g + 16), v);
+                    for (k, row) in v.into_iter().enumerate() {
+                        store(dst.at(at(4 * h + k)).bytes().into_at(16 * g..16 * g + 16), row);
                     }
                 }
             }
@@ -136,7 +136,7 @@ fn bytes_8x8(runs: [u64; 8]) -> [u64; 8] {
 /// rotates the bits of (register, lane) left by one; `log2 N` rounds swap the two halves.
 ///
 /// `low` and `high` are generic, not `fn` pointers: through pointers the 16-register byte block
-/// kept its unpacks as calls (with the row views below: 1.5 GB/s against 5.6–6.3, one thread,
+/// kept its unpacks as calls (with an array of row views: 1.5 GB/s against 5.6–6.3, one thread,
 /// a 1 MiB u8 NCHW→NHWC plane at the SSE2 level).
 #[inline(always)]
 fn transpose_lanes<const N: usize>(

@@ -79,42 +79,33 @@ pub(super) fn by_panels<T: Element>(
 /// together: panels of [`PANEL_BYTES`] are first copied run by run into a staging buffer, each
 /// run an odd number of lines after the last (so the runs fall in different cache sets), and
 /// the strips then read from there. Returns `false`, having written nothing, for any other
-/// plane. Two kinds of plane are staged:
+/// plane. Two kinds of plane are staged ([`staged_runs`] decides):
 ///
-/// - **Streamed, runs far apart** (NCHW→NHWC's channel planes of u8 with C = 64; bytes: more
-///   runs than the L2 streamer follows, a destination line's worth). Read in place, the runs
-///   of such a plane lie a multiple of the L2's set period apart when transparent huge pages
-///   back the source (256 KiB here): each strip's 64 lines then compete for one set of 16
+/// - **Streamed, runs far apart in memory** (NCHW→NHWC's channel planes of u8 with C = 64;
+///   bytes: more runs than the L2 streamer follows, a destination line's worth). Read in place,
+///   the runs of such a plane lie a multiple of the L2's set period apart when transparent huge
+///   pages back the source (256 KiB here): each strip's 64 lines then compete for one set of 16
 ///   ways, and what the prefetcher brings is evicted before use (u8 NCHW→NHWC at 256 MiB, two
 ///   threads: 14.7 GB/s with huge pages, 25.1 with small ones). Staged, the bench's races, in
 ///   place and staged alternating twice: with huge pages 21.1–22.2 → 28.7–29.0 GB/s (0.63–0.65
-///   → 0.82–0.86 of the strongest copy), with small pages 21.9–26.3 → 25.3–26.0.
-/// - **In cache, all runs in one L1 set and more of them than it has ways** (runs a multiple
-///   of [`L1_SET_PERIOD`] apart: NCHW's and NCDHW's channel planes of a multiple of 4 KiB into
-///   NHWC, NDHWC or NC/32HW32; AVX2's strips: [`Strips::stages_aliased_runs`]); so too a
-///   streamed plane whose source comes from the last-level cache ([`Strips::cached_source`]),
-///   of at most [`MAX_CACHED_RUNS`] runs (which [`by_strips`] would sweep all at once) into
-///   rows of whole lines. A strip reads
-///   one register of each of its 16–64 runs, and the next strip the rest of the same lines;
-///   read in place, the runs evict each other in between and every line comes twice from L2 or
-///   L3 (`perf`: the loads of the runs took most of the time). On an AMD EPYC (Zen 3, 8-way
-///   L1), 1 MiB rows, a scratch loop of `convert` (best of 9 × 64 calls), old and new binaries
-///   alternating three or four times, one thread, in place → staged: NCHW→NHWC with C = 64 u8
-///   13.9–15.8 → 18.2–21.4 GB/s, f16 13.8–15.8 → 25.2–30.4, f32 12.1–12.6 → 25.2–28.4;
-///   NC/32HW32 u8 12.3–13.2 → 18.4–26.9 (tall strips), f16 15.2–16.4 → 21.2–28.5; NCDHW→NDHWC
-///   with C = 32 u8 12.9–13.3 → 26.1–27.3, f32 13.9–14.6 → 22.9–32.2; two threads 17–26 →
-///   24–44 on the same rows (BENCHMARKS.md has each). Runs that share a few sets only lost (a
-///   1024-wide u8 matrix's rows into columns 16.7–17.8 → 14.4–15.8 GB/s; NCHW→NHWC, u8 with
-///   1 KiB planes 25.8–26.8 → 20.8–21.1, f16 with 2 KiB planes 21.0–21.7 → 18.6–19.8), so
-///   they read in place. At 16 MiB (streamed, the source from L3), same loop (best of 5 × 4
-///   calls), three alternations, two threads: NCHW→NHWC u8 9.6–13.7 → 12.9–18.8 GB/s, f16
-///   9.5–14.6 → 18.5–24.3, f32 13.9–21.6 → 17.4–30.5, f16 NC/32HW32 21.2–21.7 → 28.2–34.9; one
-///   thread u8 6.7–8.9 → 7.5–12.8, f16 4.6–9.3 → 10.6–14.8. There u8 NC/32HW32's tall strips,
-///   whose streamed rows are half lines, lost staged on two threads (14.9–19.1 → 9.7–13.1 GB/s),
-///   so rows that are not whole lines read in place; and so did more runs, which `by_strips`
-///   sweeps in tiles (two threads, NCHW→NHWC f32 with C = 1024 18.3–20.3 → 10.2–11.3 GB/s, a
-///   256 × 4096 f32 matrix's rows into columns 17.1–22.2 → 11.7–17.7, 1024 × 1024 22.8–23.8 →
-///   14.9–15.3; back in place with the bound, 16.0–23.5 either way).
+///   → 0.82–0.86 of the strongest copy), with small pages 21.9–26.3 → 25.3–26.0. The copy
+///   prefetches [`RUNS_AHEAD`].
+/// - **All runs in one L1 set, more of them than it has ways** (AVX2's strips:
+///   [`Strips::stages_aliased_runs`]): runs a multiple of [`L1_SET_PERIOD`] apart (NCHW's and
+///   NCDHW's channel planes of a multiple of 4 KiB into NHWC, NDHWC or NC/32HW32), at least a
+///   strip's columns of them into a destination starting on a line, [`WIDE_PLANE`] rows at
+///   least; in cache, or streamed from the last-level cache ([`Strips::cached_source`]) with at
+///   most [`MAX_CACHED_RUNS`] runs into rows of whole lines. A strip reads one register of each
+///   of its 16–64 runs and the next strip the rest of the same lines: read in place, the runs
+///   evict each other in between and every line comes twice from L2 or L3 (`perf`: the loads of
+///   the runs took most of the time). On an AMD EPYC (Zen 3, 8-way L1), a scratch loop of
+///   `convert`, in place → staged, one thread: 1 MiB NCHW→NHWC with C = 64 u8 13.9–15.8 →
+///   18.2–21.4 GB/s, f16 13.8–15.8 → 25.2–30.4, f32 12.1–12.6 → 25.2–28.4; 16 MiB u8 4.2–5.2 →
+///   8.0–8.7, f16 4.7–6.2 → 10.3–16.3 (BENCHMARKS.md, issue 23 step 18, has every row). Measured
+///   slower staged, and so read in place: runs that share a few sets only (1 or 2 KiB planes,
+///   a 1024-wide u8 matrix: 10–20 % lost); from the last-level cache, half-line rows (u8
+///   NC/32HW32's tall strips, two threads: a third lost) and more than 64 runs (f32 C = 1024,
+///   256 × 4096 and 1024 × 1024 f32 matrices: a third lost).
 pub(super) fn by_staged_source<T: Element>(
     src: &[T],
     s: usize,
@@ -124,28 +115,14 @@ pub(super) fn by_staged_source<T: Element>(
     cols: LoopAxis,
     strips: Strips,
 ) -> bool {
+    let Some(why) = staged_runs::<T>(dst.address(d), rows, cols, strips) else { return false };
     let (runs, src_stride, dst_stride) = (cols.extent, cols.src as usize, rows.dst as usize);
     let line = CACHE_LINE / T::SIZE;
-    let whole_lines =
-        (dst_stride * T::SIZE).is_multiple_of(CACHE_LINE) && dst.address(d).is_multiple_of(CACHE_LINE);
-    // The runs a strip reads go together.
-    let group = strips.cols().min(runs).max(1);
-    let far_streamed = strips.streaming()
-        && !strips.cached_source()
-        && strips.cols() > MAX_STREAMED_RUNS
-        && src_stride * T::SIZE >= FAR_RUN_BYTES
-        && whole_lines;
-    let from_l3 = strips.cached_source() && whole_lines && runs <= MAX_CACHED_RUNS;
-    let aliased = (strips.in_cache() || from_l3)
-        && strips.stages_aliased_runs()
-        && group > L1_WAYS
-        && (src_stride * T::SIZE).is_multiple_of(L1_SET_PERIOD);
-    // Of each run, a panel holds whole lines, four at least; runs an odd number of lines apart.
-    let pitch = ((PANEL_BYTES / T::SIZE / group / line).saturating_sub(1) | 1) * line;
+    // The runs a strip reads go together; of each, a panel holds whole lines, four at least
+    // (`staged_runs` checked), and the runs lie an odd number of lines apart.
+    let group = strips.cols().min(runs);
+    let pitch = staging_pitch::<T>(group);
     let staged = pitch - line;
-    if !(far_streamed || aliased) || staged < 4 * line {
-        return false;
-    }
     let mut staging = Staging([0; PANEL_BYTES]);
     let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
     // The staged panel's source is in the cache: its strips take the in-place ways.
@@ -157,7 +134,7 @@ pub(super) fn by_staged_source<T: Element>(
             for c in 0..k {
                 let from = s + r + (c0 + c) * src_stride;
                 // From memory, the run `RUNS_AHEAD` on is asked for while this one is copied.
-                if far_streamed && c + RUNS_AHEAD < k {
+                if why == StagedRuns::FarInMemory && c + RUNS_AHEAD < k {
                     let next = from + RUNS_AHEAD * src_stride;
                     (next..next + n).step_by(line).filter_map(|at| src.get(at)).for_each(prefetch);
                 }
@@ -166,10 +143,66 @@ pub(super) fn by_staged_source<T: Element>(
             let part_rows = LoopAxis { extent: n, src: 1, ..rows };
             let part_cols = LoopAxis { extent: k, src: pitch as isize, ..cols };
             let to = (d + r * dst_stride + c0) as isize;
+            // The staged runs lie an odd number of lines apart (never a multiple of 4 KiB) in a
+            // cached buffer, so this does not stage them again.
             transpose(buf, 0, dst.rb(), to, part_rows, part_cols, Some(cached));
         }
     }
     true
+}
+
+/// Why [`by_staged_source`] stages a plane's source runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum StagedRuns {
+    /// Streamed, many runs far apart in memory (bytes).
+    FarInMemory,
+    /// In cache, or streamed from the last-level cache, all runs in one L1 set.
+    OneL1Set,
+}
+
+/// Whether, and why, [`by_staged_source`] stages the source runs of the plane `rows` × `cols`
+/// whose destination starts at address `to` (the conditions its doc gives).
+pub(super) fn staged_runs<T: Element>(
+    to: usize,
+    rows: LoopAxis,
+    cols: LoopAxis,
+    strips: Strips,
+) -> Option<StagedRuns> {
+    let (runs, dst_stride) = (cols.extent, rows.dst as usize);
+    let src_stride = usize::try_from(cols.src).ok().filter(|&s| s > 0)?;
+    let on_line = to.is_multiple_of(CACHE_LINE);
+    let whole_lines = (dst_stride * T::SIZE).is_multiple_of(CACHE_LINE) && on_line;
+    let group = strips.cols().min(runs);
+    // Each run's share of a panel must hold four lines past the one that sets runs apart.
+    if runs == 0 || staging_pitch::<T>(group) < 5 * (CACHE_LINE / T::SIZE) {
+        return None;
+    }
+    let far_in_memory = strips.streaming()
+        && !strips.cached_source()
+        && strips.cols() > MAX_STREAMED_RUNS
+        && src_stride * T::SIZE >= FAR_RUN_BYTES
+        && whole_lines;
+    if far_in_memory {
+        return Some(StagedRuns::FarInMemory);
+    }
+    // Whole strips to read the staged runs: a strip's columns (a tall one's, the fewest), on a
+    // destination line, and enough rows for the in-cache sweep.
+    let strip_cols = strips.tall().map_or(strips.cols(), |t| t.cols());
+    let strips_fit = runs >= strip_cols && on_line && rows.extent >= WIDE_PLANE;
+    let from_l3 = strips.streaming() && strips.cached_source() && whole_lines && runs <= MAX_CACHED_RUNS;
+    let one_set = strips.stages_aliased_runs()
+        && (strips.in_cache() || from_l3)
+        && strips_fit
+        && group > L1_WAYS
+        && (src_stride * T::SIZE).is_multiple_of(L1_SET_PERIOD);
+    one_set.then_some(StagedRuns::OneL1Set)
+}
+
+/// Elements from one staged run's start to the next in a panel of `group` runs: an odd number
+/// of lines (so the runs fall in different cache sets), as many as [`PANEL_BYTES`] allows.
+fn staging_pitch<T: Element>(group: usize) -> usize {
+    let line = CACHE_LINE / T::SIZE;
+    ((PANEL_BYTES / T::SIZE / group.max(1) / line).saturating_sub(1) | 1) * line
 }
 
 /// Runs ahead of the one it copies that [`by_staged_source`] prefetches where the source comes
@@ -180,8 +213,8 @@ pub(super) fn by_staged_source<T: Element>(
 /// (1 MiB f32 NCHW→NHWC, one thread: 24.4–32.3 → 20.3–22.1), so those copy without it.
 const RUNS_AHEAD: usize = 8;
 
-/// Ways of an L1 data cache set on this machine class (8 on AMD's Zen 3, 12 on recent Intel
-/// cores).
+/// Ways of an L1 data cache set on this machine class: the fewer of AMD's Zen 3 (8) and recent
+/// Intel cores (12), so that runs which overfill the smaller set are staged on both.
 const L1_WAYS: usize = 8;
 
 /// Bytes after which an L1 data cache's sets repeat (64 sets of 64-byte lines): runs a multiple
@@ -196,7 +229,7 @@ const FAR_RUN_BYTES: usize = 64 << 10;
 
 /// Destination rows a plane has at least, for [`by_strips`] to sweep it in whole-row bands
 /// (in cache, or streamed with few source runs).
-const WIDE_PLANE: usize = 256;
+pub(super) const WIDE_PLANE: usize = 256;
 
 /// Source runs a streamed plane reads at once at most, for [`by_strips`] to sweep it in
 /// whole-row bands.

@@ -160,11 +160,11 @@ impl Strips {
         self.level == Level::Avx512
     }
 
-    /// Whether an in-cache plane whose strips read more source runs from one L1 set than it has
-    /// ways copies its source into a staging buffer first (`convert::kernels`'s
-    /// `by_staged_source`): AVX2's strips, where it was measured (AMD EPYC, Zen 3). AVX-512's
-    /// byte strips pair neighbouring strips through a tile of their source lines instead, and
-    /// its other strips were not measured staged.
+    /// Whether a plane (in cache, or streamed from the last-level cache) whose strips read more
+    /// source runs from one L1 set than it has ways copies its source into a staging buffer
+    /// first (`convert::kernels`'s `by_staged_source`): AVX2's strips, where it was measured
+    /// (AMD EPYC, Zen 3). AVX-512's byte strips pair neighbouring strips through a tile of
+    /// their source lines instead, and its other strips were not measured staged.
     pub(crate) fn stages_aliased_runs(&self) -> bool {
         self.level == Level::Avx2
     }

@@ -2,6 +2,7 @@
 //! cannot hold together ([`by_staged_source`]), and streamed panels of narrow rows
 //! ([`by_panels`]).
 
+use super::super::streamed::{staged_runs, StagedRuns, WIDE_PLANE};
 use super::super::*;
 use super::transposes_like_the_definition;
 use crate::platform::simd::Level;
@@ -13,7 +14,7 @@ use crate::platform::simd::Level;
 /// whole lines and padded ones, starts on a line and off it.
 #[test]
 fn far_runs_stage_the_source_like_the_definition() {
-    use crate::platform::simd::{Level, Stores};
+    use crate::platform::simd::Stores;
     fn check<T: Element>(level: Level) {
         let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 13;
         let src_stride = (64 << 10) / T::SIZE + 3;
@@ -78,65 +79,101 @@ fn page_strided_runs_transpose_like_the_definition() {
     }
 }
 
-/// Which in-cache planes AVX2 stages ([`by_staged_source`] takes them): more source runs than
-/// an L1 set has ways, all in one set (a multiple of 4 KiB apart); not runs that spread over a
-/// few sets (1 or 2 KiB apart), nor 8 runs, nor a streamed plane of near runs. Streamed with
-/// the source in the last-level cache, only up to 64 runs into rows of whole lines. Taken, the
-/// plane is transposed like the definition (and nothing else is written).
+/// Which planes AVX2 stages because their source runs share one L1 set ([`staged_runs`]), each
+/// condition failing alone: runs a multiple of 4 KiB apart (not 2 KiB, not a broadcast), at
+/// least a strip's columns of them, a destination starting on a line, [`WIDE_PLANE`] rows; in
+/// cache, or streamed from the last-level cache into rows of whole lines with at most 64 runs
+/// (not a cached plane with ordinary stores, as `by_panels`' inner strips, nor one from
+/// memory). And far runs from memory: bytes only.
 #[test]
-fn in_cache_planes_stage_runs_that_share_one_l1_set() {
+fn planes_stage_runs_that_share_one_l1_set() {
     use crate::platform::simd::Stores;
-    fn check<T: Element>(strips: Strips, streamed: Strips) {
-        let page = 4096 / T::SIZE;
-        let takes = |cols: usize, src_stride: usize, strips: Strips| {
-            let rows = 2 * page + 5;
-            let src: Vec<T> = (0..cols * src_stride + rows).map(|i| T::from_word(i as u64 * 7 + 1)).collect();
-            let mut dst = vec![T::from_word(0); rows * cols + 64];
-            let d = dst.as_ptr().align_offset(64).min(64);
-            let r = LoopAxis { extent: rows, src: 1, dst: cols as isize };
-            let c = LoopAxis { extent: cols, src: src_stride as isize, dst: 1 };
-            let taken = by_staged_source(&src, 3, Out::new(&mut dst), d, r, c, strips);
-            let outside = dst[..d].iter().chain(&dst[d + rows * cols..]);
-            assert!(outside.into_iter().all(|v| v.to_word() == 0), "written outside the plane");
-            if taken {
-                for (i, v) in dst[d..d + rows * cols].iter().enumerate() {
-                    let (row, col) = (i / cols, i % cols);
-                    assert_eq!(
-                        v.to_word(),
-                        src[3 + col * src_stride + row].to_word(),
-                        "size {} at {i}",
-                        T::SIZE
-                    );
-                }
-            }
-            taken
-        };
-        let many = 64 / T::SIZE;
-        assert!(takes(many, page, strips), "{many} runs 4 KiB apart, size {}", T::SIZE);
-        assert!(takes(many, 2 * page, strips), "{many} runs 8 KiB apart, size {}", T::SIZE);
-        assert!(!takes(many, page / 2, strips), "runs 2 KiB apart, size {}", T::SIZE);
-        assert!(!takes(many, page / 4, strips), "runs 1 KiB apart, size {}", T::SIZE);
-        assert!(!takes(8, page, strips), "8 runs, size {}", T::SIZE);
-        assert!(!takes(many, page + 16, streamed), "streamed near runs, size {}", T::SIZE);
-        // Streamed from the last-level cache: staged into rows of whole lines only.
+    fn check<T: Element>() {
+        let strips = |stores| Strips::new(Level::Avx2, stores, T::SIZE).expect("AVX2 strips");
+        let (in_cache, streamed) = (strips(Stores::Ordinary), strips(Stores::Streaming));
         let from_l3 = streamed.with_cached_source(0);
-        assert!(takes(many, page, from_l3), "streamed from L3, size {}", T::SIZE);
-        assert!(!takes(many / 2, page, from_l3), "streamed from L3 into half lines, size {}", T::SIZE);
-        assert!(!takes(128, page, from_l3), "streamed from L3, 128 runs, size {}", T::SIZE);
-        assert!(
-            !takes(many, page, streamed.with_cached_source(1 << 40)),
-            "streamed from memory, size {}",
-            T::SIZE
+        let from_memory = streamed.with_cached_source(1 << 40);
+        let (page, many, line) = (4096 / T::SIZE, 64 / T::SIZE, 64);
+        let fewest = in_cache.tall().expect("AVX2 has tall strips").cols();
+        let why = |to: usize, rows: usize, runs: usize, src_stride: isize, dst_stride: usize, strips| {
+            let r = LoopAxis { extent: rows, src: 1, dst: dst_stride as isize };
+            let c = LoopAxis { extent: runs, src: src_stride, dst: 1 };
+            staged_runs::<T>(to, r, c, strips)
+        };
+        let size = T::SIZE;
+        let (rows, stride) = (2 * page + 5, page as isize);
+        let one_set = Some(StagedRuns::OneL1Set);
+        assert_eq!(why(line, rows, many, stride, many, in_cache), one_set, "size {size}");
+        assert_eq!(why(line, rows, many, 2 * stride, many, in_cache), one_set, "8 KiB, size {size}");
+        // A tall strip's runs (32 bytes' worth), staged where they overfill an 8-way set.
+        let tall = (fewest > 8).then_some(StagedRuns::OneL1Set);
+        assert_eq!(why(line, rows, fewest, stride, fewest, in_cache), tall, "tall, size {size}");
+        assert_eq!(why(line, rows, many, stride / 2, many, in_cache), None, "2 KiB, size {size}");
+        assert_eq!(why(line, rows, many, 0, many, in_cache), None, "broadcast, size {size}");
+        assert_eq!(why(line, rows, fewest - 1, stride, many, in_cache), None, "too few runs, size {size}");
+        assert_eq!(why(line + T::SIZE, rows, many, stride, many, in_cache), None, "off a line, size {size}");
+        assert_eq!(why(line, WIDE_PLANE - 1, many, stride, many, in_cache), None, "short plane, size {size}");
+        assert_eq!(
+            why(line, rows, many, stride + 16, many, streamed),
+            None,
+            "near runs streamed, size {size}"
         );
+        assert_eq!(why(line, rows, many, stride, many, from_l3), one_set, "from L3, size {size}");
+        assert_eq!(why(line, rows, many, stride, many / 2, from_l3), None, "half lines, size {size}");
+        assert_eq!(why(line, rows, 128, stride, 128, from_l3), None, "128 runs from L3, size {size}");
+        assert_eq!(why(line, rows, many, stride, many, from_memory), None, "from memory, size {size}");
+        let panels = from_l3.with_stores(Stores::Ordinary);
+        assert_eq!(why(line, rows, many, stride, many, panels), None, "cached, ordinary, size {size}");
+        let far = why(line, rows, 64, (64 << 10) / T::SIZE as isize, many.max(64), from_memory);
+        assert_eq!(far, (size == 1).then_some(StagedRuns::FarInMemory), "far runs, size {size}");
     }
     if !Level::Avx2.available() {
-        println!("SKIPPED: AVX2 stages in-cache runs; this CPU's highest level is {:?}", Level::detected());
+        println!("SKIPPED: AVX2 stages these runs; this CPU's highest level is {:?}", Level::detected());
         return;
     }
-    let at = |stores, size| Strips::new(Level::Avx2, stores, size).expect("AVX2 strips");
-    check::<u8>(at(Stores::Ordinary, 1), at(Stores::Streaming, 1));
-    check::<half::f16>(at(Stores::Ordinary, 2), at(Stores::Streaming, 2));
-    check::<f32>(at(Stores::Ordinary, 4), at(Stores::Streaming, 4));
+    check::<u8>();
+    check::<half::f16>();
+    check::<f32>();
+}
+
+/// Planes whose runs share one L1 set, staged at AVX2 ([`by_staged_source`] takes them), against
+/// the definition, every element size that stages: one group of runs, several with a ragged
+/// last one, and streamed from the last-level cache; nothing outside the plane is written.
+#[test]
+fn runs_that_share_one_l1_set_stage_like_the_definition() {
+    use crate::platform::simd::Stores;
+    fn check<T: Element>() {
+        let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 19;
+        let strips = |stores| Strips::new(Level::Avx2, stores, T::SIZE).expect("AVX2 strips");
+        let (in_cache, from_l3) = (strips(Stores::Ordinary), strips(Stores::Streaming).with_cached_source(0));
+        let (page, many) = (4096 / T::SIZE, 64 / T::SIZE);
+        for (runs, src_stride, strips) in
+            [(many, page, in_cache), (2 * many + 3, 2 * page, in_cache), (many, page, from_l3)]
+        {
+            let rows = 2 * page + 5;
+            let src: Vec<T> = (0..runs * src_stride + rows).map(|i| T::from_word(bits(i))).collect();
+            let mut dst = vec![T::from_word(0); rows * runs + 64];
+            let d = dst.as_ptr().align_offset(64).min(64);
+            let r = LoopAxis { extent: rows, src: 1, dst: runs as isize };
+            let c = LoopAxis { extent: runs, src: src_stride as isize, dst: 1 };
+            let taken = by_staged_source(&src, 3, Out::new(&mut dst), d, r, c, strips);
+            assert!(taken, "{runs} runs {src_stride} apart, size {}", T::SIZE);
+            let outside = dst[..d].iter().chain(&dst[d + rows * runs..]);
+            assert!(outside.into_iter().all(|v| v.to_word() == 0), "written outside the plane");
+            for (i, v) in dst[d..d + rows * runs].iter().enumerate() {
+                let (row, col) = (i / runs, i % runs);
+                let expected = src[3 + col * src_stride + row].to_word();
+                assert_eq!(v.to_word(), expected, "{runs} runs, size {} at {i}", T::SIZE);
+            }
+        }
+    }
+    if !Level::Avx2.available() {
+        println!("SKIPPED: AVX2 stages these runs; this CPU's highest level is {:?}", Level::detected());
+        return;
+    }
+    check::<u8>();
+    check::<half::f16>();
+    check::<f32>();
 }
 
 /// Which streamed planes of dense narrow rows stage panels ([`by_panels`] takes them) and which
@@ -144,7 +181,7 @@ fn in_cache_planes_stage_runs_that_share_one_l1_set() {
 /// whole lines or of half a line starting on one (tall strips), and longer rows, do not.
 #[test]
 fn streamed_planes_stage_panels_only_for_rows_that_share_lines() {
-    use crate::platform::simd::{Level, Stores};
+    use crate::platform::simd::Stores;
     let Some(strips) = Strips::new(Level::detected(), Stores::Streaming, 4).filter(|s| s.has_blocks()) else {
         println!("SKIPPED: no streaming strips on this CPU ({:?})", Level::detected());
         return;

@@ -39,13 +39,15 @@ use core::ops::Range;
 mod line_walk;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
-mod streamed;
+mod staged;
+mod strip_sweep;
 mod swar;
 #[cfg(test)]
 mod tests;
 
 use line_walk::{LineWalk, Lines};
-use streamed::{by_panels, by_staged_source, by_staged_tiles, by_strips};
+use staged::{by_panels, by_staged_source, by_staged_tiles};
+use strip_sweep::by_strips;
 use swar::swar_block;
 
 /// Edge of a transpose block, in elements.

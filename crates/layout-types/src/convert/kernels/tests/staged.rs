@@ -2,7 +2,8 @@
 //! cannot hold together ([`by_staged_source`]), and streamed panels of narrow rows
 //! ([`by_panels`]).
 
-use super::super::streamed::{staged_runs, StagedRuns, WIDE_PLANE};
+use super::super::staged::{staged_runs, StagedRuns};
+use super::super::strip_sweep::WIDE_PLANE;
 use super::super::*;
 use super::transposes_like_the_definition;
 use crate::platform::simd::Level;

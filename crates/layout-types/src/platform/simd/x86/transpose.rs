@@ -264,13 +264,84 @@ macro_rules! strips {
                 [count, repeat]: [usize; 2],
             ) {
                 let steps = ([src_step, src_next], [dst_step, dst_next]);
-                super::each_strip(src, steps.0, dst, steps.1, [count, repeat], |src, dst| {
-                    // SAFETY: every strip of the bands is inside both buffers (the caller's
-                    // contract).
-                    unsafe { strip::<W, E, B, M, STREAM, TALL, WHOLE>(src, ss, dst, ds) }
-                });
+                if STREAM && !TALL && B > 1 && E >= 16 {
+                    // SAFETY: as below (the caller's contract).
+                    unsafe { pipelined::<W, E, B, M>(src, ss, dst, ds, steps, [count, repeat]) };
+                } else {
+                    super::each_strip(src, steps.0, dst, steps.1, [count, repeat], |src, dst| {
+                        // SAFETY: every strip of the bands is inside both buffers (the
+                        // caller's contract).
+                        unsafe { strip::<W, E, B, M, STREAM, TALL, WHOLE>(src, ss, dst, ds) }
+                    });
+                }
                 if STREAM {
                     _mm_sfence();
+                }
+            }
+
+            /// [`band`]'s streamed strips of several blocks and at least 16 rows (AVX2's bytes
+            /// and halves), software-pipelined: each strip's rows are formed into one of two
+            /// tiles in the L1 cache, and streamed out while the next strip loads its source
+            /// runs, one store of a row's register after each load. [`strip`] loads all its
+            /// runs, then streams all its rows, and the loads wait on memory with nothing to
+            /// overlap them: on an AMD EPYC (Zen 3), u8 4096 × 4096 matrices into columns at
+            /// 256 MiB, the same lines moved without shuffles, one thread, a load and its store
+            /// in turn 10.3–10.5 GB/s, all loads then all stores 6.8–6.9, pipelined through
+            /// two tiles 9.9–10.0. The library, a scratch loop of `convert` (best of 5 × 2
+            /// calls), old and new alternating three times: u8 matrices one thread 6.2–6.8 →
+            /// 8.8–9.1 GB/s, two threads 10.4–13.5 → 13.6–17.8; f16 NCHW→NHWC with C = 64 one
+            /// thread 9.2–10.2 → 11.0–12.7, two 18.9–20.1 → 17.7–26.5; f16 2048 × 4096 matrices
+            /// 6.8–8.0 → 6.9–8.1 and 13.2–16.0 → 14.8–16.8. f32's strips of 8 rows lost
+            /// (NCHW→NHWC one thread 22.2–23.1 → 18.4–19.9, matrices 10.7–11.2 → 8.7–9.2,
+            /// NHWC→NCHW 11.3–12.2 → 8.8–9.3), so they keep [`strip`].
+            ///
+            /// # Safety
+            ///
+            /// As [`strip`] with `STREAM`, for every strip of the bands.
+            #[target_feature(enable = $feature)]
+            #[inline]
+            unsafe fn pipelined<const W: usize, const E: usize, const B: usize, const M: usize>(
+                src: *const u8,
+                ss: usize,
+                dst: *mut u8,
+                ds: usize,
+                (src_steps, dst_steps): ([usize; 2], [usize; 2]),
+                counts: [usize; 2],
+            ) {
+                const { assert!(E * W == V && B * V == super::LINE) };
+                // Row `r` of a strip is `tile[r]`, its `B` registers one whole line.
+                let mut tiles = [[[$zero(); B]; E]; 2];
+                let mut last: Option<(*mut u8, usize)> = None;
+                super::each_strip(src, src_steps, dst, dst_steps, counts, |src, dst| {
+                    let fill = last.map_or(0, |(_, t)| 1 - t);
+                    let [a, b] = &mut tiles;
+                    let (tile, drain) = if fill == 0 { (a, &*b) } else { (b, &*a) };
+                    for blk in 0..B {
+                        // Formed by `from_fn`: a zeroed array took a call to `memset`.
+                        let mut v: [$reg; E] = core::array::from_fn(|j| {
+                            // SAFETY: block `blk`'s source runs are inside `src` (the caller's
+                            // contract).
+                            let run = unsafe { $load(src.add((blk * E + j) * ss).cast()) };
+                            if let Some((at, _)) = last {
+                                let (row, part) = ((blk * E + j) / B, (blk * E + j) % B);
+                                // SAFETY: the last strip's row `row` is inside `dst` and starts
+                                // `V`-byte aligned (the caller's contract, for that strip).
+                                unsafe { $stream(at.add(row * ds + part * V).cast(), drain[row][part]) };
+                            }
+                            run
+                        });
+                        in_lanes::<W, E, M>(&mut v);
+                        cross_each::<W, E>(v, |r, row| tile[r][blk] = row);
+                    }
+                    last = Some((dst, fill));
+                });
+                if let Some((at, t)) = last {
+                    for (r, row) in tiles[t].iter().enumerate() {
+                        for (part, v) in row.iter().enumerate() {
+                            // SAFETY: as above, for the last strip of the bands.
+                            unsafe { $stream(at.add(r * ds + part * V).cast(), *v) };
+                        }
+                    }
                 }
             }
         }

@@ -69,6 +69,57 @@ pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     eprintln!("{row}: done");
 }
 
+/// The limit probe of the 256 MiB row→column rows, with AVX2: the library's streamed pass over
+/// a large square plane (`strip_loops::row_to_column_task`: the same source runs and
+/// destination lines in the same order) without the shuffles, a matrix a task on all threads.
+/// Raced as [`probe`] and printed in its table; left out where the CPU lacks AVX2.
+pub(crate) fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>) {
+    use rayon::prelude::*;
+    let row = format!("{}/256MiB/BMN row->col probe", T::NAME);
+    if b.skips(&row) || !super::strip_loops::avx2() {
+        return;
+    }
+    let n = 16;
+    let (m, k) = plane((256 << 20) / T::SIZE / n);
+    let src = Tensor::<T, Bmn<RowMajor>>::from_fn([n, m, k], |i| T::at(i[1] * 7 + i[2])).unwrap();
+    let mut dst = Tensor::<T, Bmn<ColMajor>>::zeros([n, m, k]).unwrap();
+    let s: &[u8] = bytemuck::cast_slice(src.as_slice());
+    // The probe's destination starts on a line (its strips stream whole lines).
+    let mut out_buf = vec![0u8; s.len() + 64];
+    let at = out_buf.as_ptr().align_offset(64);
+    let out_buf = &mut out_buf[at..at + s.len()];
+    let threads = rayon::current_num_threads();
+    let matrix = m * k * T::SIZE;
+    let pattern = |d: &mut [u8]| {
+        d.par_chunks_mut(matrix).zip(s.par_chunks(matrix)).for_each(|(d, s)| {
+            super::strip_loops::row_to_column_task(s, d, [m, k], T::SIZE);
+        })
+    };
+    let mut best = [Duration::MAX; 4];
+    for _ in 0..5 {
+        for (k, slot) in best.iter_mut().enumerate() {
+            let start = Instant::now();
+            match k {
+                0 => copy_parallel(out_buf, black_box(s), Stores::Ordinary, threads).unwrap(),
+                1 => copy_parallel(out_buf, black_box(s), Stores::Streaming, threads).unwrap(),
+                2 => convert(black_box(&src), &mut dst).unwrap(),
+                _ => pattern(out_buf),
+            }
+            *slot = (*slot).min(start.elapsed());
+        }
+    }
+    let gbps = |t: Duration| (2 * s.len()) as f64 / t.as_secs_f64() / 1e9;
+    let copy_best = gbps(best[0].min(best[1]));
+    out.push(format!(
+        "| {row} | {copy_best:.1} | {:.1} | {:.2} | {:.1} | {:.2} |",
+        gbps(best[2]),
+        gbps(best[2]) / copy_best,
+        gbps(best[3]),
+        gbps(best[3]) / copy_best
+    ));
+    eprintln!("{row}: done");
+}
+
 /// The in-cache limit probe of a 1 MiB row: the transpose's access pattern without its
 /// shuffles. The row is `batch` planes of `a × b` source elements (source rows of `b`,
 /// destination rows of `a`); [`lines`] copies the same lines as the transpose's strips read and

@@ -224,9 +224,73 @@ pub(super) fn streamed_task(s: &[u8], d: &mut [u8], t: usize, g: Streamed) {
     x86::fence();
 }
 
+/// The streamed row→column pass of one `m × k` matrix (bytes: `m` source rows of `k` elements
+/// of `size` bytes, into `k` destination rows of `m` elements) in the library's order with AVX2
+/// (`by_strips` on a large square plane), without the shuffles: tiles of 4 KiB along each
+/// source row (`SWEEP_BYTES`), in each a band of the `64 / size` source rows one destination
+/// line takes, down which a strip loads 32 bytes of each row and streams one line of each of
+/// its `32 / size` destination rows, a load pair and its line in turn; then a store fence.
+/// Panics unless whole tiles and bands fit, the destination rows are whole lines starting on
+/// one, and the CPU has AVX2.
+pub(super) fn row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], size: usize) {
+    const SWEEP: usize = 4096;
+    let (runs, row, col) = (64 / size, k * size, m * size); // source rows a band; bytes a row
+    assert!(avx2() && matches!(size, 1 | 2 | 4) && s.len() >= m * row && d.len() >= k * col);
+    assert!(row.is_multiple_of(SWEEP) && m.is_multiple_of(runs) && col.is_multiple_of(64));
+    assert!(d.as_ptr().align_offset(64) == 0);
+    for t0 in (0..row).step_by(SWEEP) {
+        for m0 in (0..m).step_by(runs) {
+            for b in (t0..t0 + SWEEP).step_by(32) {
+                let (from, to) = (m0 * row + b, b / size * col + m0 * size);
+                // SAFETY: the CPU has AVX2 (asserted); the strip reads 32 bytes of source rows
+                // `m0..m0 + runs` (`m0 + runs <= m`) at byte `b < row` of each (inside `s`),
+                // and streams `runs / 2` lines, `col` bytes apart from `to` (destination rows
+                // `b / size ..` below `k`, columns `m0 .. m0 + runs` of `m`: inside `d`), each
+                // on a line (`d`, `col` and `m0 * size = 64 · m0 / runs` are multiples of 64).
+                #[cfg(target_arch = "x86_64")]
+                unsafe {
+                    x86::streamed_pairs_avx2(s.as_ptr().add(from), row, runs, d.as_mut_ptr().add(to), col)
+                };
+                #[cfg(not(target_arch = "x86_64"))]
+                unreachable!("no AVX2 here: asserted above {from} {to}");
+            }
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    x86::fence();
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::x86_64::*;
+
+    /// `runs` runs of 32 bytes (`j * ss` bytes from `src`) loaded two at a time, each pair
+    /// streamed at once as line `i` (`i * ds` bytes from `dst`): a streamed strip without its
+    /// shuffles, its loads and stores in turn.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2; those bytes are inside live, disjoint allocations; every line starts
+    /// on a cache line.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn streamed_pairs_avx2(
+        src: *const u8,
+        ss: usize,
+        runs: usize,
+        dst: *mut u8,
+        ds: usize,
+    ) {
+        for i in 0..runs / 2 {
+            // SAFETY: runs `2i` and `2i + 1` and line `i` are inside the buffers, the line
+            // aligned (the caller's contract).
+            unsafe {
+                let a = _mm256_loadu_si256(src.add(2 * i * ss).cast());
+                let b = _mm256_loadu_si256(src.add((2 * i + 1) * ss).cast());
+                _mm256_stream_si256(dst.add(i * ds).cast(), a);
+                _mm256_stream_si256(dst.add(i * ds + 32).cast(), b);
+            }
+        }
+    }
 
     /// `E` registers loaded (register `j`: the 64-byte run `j * ss` bytes from `src`, or
     /// with `PAIRED` the 32-byte runs `j` and `E + j`), then stored as rows `r * ds` bytes

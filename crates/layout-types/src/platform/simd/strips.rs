@@ -160,6 +160,13 @@ impl Strips {
         self.level == Level::Avx512
     }
 
+    /// Whether a streamed plane transposed tile by tile into a staging buffer
+    /// (`convert::kernels`'s `by_staged_tiles`) first copies a tile's contiguous source from
+    /// memory into a second buffer: AVX2's strips, where it was measured (AMD EPYC, Zen 3).
+    pub(crate) fn copies_staged_source(&self) -> bool {
+        self.level == Level::Avx2
+    }
+
     /// Whether a plane (in cache, or streamed from the last-level cache) whose strips read more
     /// source runs from one L1 set than it has ways copies its source into a staging buffer
     /// first (`convert::kernels`'s `by_staged_source`): AVX2's strips, where it was measured

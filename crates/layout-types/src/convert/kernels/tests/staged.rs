@@ -1,6 +1,6 @@
 //! The staged ways against the definition, and which planes take them: source runs the caches
-//! cannot hold together ([`by_staged_source`]), and streamed panels of narrow rows
-//! ([`by_panels`]).
+//! cannot hold together ([`by_staged_source`]), streamed panels of narrow rows
+//! ([`by_panels`]) and tiles of long ones ([`by_staged_tiles`]).
 
 use super::super::staged::{staged_runs, StagedRuns};
 use super::super::strip_sweep::WIDE_PLANE;
@@ -34,6 +34,36 @@ fn far_runs_stage_the_source_like_the_definition() {
     for level in Level::ALL.into_iter().filter(|l| l.available()) {
         check::<u8>(level);
         check::<half::f16>(level);
+    }
+}
+
+/// Streamed planes of long destination rows (NHWC→NCHW's channel planes), whose bytes and
+/// halves go through staged tiles: a tile's source one contiguous block (all the plane's rows,
+/// back to back, copied whole first at AVX2) or not (padded runs; more rows than a tile), tiles
+/// ragged at the end, destination rows padded, starts on a line and off it; every element size
+/// at every level this CPU has, against the definition.
+#[test]
+fn staged_tiles_transpose_like_the_definition() {
+    use crate::platform::simd::Stores;
+    fn check<T: Element>(level: Level) {
+        let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 17;
+        let strips = Strips::new(level, Stores::Streaming, T::SIZE).map(|s| s.with_cached_source(usize::MAX));
+        for (rows, cols, src_pad) in [(64, 3000, 0), (48, 2 * 1024 + 100, 0), (64, 1500, 3), (100, 1300, 0)] {
+            let (src_stride, dst_stride) = (rows + src_pad, cols + 64 / T::SIZE);
+            let src: Vec<T> = (0..cols * src_stride + 8).map(|i| T::from_word(bits(i))).collect();
+            let mut dst = vec![T::from_word(0); rows * dst_stride + 128];
+            let aligned = dst.as_ptr().align_offset(64).min(64);
+            for (s, d) in [(0, aligned), (5, 1)] {
+                let shape = ((rows, cols), (src_stride, dst_stride));
+                transposes_like_the_definition(&src, &mut dst, (s, d), shape.0, shape.1, strips);
+            }
+        }
+    }
+    for level in Level::ALL.into_iter().filter(|l| l.available()) {
+        check::<u8>(level);
+        check::<half::f16>(level);
+        check::<f32>(level);
+        check::<f64>(level);
     }
 }
 

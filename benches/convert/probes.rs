@@ -12,26 +12,61 @@ use typed_layout::{
 use super::machine::wake_pool;
 use super::{hot_best, plane, Bench, Sample, IN_CACHE_RACE};
 
-/// The limit probe of the NCHW→NHWC rows: the access pattern of the conversion without its
-/// transpose. Per image and block of 1024 pixels, every channel plane's run is copied into a
-/// staging buffer and the buffer is streamed out, on all threads (an image per task): the same
-/// source streams and destination lines, no shuffles. Raced against the strongest copies and
-/// typed-layout; printed as its own table.
+/// The limit probes of the 256 MiB rows that gather channel planes into pixels: NCHW→NHWC
+/// (64 channels), NCHW→NC/32HW32 and NCDHW→NDHWC (32 channels a pixel), each
+/// [`probe_channels_last`].
 pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
+    let (n, elements) = (16, (256 << 20) / T::SIZE);
+    let (h, w) = plane(elements / (n * 64));
+    let src = |i: [usize; 4]| T::at(i[1] * 7 + i[3]);
+    probe_channels_last::<T, Nchw, Nhwc>(b, out, "NCHW->NHWC", [n, 64, h, w], [n, 64, h * w], |i| src(i));
+    probe_channels_last::<T, Nchw, NcxHwx<32>>(
+        b,
+        out,
+        "NCHW->NC/32HW32",
+        [n, 64, h, w],
+        [2 * n, 32, h * w],
+        |i| src(i),
+    );
+    let (d, (h3, w3)) = (8, plane(elements / (n * 32 * 8)));
+    probe_channels_last::<T, Ncdhw, Ndhwc>(
+        b,
+        out,
+        "NCDHW->NDHWC",
+        [n, 32, d, h3, w3],
+        [n, 32, d * h3 * w3],
+        |i| T::at(i[1] * 7 + i[4]),
+    );
+}
+
+/// The limit probe of a 256 MiB row whose source holds `images` groups of `c` channel planes of
+/// `hw` elements, each group one destination run of `hw` pixels of `c` channels: the access
+/// pattern of the conversion without its transpose. Per group and block of 1024 pixels, every
+/// plane's run is copied into a staging buffer and the buffer is streamed out, on all threads
+/// (a group per task): the same source streams and destination lines, no shuffles. Raced
+/// against the strongest copies and typed-layout; printed as its own table.
+fn probe_channels_last<T: Sample, S: Layout, D: Layout>(
+    b: &Bench,
+    out: &mut Vec<String>,
+    what: &str,
+    dims: DimsOf<S>,
+    [images, c, hw]: [usize; 3],
+    value: impl Fn(DimsOf<S>) -> T,
+) where
+    D::Family: SameFamily<S::Family>,
+{
     use rayon::prelude::*;
-    let row = format!("{}/256MiB/NCHW->NHWC probe", T::NAME);
+    let row = format!("{}/256MiB/{what} probe", T::NAME);
     if b.skips(&row) {
         return;
     }
-    let (n, c) = (16, 64);
-    let elements = (256 << 20) / T::SIZE;
-    let (h, w) = plane(elements / (n * c));
-    let src = Tensor::<T, Nchw>::from_fn([n, c, h, w], |i| T::at(i[1] * 7 + i[3])).unwrap();
-    let mut dst = Tensor::<T, Nhwc>::zeros([n, c, h, w]).unwrap();
+    let src = Tensor::<T, S>::from_fn(dims, value).unwrap();
+    let mut dst = Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
     let s = src.as_slice();
+    assert_eq!(s.len(), images * c * hw, "{row}: the groups cover the tensor");
     let mut out_buf = vec![T::default(); s.len()];
     let threads = rayon::current_num_threads();
-    let (hw, block) = (h * w, 1024);
+    let block = 1024;
     let pattern = |dst: &mut [T]| {
         dst.par_chunks_mut(c * hw).enumerate().for_each(|(image, d)| {
             let mut staging = vec![T::default(); c * block];

@@ -19,14 +19,14 @@ pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let (n, elements) = (16, (256 << 20) / T::SIZE);
     let (h, w) = plane(elements / (n * 64));
     let src = |i: [usize; 4]| T::at(i[1] * 7 + i[3]);
-    probe_channels_last::<T, Nchw, Nhwc>(b, out, "NCHW->NHWC", [n, 64, h, w], [n, 64, h * w], |i| src(i));
+    probe_channels_last::<T, Nchw, Nhwc>(b, out, "NCHW->NHWC", [n, 64, h, w], [n, 64, h * w], src);
     probe_channels_last::<T, Nchw, NcxHwx<32>>(
         b,
         out,
         "NCHW->NC/32HW32",
         [n, 64, h, w],
         [2 * n, 32, h * w],
-        |i| src(i),
+        src,
     );
     let (d, (h3, w3)) = (8, plane(elements / (n * 32 * 8)));
     probe_channels_last::<T, Ncdhw, Ndhwc>(

@@ -12,8 +12,9 @@ data (`owndata` is false; it lives while the array does), and once the array is 
 run writes into the same pages, already mapped. So its default form is compared with
 typed-layout into a buffer ("ORT"), and a session without the arena, whose output is fresh memory
 each run as `to_layout`'s is, with `to_layout` ("ORT fresh"). The last column is twice ONNX
-Runtime's throughput over the strongest copy of the same bytes (the bench's): above 1, being
-twice as fast as ONNX Runtime means beating the copy. Every result is checked
+Runtime's throughput over the strongest copy of the same bytes (the bench's, from its
+interleaved races, where the ONNX Runtime figure is back to back): above 1, being twice as fast
+as ONNX Runtime means beating the copy. Every result is checked
 against NumPy's. GB/s counts bytes read + written, best of the repetitions. The peers are timed
 back to back (each call finds the caches as the call before left them); so is the "hot" column,
 typed-layout into a buffer on all threads called back to back the same way by the bench, and

@@ -465,9 +465,9 @@ fn main() {
     print_writes(&WRITES.lock().unwrap());
     if !probes.is_empty() {
         println!();
-        println!("## Limit probes: the NCHW->NHWC and row->column access patterns without the transposes");
+        println!("## Limit probes: the 256 MiB rows' access patterns without the transposes");
         println!();
-        println!("| row | strongest copy per thread GB/s | typed-layout | ÷ copy | probe | ÷ copy |");
+        println!("| row | strongest copy GB/s | typed-layout | ÷ copy | probe | ÷ copy |");
         println!("|---|---:|---:|---:|---:|---:|");
         probes.iter().for_each(|p| println!("{p}"));
     }

@@ -67,6 +67,7 @@ fn probe_channels_last<T: Sample, S: Layout, D: Layout>(
     let mut out_buf = vec![T::default(); s.len()];
     let threads = rayon::current_num_threads();
     let block = 1024;
+    assert!(hw.is_multiple_of(block), "{row}: whole blocks of pixels");
     let pattern = |dst: &mut [T]| {
         dst.par_chunks_mut(c * hw).enumerate().for_each(|(image, d)| {
             let mut staging = vec![T::default(); c * block];
@@ -105,13 +106,14 @@ fn probe_channels_last<T: Sample, S: Layout, D: Layout>(
 }
 
 /// The limit probe of the 256 MiB row→column rows, with AVX2: the library's streamed pass over
-/// a large square plane (`strip_loops::row_to_column_task`: the same source runs and
-/// destination lines in the same order) without the shuffles, a matrix a task on all threads.
-/// Raced as [`probe`] and printed in its table; left out where the CPU lacks AVX2.
+/// a large square plane with AVX2's strips (`strip_loops::row_to_column_task`: the same source
+/// runs and destination lines in the same order) without the shuffles, a matrix a task on all
+/// threads. Raced as [`probe_channels_last`] and printed in its table; left out where the CPU
+/// lacks AVX2 or has AVX-512 (whose strips take other orders).
 pub(crate) fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     use rayon::prelude::*;
     let row = format!("{}/256MiB/BMN row->col probe", T::NAME);
-    if b.skips(&row) || !super::strip_loops::avx2() {
+    if b.skips(&row) || !super::strip_loops::avx2() || super::strip_loops::avx512() {
         return;
     }
     let n = 16;
@@ -132,9 +134,9 @@ pub(crate) fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     };
     let mut best = [Duration::MAX; 4];
     for _ in 0..5 {
-        for (k, slot) in best.iter_mut().enumerate() {
+        for (contender, slot) in best.iter_mut().enumerate() {
             let start = Instant::now();
-            match k {
+            match contender {
                 0 => copy_parallel(out_buf, black_box(s), Stores::Ordinary, threads).unwrap(),
                 1 => copy_parallel(out_buf, black_box(s), Stores::Streaming, threads).unwrap(),
                 2 => convert(black_box(&src), &mut dst).unwrap(),

@@ -230,8 +230,8 @@ pub(super) fn streamed_task(s: &[u8], d: &mut [u8], t: usize, g: Streamed) {
 /// source row (`SWEEP_BYTES`), in each a band of the `64 / size` source rows one destination
 /// line takes, down which a strip loads 32 bytes of each row and streams one line of each of
 /// its `32 / size` destination rows, a load pair and its line in turn; then a store fence.
-/// Panics unless whole tiles and bands fit, the destination rows are whole lines starting on
-/// one, and the CPU has AVX2.
+/// Panics unless the elements are of 1, 2 or 4 bytes, whole tiles and bands fit, the
+/// destination rows are whole lines starting on one, and the CPU has AVX2.
 pub(super) fn row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], size: usize) {
     const SWEEP: usize = 4096;
     let (runs, row, col) = (64 / size, k * size, m * size); // source rows a band; bytes a row

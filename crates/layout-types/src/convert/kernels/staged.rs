@@ -230,11 +230,12 @@ const FAR_RUN_BYTES: usize = 64 << 10;
 const STAGED_ROWS: usize = 64;
 
 /// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns)
-/// and whose strips do not stream directly (bytes: a strip of whole lines is two blocks of 32
-/// registers; or no strips, bytes below AVX2): tiles of [`STAGED_ROWS`] destination rows by as many whole
-/// destination lines as fill [`PANEL_BYTES`] are transposed into a staging buffer (ordinary
-/// stores), then each tile row is streamed out. Returns `false`, having written nothing,
-/// for any other plane.
+/// and whose strips do not stream directly ([`Strips::streams_directly`]: bytes, AVX2's halves,
+/// and bytes below AVX2, which have no strips): tiles of [`STAGED_ROWS`] destination rows by as
+/// many whole destination lines as fill [`PANEL_BYTES`] are transposed into a staging buffer
+/// (ordinary stores), then each tile row is streamed out; a tile's contiguous source from
+/// memory is copied into a second buffer first ([`Strips::copies_staged_source`]). Returns
+/// `false`, having written nothing, for any other plane.
 pub(super) fn by_staged_tiles<T: Element>(
     src: &[T],
     s: usize,
@@ -261,15 +262,16 @@ pub(super) fn by_staged_tiles<T: Element>(
     // back to back: NHWC→NCHW with at most [`STAGED_ROWS`] channels) and comes from memory, it
     // is first copied whole into a second buffer, and the strips read it there: one
     // sequential stream that the hardware prefetcher follows, where the strips read half lines
-    // of 64 runs and waited on memory with nothing to overlap (the strip probes' loop, a copy
-    // then streamed rows, moved twice the library's bytes). On an AMD EPYC (Zen 3), a scratch
+    // of their 32 (f16) or 64 (u8) runs and waited on memory with nothing to overlap (the
+    // bench's strip probe, whose loop copies each tile's source and streams its rows, moved
+    // 34–35 GB/s on two threads where the library moved 18–20). On an AMD EPYC (Zen 3), a scratch
     // loop of `convert` (best of 5 × 2 calls), without and with alternating four times, C = 64
     // at 256 MiB: u8 one thread 7.8–10.8 → 9.4–11.1 GB/s, two 13.9–17.1 → 16.9–19.0; f16
     // 11.1–12.2 → 12.6–13.9 and 15.9–18.8 → 18.1–22.2; u8 at 64 MiB 9.8–12.3 → 11.2–12.4 and
     // 13.3–17.6 → 16.8–18.1. A source in the last-level cache reads in place.
     let contiguous = src_stride == tile_rows && rows.extent == tile_rows;
     let mut source = match contiguous && !strips.cached_source() && strips.copies_staged_source() {
-        true => vec![T::default(); tile_rows * tile_cols],
+        true => vec![T::default(); tile_rows * tile_cols.min(cols.extent)],
         false => Vec::new(),
     };
     let ordinary = strips.with_stores(Stores::Ordinary);

@@ -264,8 +264,10 @@ macro_rules! strips {
                 [count, repeat]: [usize; 2],
             ) {
                 let steps = ([src_step, src_next], [dst_step, dst_next]);
-                if STREAM && !TALL && B > 1 && E >= 16 {
-                    // SAFETY: as below (the caller's contract).
+                if STREAM && !TALL && B > 1 && E >= 16 && V == 32 {
+                    // SAFETY: the CPU has the feature; every strip of the bands is inside both
+                    // buffers and its streamed rows start `V`-byte aligned (the caller's
+                    // contract, `pipelined`'s).
                     unsafe { pipelined::<W, E, B, M>(src, ss, dst, ds, steps, [count, repeat]) };
                 } else {
                     super::each_strip(src, steps.0, dst, steps.1, [count, repeat], |src, dst| {
@@ -279,8 +281,8 @@ macro_rules! strips {
                 }
             }
 
-            /// [`band`]'s streamed strips of several blocks and at least 16 rows (AVX2's bytes
-            /// and halves), software-pipelined: each strip's rows are formed into one of two
+            /// [`band`]'s streamed strips of several blocks and at least 16 rows in 32-byte
+            /// registers (AVX2's bytes and halves), software-pipelined: each strip's rows are formed into one of two
             /// tiles in the L1 cache, and streamed out while the next strip loads its source
             /// runs, one store of a row's register after each load. [`strip`] loads all its
             /// runs, then streams all its rows, and the loads wait on memory with nothing to

@@ -44,7 +44,7 @@ pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
 /// pattern of the conversion without its transpose. Per group and block of 1024 pixels, every
 /// plane's run is copied into a staging buffer and the buffer is streamed out, on all threads
 /// (a group per task): the same source streams and destination lines, no shuffles. Raced
-/// against the strongest copies and typed-layout; printed as its own table.
+/// against the strongest copies and typed-layout ([`limit_race`]); printed as its own table.
 fn probe_channels_last<T: Sample, S: Layout, D: Layout>(
     b: &Bench,
     out: &mut Vec<String>,
@@ -80,35 +80,56 @@ fn probe_channels_last<T: Sample, S: Layout, D: Layout>(
             }
         })
     };
+    let bytes = 2 * s.len() * T::SIZE;
+    out.push(limit_race(&row, bytes, |contender| match contender {
+        Contender::Copy(stores) => copy_parallel(&mut out_buf, black_box(s), stores, threads).unwrap(),
+        Contender::TypedLayout => convert(black_box(&src), &mut dst).unwrap(),
+        Contender::Probe => pattern(&mut out_buf),
+    }));
+    eprintln!("{row}: done");
+}
+
+/// A contender of a limit probe's race.
+enum Contender {
+    /// The copy of the same bytes on all threads, with these stores.
+    Copy(Stores),
+    TypedLayout,
+    Probe,
+}
+
+/// Races a limit probe's contenders (the copies with ordinary and streaming stores,
+/// typed-layout, the probe) round by round, five rounds, and returns the row of the limit-probe
+/// table: GB/s (`bytes` read + written over the best round) and ratios to the stronger copy.
+fn limit_race(row: &str, bytes: usize, mut run: impl FnMut(Contender)) -> String {
     let mut best = [Duration::MAX; 4];
     for _ in 0..5 {
         for (k, slot) in best.iter_mut().enumerate() {
+            let contender = match k {
+                0 => Contender::Copy(Stores::Ordinary),
+                1 => Contender::Copy(Stores::Streaming),
+                2 => Contender::TypedLayout,
+                _ => Contender::Probe,
+            };
             let start = Instant::now();
-            match k {
-                0 => copy_parallel(&mut out_buf, black_box(s), Stores::Ordinary, threads).unwrap(),
-                1 => copy_parallel(&mut out_buf, black_box(s), Stores::Streaming, threads).unwrap(),
-                2 => convert(black_box(&src), &mut dst).unwrap(),
-                _ => pattern(&mut out_buf),
-            }
+            run(contender);
             *slot = (*slot).min(start.elapsed());
         }
     }
-    let gbps = |t: Duration| (2 * s.len() * T::SIZE) as f64 / t.as_secs_f64() / 1e9;
+    let gbps = |t: Duration| bytes as f64 / t.as_secs_f64() / 1e9;
     let copy_best = gbps(best[0].min(best[1]));
-    out.push(format!(
+    format!(
         "| {row} | {copy_best:.1} | {:.1} | {:.2} | {:.1} | {:.2} |",
         gbps(best[2]),
         gbps(best[2]) / copy_best,
         gbps(best[3]),
         gbps(best[3]) / copy_best
-    ));
-    eprintln!("{row}: done");
+    )
 }
 
 /// The limit probe of the 256 MiB row→column rows, with AVX2: the library's streamed pass over
 /// a large square plane with AVX2's strips (`strip_loops::row_to_column_task`: the same source
 /// runs and destination lines in the same order) without the shuffles, a matrix a task on all
-/// threads. Raced as [`probe_channels_last`] and printed in its table; left out where the CPU
+/// threads. Raced by [`limit_race`] and printed in its table; left out where the CPU
 /// lacks AVX2 or has AVX-512 (whose strips take other orders).
 pub(crate) fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     use rayon::prelude::*;
@@ -132,28 +153,11 @@ pub(crate) fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>) {
             super::strip_loops::row_to_column_task(s, d, [m, k], T::SIZE);
         })
     };
-    let mut best = [Duration::MAX; 4];
-    for _ in 0..5 {
-        for (contender, slot) in best.iter_mut().enumerate() {
-            let start = Instant::now();
-            match contender {
-                0 => copy_parallel(out_buf, black_box(s), Stores::Ordinary, threads).unwrap(),
-                1 => copy_parallel(out_buf, black_box(s), Stores::Streaming, threads).unwrap(),
-                2 => convert(black_box(&src), &mut dst).unwrap(),
-                _ => pattern(out_buf),
-            }
-            *slot = (*slot).min(start.elapsed());
-        }
-    }
-    let gbps = |t: Duration| (2 * s.len()) as f64 / t.as_secs_f64() / 1e9;
-    let copy_best = gbps(best[0].min(best[1]));
-    out.push(format!(
-        "| {row} | {copy_best:.1} | {:.1} | {:.2} | {:.1} | {:.2} |",
-        gbps(best[2]),
-        gbps(best[2]) / copy_best,
-        gbps(best[3]),
-        gbps(best[3]) / copy_best
-    ));
+    out.push(limit_race(&row, 2 * s.len(), |contender| match contender {
+        Contender::Copy(stores) => copy_parallel(out_buf, black_box(s), stores, threads).unwrap(),
+        Contender::TypedLayout => convert(black_box(&src), &mut dst).unwrap(),
+        Contender::Probe => pattern(out_buf),
+    }));
     eprintln!("{row}: done");
 }
 

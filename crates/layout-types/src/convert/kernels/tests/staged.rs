@@ -8,6 +8,26 @@ use super::super::*;
 use super::transposes_like_the_definition;
 use crate::platform::simd::Level;
 
+/// A plane's shape and strides: `((rows, cols), (src_stride, dst_stride))`.
+type Plane = ((usize, usize), (usize, usize));
+
+/// Each plane `((rows, cols), (src_stride, dst_stride))` transposed with `strips` against the
+/// definition ([`transposes_like_the_definition`]), from hashed source values: from the
+/// source's start into a destination starting on a line, and from 7 elements in to 1 (off a
+/// line).
+fn planes_like_the_definition<T: Element>(strips: Option<Strips>, planes: &[Plane]) {
+    let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 13;
+    for &((rows, cols), (src_stride, dst_stride)) in planes {
+        let src: Vec<T> = (0..cols * src_stride + 64).map(|i| T::from_word(bits(i))).collect();
+        let mut dst = vec![T::from_word(0); rows * dst_stride + 128];
+        let aligned = dst.as_ptr().align_offset(64).min(64);
+        for (s, d) in [(0, aligned), (7, 1)] {
+            let shape = ((rows, cols), (src_stride, dst_stride));
+            transposes_like_the_definition(&src, &mut dst, (s, d), shape.0, shape.1, strips);
+        }
+    }
+}
+
 /// Planes of many source runs far apart in memory, streamed (NCHW→NHWC's channel planes): bytes
 /// stage the source panel by panel, where their strips read more runs than the L2 streamer
 /// follows. Bytes and halves (which read in place) at every level this CPU has, against the
@@ -17,19 +37,11 @@ use crate::platform::simd::Level;
 fn far_runs_stage_the_source_like_the_definition() {
     use crate::platform::simd::Stores;
     fn check<T: Element>(level: Level) {
-        let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 13;
         let src_stride = (64 << 10) / T::SIZE + 3;
         let strips = Strips::new(level, Stores::Streaming, T::SIZE);
-        for (rows, cols) in [(2 * 960 + 37, 64usize), (1000, 100)] {
-            let dst_stride = cols.next_multiple_of(64 / T::SIZE);
-            let src: Vec<T> = (0..cols * src_stride + 8).map(|i| T::from_word(bits(i))).collect();
-            let mut dst = vec![T::from_word(0); rows * dst_stride + 128];
-            let aligned = dst.as_ptr().align_offset(64).min(64);
-            for (s, d) in [(0, aligned), (5, 1)] {
-                let shape = ((rows, cols), (src_stride, dst_stride));
-                transposes_like_the_definition(&src, &mut dst, (s, d), shape.0, shape.1, strips);
-            }
-        }
+        let planes = [(2 * 960 + 37, 64usize), (1000, 100)]
+            .map(|(rows, cols)| ((rows, cols), (src_stride, cols.next_multiple_of(64 / T::SIZE))));
+        planes_like_the_definition::<T>(strips, &planes);
     }
     for level in Level::ALL.into_iter().filter(|l| l.available()) {
         check::<u8>(level);
@@ -46,18 +58,10 @@ fn far_runs_stage_the_source_like_the_definition() {
 fn staged_tiles_transpose_like_the_definition() {
     use crate::platform::simd::Stores;
     fn check<T: Element>(level: Level) {
-        let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 17;
         let strips = Strips::new(level, Stores::Streaming, T::SIZE).map(|s| s.with_cached_source(usize::MAX));
-        for (rows, cols, src_pad) in [(64, 3000, 0), (48, 2 * 1024 + 100, 0), (64, 1500, 3), (100, 1300, 0)] {
-            let (src_stride, dst_stride) = (rows + src_pad, cols + 64 / T::SIZE);
-            let src: Vec<T> = (0..cols * src_stride + 8).map(|i| T::from_word(bits(i))).collect();
-            let mut dst = vec![T::from_word(0); rows * dst_stride + 128];
-            let aligned = dst.as_ptr().align_offset(64).min(64);
-            for (s, d) in [(0, aligned), (5, 1)] {
-                let shape = ((rows, cols), (src_stride, dst_stride));
-                transposes_like_the_definition(&src, &mut dst, (s, d), shape.0, shape.1, strips);
-            }
-        }
+        let planes = [(64, 3000, 0), (48, 2 * 1024 + 100, 0), (64, 1500, 3), (100, 1300, 0)]
+            .map(|(rows, cols, src_pad)| ((rows, cols), (rows + src_pad, cols + 64 / T::SIZE)));
+        planes_like_the_definition::<T>(strips, &planes);
     }
     for level in Level::ALL.into_iter().filter(|l| l.available()) {
         check::<u8>(level);
@@ -79,10 +83,9 @@ fn staged_tiles_transpose_like_the_definition() {
 fn page_strided_runs_transpose_like_the_definition() {
     use crate::platform::simd::Stores;
     fn check<T: Element>(level: Level) {
-        let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 17;
         let strips = Strips::new(level, Stores::Ordinary, T::SIZE);
         let page = 4096 / T::SIZE;
-        for (rows, cols, src_stride, dst_pad) in [
+        let planes = [
             (page, 64, page, 0),
             (page - 32, 64, page, 0),
             (page - 91, 100, page, 3),
@@ -91,16 +94,9 @@ fn page_strided_runs_transpose_like_the_definition() {
             // Destination rows of half a line to a line: tall strips.
             (page, 32 / T::SIZE, page, 0),
             (1000 + 3, 48 / T::SIZE, 2 * page, 5),
-        ] {
-            let dst_stride = cols + dst_pad;
-            let src: Vec<T> = (0..cols * src_stride + 64).map(|i| T::from_word(bits(i))).collect();
-            let mut dst = vec![T::from_word(0); rows * dst_stride + 128];
-            let aligned = dst.as_ptr().align_offset(64).min(64);
-            for (s, d) in [(0, aligned), (7, 1)] {
-                let shape = ((rows, cols), (src_stride, dst_stride));
-                transposes_like_the_definition(&src, &mut dst, (s, d), shape.0, shape.1, strips);
-            }
-        }
+        ]
+        .map(|(rows, cols, src_stride, dst_pad)| ((rows, cols), (src_stride, cols + dst_pad)));
+        planes_like_the_definition::<T>(strips, &planes);
     }
     for level in Level::ALL.into_iter().filter(|l| l.available()) {
         check::<u8>(level);

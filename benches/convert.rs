@@ -50,7 +50,7 @@ mod strip_probes;
 #[path = "convert/strip_loops.rs"]
 mod strip_loops;
 use machine::{huge_pages_mib, wake_pool, Steal, HUGE_PAGES, STOLEN};
-use probes::{fill_streamed, print_writes, probe, probe_row_to_column, probes_in_cache};
+use probes::{fill_streamed, print_writes, probe, probes_in_cache};
 use report::{print_table, write_csv};
 use strip_probes::{streamed_nchw_probe, streamed_probes, strip_probe};
 
@@ -445,9 +445,6 @@ fn main() {
     probe::<f32>(&b, &mut probes);
     probe::<f16>(&b, &mut probes);
     probe::<u8>(&b, &mut probes);
-    probe_row_to_column::<f32>(&b, &mut probes);
-    probe_row_to_column::<f16>(&b, &mut probes);
-    probe_row_to_column::<u8>(&b, &mut probes);
     let mut in_cache = [Vec::new(), Vec::new()];
     probes_in_cache::<f32>(&b, &mut in_cache);
     probes_in_cache::<f16>(&b, &mut in_cache);

@@ -12,9 +12,9 @@ use typed_layout::{
 use super::machine::wake_pool;
 use super::{hot_best, plane, Bench, Sample, IN_CACHE_RACE};
 
-/// The limit probes of the 256 MiB rows that gather channel planes into pixels: NCHW→NHWC
-/// (64 channels), NCHW→NC/32HW32 and NCDHW→NDHWC (32 channels a pixel), each
-/// [`probe_channels_last`].
+/// The limit probes of the 256 MiB rows: those that gather channel planes into pixels,
+/// NCHW→NHWC (64 channels), NCHW→NC/32HW32 and NCDHW→NDHWC (32 channels a pixel), each
+/// [`probe_channels_last`]; and row→column ([`probe_row_to_column`]).
 pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let (n, elements) = (16, (256 << 20) / T::SIZE);
     let (h, w) = plane(elements / (n * 64));
@@ -37,6 +37,7 @@ pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
         [n, 32, d * h3 * w3],
         |i| T::at(i[1] * 7 + i[4]),
     );
+    probe_row_to_column::<T>(b, out);
 }
 
 /// The limit probe of a 256 MiB row whose source holds `images` groups of `c` channel planes of
@@ -131,7 +132,7 @@ fn limit_race(row: &str, bytes: usize, mut run: impl FnMut(Contender)) -> String
 /// runs and destination lines in the same order) without the shuffles, a matrix a task on all
 /// threads. Raced by [`limit_race`] and printed in its table; left out where the CPU
 /// lacks AVX2 or has AVX-512 (whose strips take other orders).
-pub(crate) fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>) {
+fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     use rayon::prelude::*;
     let row = format!("{}/256MiB/BMN row->col probe", T::NAME);
     if b.skips(&row) || !super::strip_loops::avx2() || super::strip_loops::avx512() {

@@ -176,6 +176,11 @@ fn the_blocked_pass_streams_gathers_and_pads_like_the_definition() {
     check::<u8, half::bf16, Nchw, Nhwc, _>(&rgb, 8, Unscaled, 8);
     let signed = Tensor::<i8, Nchw>::from_fn([3, 5, 9, 41], |i| (value(i) as i32 % 128) as i8).unwrap();
     check::<i8, f16, Nchw, Nhwc, _>(&signed, 8, Unscaled, 8);
+    // Streamed straight from the SIMD widening where an image's pixels start on a 16-byte
+    // boundary, through the block where not: 511 × 151 pixels of 8 bytes, every other image.
+    let odd_images =
+        Tensor::<u8, Nchw>::from_fn([8, 3, 511, 151], |i| (value(i) as i32).rem_euclid(256) as u8).unwrap();
+    check::<u8, f16, Nchw, Nhwc, _>(&odd_images, 4, Unscaled, 4);
 }
 
 /// Byte sources of up to four channels go through tables of each channel's 256 results (and,
@@ -192,6 +197,10 @@ fn byte_images_cast_through_tables_like_the_definition() {
     let large = Tensor::<u8, Nchw>::from_fn([4, 3, 256, 320], byte).unwrap();
     check::<u8, f32, Nchw, Nhwc, _>(&large, 4, normalize, 4);
     check::<u8, f16, Nchw, Nhwc, _>(&rgb, 8, normalize, 8);
+    // Pixels of 8 bytes streamed straight from the tables where an image starts on a 16-byte
+    // boundary, through the block where not: 511 × 151 pixels, every other image.
+    let odd_images = Tensor::<u8, Nchw>::from_fn([8, 3, 511, 151], byte).unwrap();
+    check::<u8, f16, Nchw, Nhwc, _>(&odd_images, 4, normalize, 4);
     let rgba = Tensor::<i8, Nchw>::from_fn([2, 4, 128, 160], |i| byte(i) as i8).unwrap();
     check::<i8, half::bf16, Nchw, Nhwc, _>(&rgba, 4, Unscaled, 4);
     check::<i8, f16, Nchw, Nhwc, _>(&rgba, 16, Unscaled, 16);

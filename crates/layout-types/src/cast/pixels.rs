@@ -7,7 +7,9 @@
 //! when the destination is larger than the cache (one fence per pass). Every destination element
 //! is written once; no element is tested against the channel count. Byte sources of up to four
 //! channels build their pixels from tables of each channel's 256 results instead
-//! (`cast/tables.rs`), whatever the cast.
+//! (`cast/tables.rs`), whatever the cast, and, when streaming into pixels of 4, 8 or 16 values
+//! that start on a 16-byte boundary, stream each group of 8 pixels straight from registers
+//! (no block: building a block and streaming it were two phases whose times added up).
 
 use super::steps::{CastLoop, ChannelMap};
 use super::tables::{self, Tables};
@@ -124,7 +126,20 @@ impl Pixels {
             && U::SIZE == 2
             && self.channels <= 4
             && matches!(self.padded, 4 | 8 | 16);
-        for first in (0..pixels).step_by(self.block) {
+        // Pixels SIMD builds whole are streamed straight into `dst`, not through a block.
+        let streamed = match (tables, self.streaming) {
+            (Some(tables), true) => {
+                let bytes: &[u8] = bytemuck::cast_slice(src);
+                let mut runs = [&bytes[..0]; tables::MAX_CHANNELS];
+                for (c, run) in runs.iter_mut().enumerate().take(self.channels) {
+                    let base = s + c * self.channel_stride;
+                    *run = &bytes[base..base + pixels];
+                }
+                tables.stream_pixels(&runs[..self.channels], self.padded, dst.rb())
+            }
+            _ => 0,
+        };
+        for first in (streamed..pixels).step_by(self.block) {
             let n = self.block.min(pixels - first);
             let at = s + first * self.pixel_stride;
             let block = &mut staged[..n * self.padded];

@@ -12,6 +12,7 @@
 
 use super::Cast;
 use crate::dtype::{DataType, Element};
+use crate::platform::out::Out;
 use crate::platform::simd;
 
 #[cfg(test)]
@@ -84,6 +85,43 @@ impl<U: Element> Tables<U> {
         }
     }
 
+    /// Streams the first pixels of `runs` straight into `dst` (pixels of `padded` values, as
+    /// [`pixels`](Self::pixels) writes them) where SIMD builds them whole: the exact halves
+    /// of bytes ([`simd::byte_halves_streamed`]). Returns how many it wrote (none otherwise);
+    /// the caller writes the rest and fences.
+    pub(super) fn stream_pixels(&self, runs: &[&[u8]], padded: usize, dst: Out<'_, U>) -> usize {
+        match self.channels {
+            1 => self.stream_pixels_of::<1>(runs, padded, dst),
+            2 => self.stream_pixels_of::<2>(runs, padded, dst),
+            3 => self.stream_pixels_of::<3>(runs, padded, dst),
+            _ => self.stream_pixels_of::<4>(runs, padded, dst),
+        }
+    }
+
+    /// [`stream_pixels`](Self::stream_pixels) of `K` channels.
+    #[inline(always)]
+    fn stream_pixels_of<const K: usize>(&self, runs: &[&[u8]], padded: usize, dst: Out<'_, U>) -> usize {
+        if !matches!(padded, 4 | 8 | 16) {
+            return 0;
+        }
+        if let Some((signed, bf16)) = self.halves {
+            return simd::byte_halves_streamed(dst, padded / 4, runs, signed, bf16);
+        }
+        let Some(words) = &self.words else { return 0 };
+        let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / padded);
+        let runs: [&[u8]; K] = core::array::from_fn(|c| &runs[c][..n]);
+        let groups = n / 8;
+        let done = match (U::SIZE, padded * U::SIZE / 8) {
+            (2, 1) => simd::stream_words(dst, groups, |g| eight_pixels::<K, 1, 2>(words, &runs, g)),
+            (2, 2) => simd::stream_words(dst, groups, |g| eight_pixels::<K, 2, 2>(words, &runs, g)),
+            (2, _) => simd::stream_words(dst, groups, |g| eight_pixels::<K, 4, 2>(words, &runs, g)),
+            (_, 2) => simd::stream_words(dst, groups, |g| eight_pixels::<K, 2, 4>(words, &runs, g)),
+            (_, 4) => simd::stream_words(dst, groups, |g| eight_pixels::<K, 4, 4>(words, &runs, g)),
+            _ => simd::stream_words(dst, groups, |g| eight_pixels::<K, 8, 4>(words, &runs, g)),
+        };
+        8 * done
+    }
+
     /// [`pixels`](Self::pixels) of `K` channels.
     #[inline(always)]
     fn pixels_of<const K: usize>(&self, runs: &[&[u8]], padded: usize, out: &mut [U]) {
@@ -131,28 +169,42 @@ fn words_of<const K: usize, const W: usize, const S: usize>(
     out: &mut [u64],
 ) {
     let n = runs[0].len().min(out.len() / W);
-    let pixel = |bytes: [u8; K]| {
-        let mut px = [0u64; W];
-        for c in 0..K {
-            px[c * S / 8] |= words[c][usize::from(bytes[c])];
-        }
-        px
-    };
     let (groups, tail) = out[..n * W].split_at_mut(n / 8 * 8 * W);
     for (g, out) in groups.chunks_exact_mut(8 * W).enumerate() {
-        let eight: [u64; K] = core::array::from_fn(|c| {
-            let mut bytes = [0; 8];
-            bytes.copy_from_slice(&runs[c][8 * g..8 * g + 8]);
-            u64::from_le_bytes(bytes)
-        });
-        for (k, px) in out.chunks_exact_mut(W).enumerate() {
-            px.copy_from_slice(&pixel(eight.map(|e| (e >> (8 * k)) as u8)));
-        }
+        out.copy_from_slice(eight_pixels::<K, W, S>(words, runs, g).as_flattened());
     }
     let first = n / 8 * 8;
     for (j, px) in tail.chunks_exact_mut(W).enumerate() {
-        px.copy_from_slice(&pixel(runs.map(|r| r[first + j])));
+        px.copy_from_slice(&pixel::<K, W, S>(words, runs.map(|r| r[first + j])));
     }
+}
+
+/// Pixels `8 g .. 8 g + 8` of [`words_of`], from eight bytes of each run.
+#[inline(always)]
+fn eight_pixels<const K: usize, const W: usize, const S: usize>(
+    words: &[[u64; 256]; MAX_CHANNELS],
+    runs: &[&[u8]; K],
+    g: usize,
+) -> [[u64; W]; 8] {
+    let eight: [u64; K] = core::array::from_fn(|c| {
+        let mut bytes = [0; 8];
+        bytes.copy_from_slice(&runs[c][8 * g..8 * g + 8]);
+        u64::from_le_bytes(bytes)
+    });
+    core::array::from_fn(|k| pixel::<K, W, S>(words, eight.map(|e| (e >> (8 * k)) as u8)))
+}
+
+/// One pixel of [`words_of`]: its channels' words, ORed in place.
+#[inline(always)]
+fn pixel<const K: usize, const W: usize, const S: usize>(
+    words: &[[u64; 256]; MAX_CHANNELS],
+    bytes: [u8; K],
+) -> [u64; W] {
+    let mut px = [0u64; W];
+    for c in 0..K {
+        px[c * S / 8] |= words[c][usize::from(bytes[c])];
+    }
+    px
 }
 
 /// Pixels of `P` values from `K` channels' results: the results, then zeros.

@@ -263,6 +263,95 @@ pub(crate) fn byte_halves_at(
     }
 }
 
+/// [`byte_halves`] with streaming stores straight into `dst`, a destination of 2-byte values
+/// (`4 words` of them a pixel) that starts on a 16-byte boundary: no staging block. Returns
+/// the pixels written, from the first: whole groups of 8 with AVX2 and F16C (AVX-512 CPUs run
+/// the AVX2 groups), none below, on another boundary, or for `words` other than 1, 2 and 4.
+/// The caller writes the rest and fences ([`fence`]) before its pass returns.
+pub(crate) fn byte_halves_streamed<U: Element>(
+    dst: Out<'_, U>,
+    words: usize,
+    runs: &[&[u8]],
+    signed: bool,
+    bf16: bool,
+) -> usize {
+    byte_halves_streamed_at(Level::detected(), dst, words, runs, signed, bf16)
+}
+
+/// [`byte_halves_streamed`] at `level` (one this CPU has, or lower: the tests run every level).
+pub(crate) fn byte_halves_streamed_at<U: Element>(
+    level: Level,
+    dst: Out<'_, U>,
+    words: usize,
+    runs: &[&[u8]],
+    signed: bool,
+    bf16: bool,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if U::SIZE == 2 {
+        // SAFETY: the stores below write f16 or bf16 bits and zeros, values of `U` (2 bytes).
+        let bytes = unsafe { dst.bytes().into_places() };
+        let (before, words_of, _) = {
+            // SAFETY: `MaybeUninit<u64>` has no invalid bit pattern and `u8`'s alignment
+            // divides its; `align_to_mut` keeps every byte inside `bytes`.
+            unsafe { bytes.align_to_mut::<core::mem::MaybeUninit<u64>>() }
+        };
+        if !before.is_empty() {
+            return 0;
+        }
+        let level = level.min(Level::detected());
+        let done = match words {
+            1 => x86::byte_halves_streamed::<1>(level, words_of, runs, signed, bf16),
+            2 => x86::byte_halves_streamed::<2>(level, words_of, runs, signed, bf16),
+            4 => x86::byte_halves_streamed::<4>(level, words_of, runs, signed, bf16),
+            _ => 0,
+        };
+        return done;
+    }
+    let _ = (level, dst, words, runs, signed, bf16);
+    0
+}
+
+/// Streams `groups` groups of 8 pixels of `W` 64-bit words straight into `dst`, a destination
+/// of 2- or 4-byte values that starts on a 16-byte boundary: group `g` is `make(g)`, pixels
+/// `8 g .. 8 g + 8`, two words a 16-byte streaming store (SSE2, x86-64's baseline), so the
+/// pixels are built in registers and each destination line is written once, by the groups
+/// that cover it in turn. Returns the groups written: all of them on x86-64, none on another
+/// boundary or elsewhere (the caller writes the rest). The caller fences ([`fence`]) before
+/// its pass returns.
+#[inline(always)]
+pub(crate) fn stream_words<U: Element, const W: usize>(
+    dst: Out<'_, U>,
+    groups: usize,
+    mut make: impl FnMut(usize) -> [[u64; W]; 8],
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if matches!(U::SIZE, 2 | 4) {
+        use core::arch::x86_64::{__m128i, _mm_set_epi64x, _mm_stream_si128};
+        // SAFETY: the stores below write the words `make` returns, whose bytes are values of
+        // `U` (2- or 4-byte plain data: every bit pattern is one).
+        let bytes = unsafe { dst.bytes().into_places() };
+        // SAFETY: `MaybeUninit<__m128i>` has no invalid bit pattern and `u8`'s alignment
+        // divides its; `align_to_mut` keeps every byte inside `bytes`.
+        let (before, pairs, _) = unsafe { bytes.align_to_mut::<core::mem::MaybeUninit<__m128i>>() };
+        if !before.is_empty() {
+            return 0;
+        }
+        let groups = groups.min(pairs.len() / (4 * W));
+        for (g, out) in pairs.chunks_exact_mut(4 * W).take(groups).enumerate() {
+            let pixels = make(g);
+            for (o, w) in out.iter_mut().zip(pixels.as_flattened().chunks_exact(2)) {
+                // SAFETY: `o` is one aligned 16-byte place of `dst` (a chunk of `pairs`);
+                // both intrinsics are SSE2, x86-64's baseline.
+                unsafe { _mm_stream_si128(o.as_mut_ptr(), _mm_set_epi64x(w[1] as i64, w[0] as i64)) };
+            }
+        }
+        return groups;
+    }
+    let _ = (dst, groups, &mut make);
+    0
+}
+
 /// Orders every streaming store made so far on this thread before its later stores.
 pub(crate) fn fence() {
     #[cfg(target_arch = "x86_64")]

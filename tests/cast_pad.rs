@@ -181,6 +181,8 @@ fn the_blocked_pass_streams_gathers_and_pads_like_the_definition() {
     let odd_images =
         Tensor::<u8, Nchw>::from_fn([8, 3, 511, 151], |i| (value(i) as i32).rem_euclid(256) as u8).unwrap();
     check::<u8, f16, Nchw, Nhwc, _>(&odd_images, 4, Unscaled, 4);
+    let odd_floats = Tensor::<f32, Nchw>::from_fn([8, 3, 511, 151], value).unwrap();
+    check::<f32, f16, Nchw, Nhwc, _>(&odd_floats, 4, Unscaled, 4);
 }
 
 /// Byte sources of up to four channels go through tables of each channel's 256 results (and,

@@ -129,12 +129,7 @@ impl Pixels {
         // Pixels SIMD builds whole are streamed straight into `dst`, not through a block.
         let streamed = match (tables, self.streaming) {
             (Some(tables), true) => {
-                let bytes: &[u8] = bytemuck::cast_slice(src);
-                let mut runs = [&bytes[..0]; tables::MAX_CHANNELS];
-                for (c, run) in runs.iter_mut().enumerate().take(self.channels) {
-                    let base = s + c * self.channel_stride;
-                    *run = &bytes[base..base + pixels];
-                }
+                let runs = self.byte_runs(src, s, pixels);
                 tables.stream_pixels(&runs[..self.channels], self.padded, dst.rb())
             }
             _ => 0,
@@ -144,13 +139,7 @@ impl Pixels {
             let at = s + first * self.pixel_stride;
             let block = &mut staged[..n * self.padded];
             if let Some(tables) = tables {
-                let bytes: &[u8] = bytemuck::cast_slice(src);
-                let mut runs = [&bytes[..0]; tables::MAX_CHANNELS];
-                for (c, run) in runs.iter_mut().enumerate().take(self.channels) {
-                    let base = at + c * self.channel_stride;
-                    *run = &bytes[base..base + n];
-                }
-                tables.pixels(&runs[..self.channels], self.padded, block);
+                tables.pixels(&self.byte_runs(src, at, n)[..self.channels], self.padded, block);
                 self.leave(&mut dst, first, block);
                 continue;
             }
@@ -167,17 +156,46 @@ impl Pixels {
             }
             if words {
                 runs[self.channels * n..4 * n].fill(U::default());
-                let (runs, block) = (bytemuck::cast_slice(&runs[..4 * n]), bytemuck::cast_slice_mut(block));
+                let halves: &[u16] = bytemuck::cast_slice(&runs[..4 * n]);
+                let halves: [&[u16]; 4] = core::array::from_fn(|c| &halves[c * n..(c + 1) * n]);
+                // Streamed straight from registers where the pixels start on a 16-byte
+                // boundary; the rest (none, or a short run) through the block.
+                let done = match self.streaming {
+                    true => {
+                        simd::half_pixels_streamed(dst.at(first * self.padded..), self.padded / 4, halves)
+                    }
+                    false => 0,
+                };
+                let (halves, rest) = (halves.map(|h| &h[done..]), &mut block[done * self.padded..]);
+                let words = bytemuck::cast_slice_mut(rest);
                 match self.padded {
-                    4 => pixel_words::<1>(runs, n, block),
-                    8 => pixel_words::<2>(runs, n, block),
-                    _ => pixel_words::<4>(runs, n, block),
+                    4 => pixel_words::<1>(halves, words),
+                    8 => pixel_words::<2>(halves, words),
+                    _ => pixel_words::<4>(halves, words),
                 }
+                self.leave(&mut dst, first + done, rest);
             } else {
                 interleave(&runs[..self.channels * n], n, self.channels, self.padded, block);
+                self.leave(&mut dst, first, block);
             }
-            self.leave(&mut dst, first, block);
         }
+    }
+
+    /// The byte runs of a byte source's channels, `n` pixels from source offset `at` (adjacent
+    /// pixels: the tables' case), the missing channels empty.
+    fn byte_runs<'s, T: Element>(
+        &self,
+        src: &'s [T],
+        at: usize,
+        n: usize,
+    ) -> [&'s [u8]; tables::MAX_CHANNELS] {
+        let bytes: &[u8] = bytemuck::cast_slice(src);
+        let mut runs = [&bytes[..0]; tables::MAX_CHANNELS];
+        for (c, run) in runs.iter_mut().enumerate().take(self.channels) {
+            let base = at + c * self.channel_stride;
+            *run = &bytes[base..base + n];
+        }
+        runs
     }
 
     /// Writes `block`, whole pixels from pixel `first` of `dst`, streamed or not.
@@ -195,16 +213,15 @@ impl Pixels {
 #[repr(C, align(64))]
 struct Staging([u8; STAGED_BYTES]);
 
-/// Four runs of `n` 2-byte values (channel by channel) into `n` pixels of `W` words: each
-/// pixel's first word holds its four values, the other words are the padding's zeros. Whole
-/// groups of 8 pixels through `simd::half_pixels` (SSE2 on x86-64), the rest word by word.
-fn pixel_words<const W: usize>(runs: &[u16], n: usize, out: &mut [u64]) {
-    let (a, rest) = runs.split_at(n);
-    let (b, rest) = rest.split_at(n);
-    let (c, d) = rest.split_at(n);
-    let done = simd::half_pixels(out, W, [a, b, c, d]);
+/// Four runs of 2-byte values (channel by channel, of equal length) into as many pixels of `W`
+/// words: each pixel's first word holds its four values, the other words are the padding's
+/// zeros. Whole groups of 8 pixels through `simd::half_pixels` (SSE2 on x86-64), the rest word
+/// by word.
+fn pixel_words<const W: usize>(runs: [&[u16]; 4], out: &mut [u64]) {
+    let done = simd::half_pixels(out, W, runs);
+    let [a, b, c, d] = runs.map(|r| &r[done..]);
     let px = out.chunks_exact_mut(W).skip(done);
-    for ((((px, &a), &b), &c), &d) in px.zip(&a[done..]).zip(&b[done..]).zip(&c[done..]).zip(&d[done..]) {
+    for ((((px, &a), &b), &c), &d) in px.zip(a).zip(b).zip(c).zip(d) {
         px[0] = a as u64 | (b as u64) << 16 | (c as u64) << 32 | (d as u64) << 48;
         px[1..].fill(0);
     }

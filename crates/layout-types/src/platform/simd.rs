@@ -290,26 +290,61 @@ pub(crate) fn byte_halves_streamed_at<U: Element>(
     #[cfg(target_arch = "x86_64")]
     if U::SIZE == 2 {
         // SAFETY: the stores below write f16 or bf16 bits and zeros, values of `U` (2 bytes).
-        let bytes = unsafe { dst.bytes().into_places() };
-        let (before, words_of, _) = {
-            // SAFETY: `MaybeUninit<u64>` has no invalid bit pattern and `u8`'s alignment
-            // divides its; `align_to_mut` keeps every byte inside `bytes`.
-            unsafe { bytes.align_to_mut::<core::mem::MaybeUninit<u64>>() }
-        };
-        if !before.is_empty() {
-            return 0;
-        }
+        let Some(places) = (unsafe { aligned_places::<U, u64>(dst) }) else { return 0 };
         let level = level.min(Level::detected());
-        let done = match words {
-            1 => x86::byte_halves_streamed::<1>(level, words_of, runs, signed, bf16),
-            2 => x86::byte_halves_streamed::<2>(level, words_of, runs, signed, bf16),
-            4 => x86::byte_halves_streamed::<4>(level, words_of, runs, signed, bf16),
+        return match words {
+            1 => x86::byte_halves_streamed::<1>(level, places, runs, signed, bf16),
+            2 => x86::byte_halves_streamed::<2>(level, places, runs, signed, bf16),
+            4 => x86::byte_halves_streamed::<4>(level, places, runs, signed, bf16),
             _ => 0,
         };
-        return done;
     }
     let _ = (level, dst, words, runs, signed, bf16);
     0
+}
+
+/// [`half_pixels`] with streaming stores straight into `dst`, a destination of 2-byte values
+/// (`4 words` of them a pixel) that starts on a 16-byte boundary: no staging block. Returns
+/// the pixels written, from the first: whole groups of 8 with SSE2 on x86-64, none on another
+/// boundary, elsewhere, or for `words` other than 1, 2 and 4. The caller writes the rest and
+/// fences ([`fence`]) before its pass returns.
+pub(crate) fn half_pixels_streamed<U: Element>(dst: Out<'_, U>, words: usize, runs: [&[u16]; 4]) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if U::SIZE == 2 {
+        // SAFETY: the stores below write the runs' 2-byte values and zeros, values of `U`.
+        let Some(places) = (unsafe { aligned_places::<U, u64>(dst) }) else { return 0 };
+        return match words {
+            1 => x86::half_pixels_streamed::<1>(places, runs),
+            2 => x86::half_pixels_streamed::<2>(places, runs),
+            4 => x86::half_pixels_streamed::<4>(places, runs),
+            _ => 0,
+        };
+    }
+    let _ = (dst, words, runs);
+    0
+}
+
+/// `dst`'s storage as places of `V` (a plain-data vector or word type), when it starts on a
+/// 16-byte boundary: the places of the streamed pixel stores. The tail that fills no whole `V`
+/// is left out.
+///
+/// # Safety
+///
+/// The caller writes only values of `U` into the places (as [`Out::into_places`] asks).
+#[cfg(target_arch = "x86_64")]
+unsafe fn aligned_places<U: Element, V: Copy>(dst: Out<'_, U>) -> Option<&mut [core::mem::MaybeUninit<V>]> {
+    debug_assert!(core::mem::align_of::<V>() <= 16);
+    // SAFETY: the caller's contract.
+    let bytes = unsafe { dst.bytes().into_places() };
+    if bytes.as_ptr().align_offset(16) != 0 {
+        return None;
+    }
+    // SAFETY: `bytes` starts 16-byte aligned, at least `V`'s alignment; `len / size` whole
+    // places of `V` lie inside it; `MaybeUninit` places carry no validity requirement, and the
+    // caller writes only values into them.
+    Some(unsafe {
+        core::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast(), bytes.len() / core::mem::size_of::<V>())
+    })
 }
 
 /// Streams `groups` groups of 8 pixels of `W` 64-bit words straight into `dst`, a destination
@@ -330,13 +365,7 @@ pub(crate) fn stream_words<U: Element, const W: usize>(
         use core::arch::x86_64::{__m128i, _mm_set_epi64x, _mm_stream_si128};
         // SAFETY: the stores below write the words `make` returns, whose bytes are values of
         // `U` (2- or 4-byte plain data: every bit pattern is one).
-        let bytes = unsafe { dst.bytes().into_places() };
-        // SAFETY: `MaybeUninit<__m128i>` has no invalid bit pattern and `u8`'s alignment
-        // divides its; `align_to_mut` keeps every byte inside `bytes`.
-        let (before, pairs, _) = unsafe { bytes.align_to_mut::<core::mem::MaybeUninit<__m128i>>() };
-        if !before.is_empty() {
-            return 0;
-        }
+        let Some(pairs) = (unsafe { aligned_places::<U, __m128i>(dst) }) else { return 0 };
         let groups = groups.min(pairs.len() / (4 * W));
         for (g, out) in pairs.chunks_exact_mut(4 * W).take(groups).enumerate() {
             let pixels = make(g);

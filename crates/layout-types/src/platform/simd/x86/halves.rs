@@ -180,21 +180,46 @@ unsafe fn store_pixels<const W: usize, const STREAM: bool>(h: [__m128i; 4], out:
 /// bench row, word by word → these groups: two threads 14.0–15.6 → 23.3–28.3 GB/s (0.47–0.52
 /// → 0.87–0.92 of the strongest copy), one thread 9.4–14.0 → 17.8–20.3.
 pub(in crate::platform) fn half_pixels<const W: usize>(dst: &mut [u64], runs: [&[u16]; 4]) -> usize {
-    if !matches!(W, 1 | 2 | 4) {
+    let groups = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / W) / 8;
+    // SAFETY: `dst` holds at least `8 groups W` words.
+    unsafe { half_groups::<W, false>(dst.as_mut_ptr(), runs, groups) };
+    8 * groups
+}
+
+/// [`half_pixels`] with streaming stores, straight into `dst`, which starts on a 16-byte
+/// boundary (the caller fences).
+pub(in crate::platform) fn half_pixels_streamed<const W: usize>(
+    dst: &mut [MaybeUninit<u64>],
+    runs: [&[u16]; 4],
+) -> usize {
+    let groups = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / W) / 8;
+    if dst.as_ptr().cast::<u8>().align_offset(16) != 0 {
         return 0;
     }
-    let groups = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / W) / 8;
+    // SAFETY: `dst` holds at least `8 groups W` words and starts 16-byte aligned; the words
+    // written are the runs' values and zeros.
+    unsafe { half_groups::<W, true>(dst.as_mut_ptr().cast(), runs, groups) };
+    8 * groups
+}
+
+/// # Safety
+///
+/// `out` points to at least `8 groups W` writable words, 16-byte aligned if `STREAM`; every
+/// run holds at least `8 groups` values; `W` is 1, 2 or 4.
+unsafe fn half_groups<const W: usize, const STREAM: bool>(out: *mut u64, runs: [&[u16]; 4], groups: usize) {
+    if !matches!(W, 1 | 2 | 4) {
+        return;
+    }
     for g in 0..groups {
         let j = 8 * g;
-        // SAFETY: values `j .. j + 8` lie in every run (`groups` is at most each run's length
-        // / 8), unaligned loads of SSE2 (x86-64's baseline); pixels `j .. j + 8` lie in `dst`
-        // (`groups` is at most `dst.len() / W / 8`).
+        // SAFETY: values `j .. j + 8` lie in every run (the caller's `groups`), unaligned
+        // loads of SSE2 (x86-64's baseline); pixels `j .. j + 8` lie in `out`, 16-byte
+        // aligned if `STREAM` (`j W` words are a multiple of 64 bytes).
         unsafe {
             let h = runs.map(|r| _mm_loadu_si128(r.as_ptr().add(j).cast()));
-            store_pixels::<W, false>(h, dst.as_mut_ptr().add(j * W));
+            store_pixels::<W, STREAM>(h, out.add(j * W));
         }
     }
-    8 * groups
 }
 
 /// # Safety

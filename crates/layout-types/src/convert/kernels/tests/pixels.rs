@@ -1,0 +1,184 @@
+//! The fused pass's pixel builders against the definition: image bytes widened into 2-byte
+//! floats, 2-byte runs interleaved into pixels, and groups of words streamed, into a block and
+//! straight into the destination.
+
+use crate::dtype::Element;
+use crate::platform::out::Out;
+use crate::platform::simd::{fence, Level};
+
+/// Image bytes widened into pixels of 2-byte floats (AVX-512's groups of 16, AVX2 and F16C's of
+/// 8), at every level, against `half`'s conversion of each value: one to four channels, u8 and
+/// i8, f16 and bf16, pixels of 1, 2 and 4 words, lengths around the groups; the words past the
+/// pixels it says it wrote stay untouched. Both forms: into a block, and streamed straight into
+/// a destination of halves on a 16-byte boundary (AVX2's groups of 8 from AVX2 up), which
+/// writes nothing from any other boundary.
+#[test]
+fn image_bytes_widen_into_half_pixels_like_the_definition() {
+    use crate::platform::simd::{byte_halves_at, byte_halves_streamed_at};
+    #[cfg(target_arch = "x86_64")]
+    let f16c = std::arch::is_x86_feature_detected!("f16c");
+    #[cfg(not(target_arch = "x86_64"))]
+    let f16c = false;
+    for level in Level::ALL {
+        if !level.available() {
+            println!("SKIPPED: byte halves at {level:?} (this CPU lacks it)");
+            continue;
+        }
+        for (channels, words, signed, bf16, streamed) in (1..=4).flat_map(|c| {
+            [1, 2, 4].into_iter().flat_map(move |w| {
+                [(false, false), (true, false), (false, true), (true, true)]
+                    .into_iter()
+                    .flat_map(move |(s, b)| [false, true].map(|t| (c, w, s, b, t)))
+            })
+        }) {
+            for n in [0, 7, 8, 9, 15, 16, 17, 40, 257] {
+                let runs: Vec<Vec<u8>> =
+                    (0..channels).map(|c| (0..n).map(|j| (j * 37 + c * 101 + 3) as u8).collect()).collect();
+                let runs: Vec<&[u8]> = runs.iter().map(|r| r.as_slice()).collect();
+                let fill = 0x5A5A_5A5A_5A5A_5A5Au64;
+                let mut room = vec![fill; n * words + 5];
+                // The streamed form's destination starts on a 16-byte boundary.
+                let at = usize::from(room.as_ptr().align_offset(16) != 0);
+                let dst = &mut room[at..at + n * words + 3];
+                let done = match streamed {
+                    false => byte_halves_at(level, dst, words, &runs, signed, bf16),
+                    true => {
+                        let halves: &mut [half::f16] = bytemuck::cast_slice_mut(&mut *dst);
+                        // From the next half on, off the boundary: nothing written.
+                        let off = Out::new(&mut halves[1..]);
+                        assert_eq!(byte_halves_streamed_at(level, off, words, &runs, signed, bf16), 0);
+                        let done =
+                            byte_halves_streamed_at(level, Out::new(halves), words, &runs, signed, bf16);
+                        fence();
+                        done
+                    }
+                };
+                let what = format!(
+                    "{level:?}: {channels} channels, {words} words, n {n}, signed {signed}, bf16 {bf16}, streamed {streamed}"
+                );
+                assert!(done <= n, "{what}");
+                for (i, &w) in room.iter().enumerate() {
+                    if i < at || i >= at + n * words + 3 {
+                        assert_eq!(w, fill, "{what}: word {i} outside");
+                        continue;
+                    }
+                    let i = i - at;
+                    let (pixel, word) = (i / words, i % words);
+                    let expected = match pixel < done {
+                        false => fill,
+                        true if word > 0 => 0,
+                        true => (0..channels).fold(0u64, |acc, c| {
+                            let b = runs[c][pixel];
+                            let v = if signed { f32::from(b as i8) } else { f32::from(b) };
+                            let bits = match bf16 {
+                                true => half::bf16::from_f32(v).to_bits(),
+                                false => half::f16::from_f32(v).to_bits(),
+                            };
+                            acc | u64::from(bits) << (16 * c)
+                        }),
+                    };
+                    assert_eq!(w, expected, "{what}: word {i}");
+                }
+                // Where the level has the widening, every whole group is done.
+                let group = match level {
+                    Level::Avx512 if !streamed => 16,
+                    Level::Avx512 | Level::Avx2 if f16c => 8,
+                    _ => 1,
+                };
+                if group > 1 {
+                    assert_eq!(done, n / group * group, "{what}");
+                }
+            }
+        }
+    }
+}
+
+/// Groups of pixels streamed straight into a destination of 2- and 4-byte values: every group
+/// from a 16-byte boundary (what `make` returned, in order), nothing from another boundary,
+/// and nothing past the groups asked for or past the destination.
+#[test]
+fn streamed_words_land_in_order_from_a_16_byte_boundary() {
+    use crate::platform::simd::stream_words;
+    fn check<U: Element, const W: usize>() {
+        let fill = U::from_word(0x5A5A_5A5A_5A5A_5A5A);
+        let per = 8 * W * 8 / U::SIZE; // values a group
+        let word = |g: usize, i: usize| (g as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i as u64;
+        for offset in 0..16 / U::SIZE {
+            for (groups, room) in [(0, 0), (1, 1), (3, 3), (3, 2), (2, 5)] {
+                let mut dst = vec![fill; 16 / U::SIZE + room * per + 3];
+                let at = dst.as_ptr().align_offset(16) + offset;
+                let len = room * per + 1;
+                let done = stream_words::<U, W>(Out::new(&mut dst[at..at + len]), groups, |g| {
+                    core::array::from_fn(|p| core::array::from_fn(|w| word(g, p * W + w)))
+                });
+                fence();
+                let what = format!("size {}, {W} words, offset {offset}, {groups} of {room}", U::SIZE);
+                let aligned = cfg!(target_arch = "x86_64") && offset == 0;
+                assert_eq!(done, if aligned { groups.min(room) } else { 0 }, "{what}");
+                let bytes: &[u8] = bytemuck::cast_slice(&dst);
+                let first = at * U::SIZE;
+                for (i, &b) in bytes.iter().enumerate() {
+                    let k = i.wrapping_sub(first);
+                    let expected = match k < done * per * U::SIZE {
+                        true => word(k / (64 * W), k % (64 * W) / 8).to_le_bytes()[k % 8],
+                        false => 0x5A,
+                    };
+                    assert_eq!(b, expected, "{what}: byte {i}");
+                }
+            }
+        }
+    }
+    check::<half::f16, 1>();
+    check::<half::f16, 2>();
+    check::<half::f16, 4>();
+    check::<f32, 2>();
+    check::<f32, 4>();
+    check::<f32, 8>();
+}
+
+/// Four runs of 2-byte values interleaved into pixels of 1, 2 and 4 words (groups of 8 with
+/// SSE2 on x86-64), into a block and streamed straight into a destination of halves, against
+/// the definition: lengths around the groups, from a 16-byte boundary and off it (where the
+/// streamed form writes nothing); the words past the pixels it says it wrote stay untouched.
+#[test]
+fn half_runs_interleave_into_pixels_like_the_definition() {
+    use crate::platform::simd::{half_pixels, half_pixels_streamed};
+    for (words, streamed, n, offset) in [1, 2, 4].into_iter().flat_map(|w| {
+        [false, true].into_iter().flat_map(move |t| {
+            [0, 7, 8, 9, 17, 40, 257].into_iter().flat_map(move |n| [0, 1].map(|o| (w, t, n, o)))
+        })
+    }) {
+        let runs: Vec<Vec<u16>> =
+            (0..4).map(|c| (0..n).map(|j| (j * 7919 + c * 4001 + 3) as u16).collect()).collect();
+        let runs: [&[u16]; 4] = core::array::from_fn(|c| runs[c].as_slice());
+        let fill = 0x5A5A_5A5A_5A5A_5A5Au64;
+        let mut room = vec![fill; n * words + 6];
+        let at = room.as_ptr().align_offset(16) + offset;
+        let len = n * words + 3;
+        let done = match streamed {
+            false => half_pixels(&mut room[at..at + len], words, runs),
+            true => {
+                let halves: &mut [half::f16] = bytemuck::cast_slice_mut(&mut room[at..at + len]);
+                let done = half_pixels_streamed(Out::new(halves), words, runs);
+                fence();
+                done
+            }
+        };
+        let what = format!("{words} words, streamed {streamed}, n {n}, offset {offset}");
+        let whole = match (cfg!(target_arch = "x86_64"), streamed && offset != 0) {
+            (true, false) => n / 8 * 8,
+            _ => 0,
+        };
+        assert_eq!(done, whole, "{what}");
+        for (i, &w) in room.iter().enumerate() {
+            let k = i.wrapping_sub(at);
+            let (pixel, word) = (k / words, k % words);
+            let expected = match pixel < done {
+                false => fill,
+                true if word > 0 => 0,
+                true => (0..4).fold(0u64, |acc, c| acc | u64::from(runs[c][pixel]) << (16 * c)),
+            };
+            assert_eq!(w, expected, "{what}: word {i}");
+        }
+    }
+}

@@ -3,7 +3,7 @@
 //! padding channel is zero, and the padded C is the smallest multiple asked for.
 
 use half::f16;
-use typed_layout::cast::{relayout_cast_pad, Cast, CastNest, Scale, Unscaled};
+use typed_layout::cast::{relayout_cast_pad, relayout_cast_pad_into, Cast, CastNest, Scale, Unscaled};
 use typed_layout::{
     Bmn, Element, Layout, LayoutError, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Shape, Tensor,
 };
@@ -17,11 +17,34 @@ fn check<S: Element, D: Element, LS: Layout, LD: Layout, C: Cast<S, D>>(
     LD::Family: SameFamily<LS::Family>,
 {
     let out = relayout_cast_pad::<_, LS, D, LD, C>(src, multiple, cast).unwrap();
-    let t = out.tensor();
+    let src_c = src.shape().placement().dims()[1];
+    let dims = out.tensor().shape().placement().dims().to_vec();
+    assert_eq!((out.channels(), out.padded_channels(), dims[1]), (src_c, want_c, want_c));
+    assert_eq!(out.tensor().as_slice().as_ptr() as usize % 128, 0, "aligned");
+    expect(src, out.tensor(), cast);
+}
+
+/// [`check`] of an NCHW byte image into NHWC through `relayout_cast_pad_into`, into a
+/// destination of C = `padded` whose every element held `sentinel` before: an element the pass
+/// leaves unwritten cannot pass for a value.
+fn check_into<D: Element, C: Cast<u8, D>>(src: &Tensor<u8, Nchw>, padded: usize, cast: C, sentinel: D) {
+    let [n, _, h, w] = src.shape().dims();
+    let mut dst = Tensor::<D, Nhwc>::filled([n, padded, h, w], sentinel).unwrap();
+    relayout_cast_pad_into(src, &mut dst, cast).unwrap();
+    expect(src, &dst, cast);
+}
+
+/// Every element of `t` against the definition: the cast source value at the same logical
+/// index in a data channel, zero in a padding channel.
+fn expect<S: Element, D: Element, LS: Layout, LD: Layout, C: Cast<S, D>>(
+    src: &Tensor<S, LS>,
+    t: &Tensor<D, LD>,
+    cast: C,
+) where
+    LD::Family: SameFamily<LS::Family>,
+{
     let src_dims = src.shape().placement().dims().to_vec();
     let dims = t.shape().placement().dims().to_vec();
-    assert_eq!((out.channels(), out.padded_channels(), dims[1]), (src_dims[1], want_c, want_c));
-    assert_eq!(t.as_slice().as_ptr() as usize % 128, 0, "aligned");
     let count: usize = dims.iter().product();
     let mut index = vec![0; dims.len()];
     for k in 0..count {
@@ -36,7 +59,7 @@ fn check<S: Element, D: Element, LS: Layout, LD: Layout, C: Cast<S, D>>(
         } else {
             D::default()
         };
-        assert_eq!(got, want, "{} → {} at {index:?}", LS::NOTATION, LD::NOTATION);
+        assert_eq!(got.to_word(), want.to_word(), "{} → {} at {index:?}", LS::NOTATION, LD::NOTATION);
     }
 }
 
@@ -176,8 +199,9 @@ fn the_blocked_pass_streams_gathers_and_pads_like_the_definition() {
     check::<u8, half::bf16, Nchw, Nhwc, _>(&rgb, 8, Unscaled, 8);
     let signed = Tensor::<i8, Nchw>::from_fn([3, 5, 9, 41], |i| (value(i) as i32 % 128) as i8).unwrap();
     check::<i8, f16, Nchw, Nhwc, _>(&signed, 8, Unscaled, 8);
-    // Streamed straight from the SIMD widening where an image's pixels start on a 16-byte
-    // boundary, through the block where not: 511 × 151 pixels of 8 bytes, every other image.
+    // Streamed straight from registers from the first pixel on a 16-byte boundary (the SIMD
+    // widening of bytes, the half runs of floats), the pixels before it through the block:
+    // 511 × 151 pixels of 8 bytes, so every other image starts 8 bytes off.
     let odd_images =
         Tensor::<u8, Nchw>::from_fn([8, 3, 511, 151], |i| (value(i) as i32).rem_euclid(256) as u8).unwrap();
     check::<u8, f16, Nchw, Nhwc, _>(&odd_images, 4, Unscaled, 4);
@@ -199,10 +223,22 @@ fn byte_images_cast_through_tables_like_the_definition() {
     let large = Tensor::<u8, Nchw>::from_fn([4, 3, 256, 320], byte).unwrap();
     check::<u8, f32, Nchw, Nhwc, _>(&large, 4, normalize, 4);
     check::<u8, f16, Nchw, Nhwc, _>(&rgb, 8, normalize, 8);
-    // Pixels of 8 bytes streamed straight from the tables where an image starts on a 16-byte
-    // boundary, through the block where not: 511 × 151 pixels, every other image.
+    // Pixels of 8 bytes streamed straight from the tables from the first pixel on a 16-byte
+    // boundary, the one before it through the block: 511 × 151 pixels, every other image.
     let odd_images = Tensor::<u8, Nchw>::from_fn([8, 3, 511, 151], byte).unwrap();
     check::<u8, f16, Nchw, Nhwc, _>(&odd_images, 4, normalize, 4);
+    // Every streamed way, into destinations of 4 MiB and more whose every element held a
+    // sentinel: bytes widened into halves (pixels of 16), the tables' words into f16 pixels of
+    // 4 and 8 and f32 pixels of 8, two and four channels; odd image sizes put pixels of 8
+    // bytes on and off the boundary.
+    let quad = Tensor::<u8, Nchw>::from_fn([1, 4, 256, 513], byte).unwrap();
+    check_into::<f16, _>(&quad, 16, Unscaled, f16::from_bits(0x7E5A));
+    let pair = Tensor::<u8, Nchw>::from_fn([4, 2, 511, 257], byte).unwrap();
+    let normalize_pair = PerChannel { scale: &scale[..2], shift: &shift[..2] };
+    check_into::<f16, _>(&pair, 4, normalize_pair, f16::from_bits(0x7E5A));
+    let odd = Tensor::<u8, Nchw>::from_fn([2, 3, 511, 257], byte).unwrap();
+    check_into::<f16, _>(&odd, 8, normalize, f16::from_bits(0x7E5A));
+    check_into::<f32, _>(&odd, 8, normalize, f32::from_bits(0x7FC0_5A5A));
     let rgba = Tensor::<i8, Nchw>::from_fn([2, 4, 128, 160], |i| byte(i) as i8).unwrap();
     check::<i8, half::bf16, Nchw, Nhwc, _>(&rgba, 4, Unscaled, 4);
     check::<i8, f16, Nchw, Nhwc, _>(&rgba, 16, Unscaled, 16);

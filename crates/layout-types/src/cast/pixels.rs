@@ -7,9 +7,14 @@
 //! when the destination is larger than the cache (one fence per pass). Every destination element
 //! is written once; no element is tested against the channel count. Byte sources of up to four
 //! channels build their pixels from tables of each channel's 256 results instead
-//! (`cast/tables.rs`), whatever the cast, and, when streaming into pixels of 4, 8 or 16 values
-//! that start on a 16-byte boundary, stream each group of 8 pixels straight from registers
-//! (no block: building a block and streaming it were two phases whose times added up).
+//! (`cast/tables.rs`), whatever the cast.
+//!
+//! Where the pass streams, pixels of 4, 8 or 16 values of 2 or 4 bytes that start on a 16-byte
+//! boundary skip the block: each group of 8 pixels is built in registers and streamed straight
+//! into the destination (byte sources' halves and table words, other sources' 2-byte pixels of
+//! up to four channels). Building a block and streaming it were two phases whose times added
+//! up; the rest of a run (its pixels before the first boundary, its last pixels, all of it
+//! where no pixel starts on one) still goes through the block.
 
 use super::steps::{CastLoop, ChannelMap};
 use super::tables::{self, Tables};
@@ -104,7 +109,8 @@ impl Pixels {
 
     /// Writes `dst`: whole runs of `dst.len() / padded` pixels, the first at source offset `s`
     /// (from `tables` where given: a byte source with adjacent pixels), through `staging`'s two
-    /// buffers (the channels' runs, the block's pixels).
+    /// buffers (the channels' runs, the block's pixels), or, streaming, straight from registers
+    /// where the pixels allow (the module's second paragraph).
     fn run<T: Element, U: Element, C: Cast<T, U>>(
         &self,
         src: &[T],
@@ -126,16 +132,27 @@ impl Pixels {
             && U::SIZE == 2
             && self.channels <= 4
             && matches!(self.padded, 4 | 8 | 16);
-        // Pixels SIMD builds whole are streamed straight into `dst`, not through a block.
+        // Pixels SIMD builds whole are streamed straight into `dst`, not through a block, from
+        // the first pixel on a 16-byte boundary (`lead` pixels in: one, for pixels of 8 bytes
+        // from a start 8 bytes off).
+        let pixel_bytes = self.padded * U::SIZE;
+        let lead = match (16 - dst.address(0) % 16) % 16 {
+            off if self.streaming && off.is_multiple_of(pixel_bytes) => (off / pixel_bytes).min(pixels),
+            _ => 0,
+        };
         let streamed = match (tables, self.streaming) {
             (Some(tables), true) => {
-                let runs = self.byte_runs(src, s, pixels);
-                tables.stream_pixels(&runs[..self.channels], self.padded, dst.rb())
+                let runs = self.byte_runs(src, s + lead * self.pixel_stride, pixels - lead);
+                tables.stream_pixels(&runs[..self.channels], self.padded, dst.at(lead * self.padded..))
             }
             _ => 0,
         };
-        for first in (streamed..pixels).step_by(self.block) {
-            let n = self.block.min(pixels - first);
+        // The lead's pixels, then those after the streamed ones, in blocks (the blocks of
+        // whole 8-pixel groups after the lead keep its boundary).
+        let blocks = (0..lead).step_by(self.block).chain((lead + streamed..pixels).step_by(self.block));
+        for first in blocks {
+            let end = if first < lead { lead } else { pixels };
+            let n = self.block.min(end - first);
             let at = s + first * self.pixel_stride;
             let block = &mut staged[..n * self.padded];
             if let Some(tables) = tables {

@@ -86,27 +86,31 @@ impl<U: Element> Tables<U> {
     }
 
     /// Streams the first pixels of `runs` straight into `dst` (pixels of `padded` values, as
-    /// [`pixels`](Self::pixels) writes them) where SIMD builds them whole: the exact halves
-    /// of bytes ([`simd::byte_halves_streamed`]). Returns how many it wrote (none otherwise);
-    /// the caller writes the rest and fences.
-    pub(super) fn stream_pixels(&self, runs: &[&[u8]], padded: usize, dst: Out<'_, U>) -> usize {
-        match self.channels {
-            1 => self.stream_pixels_of::<1>(runs, padded, dst),
-            2 => self.stream_pixels_of::<2>(runs, padded, dst),
-            3 => self.stream_pixels_of::<3>(runs, padded, dst),
-            _ => self.stream_pixels_of::<4>(runs, padded, dst),
-        }
-    }
-
-    /// [`stream_pixels`](Self::stream_pixels) of `K` channels.
-    #[inline(always)]
-    fn stream_pixels_of<const K: usize>(&self, runs: &[&[u8]], padded: usize, dst: Out<'_, U>) -> usize {
+    /// [`pixels`](Self::pixels) writes them) from registers: the exact halves of bytes
+    /// ([`simd::byte_halves_streamed`], AVX2), else the tables' words ([`simd::stream_words`],
+    /// 2- and 4-byte results). Returns how many it wrote (none where neither applies, or off a
+    /// 16-byte boundary); the caller writes the rest and fences.
+    pub(super) fn stream_pixels(&self, runs: &[&[u8]], padded: usize, mut dst: Out<'_, U>) -> usize {
         if !matches!(padded, 4 | 8 | 16) {
             return 0;
         }
         if let Some((signed, bf16)) = self.halves {
-            return simd::byte_halves_streamed(dst, padded / 4, runs, signed, bf16);
+            let done = simd::byte_halves_streamed(dst.rb(), padded / 4, runs, signed, bf16);
+            if done > 0 {
+                return done;
+            }
         }
+        match self.channels {
+            1 => self.stream_words_of::<1>(runs, padded, dst),
+            2 => self.stream_words_of::<2>(runs, padded, dst),
+            3 => self.stream_words_of::<3>(runs, padded, dst),
+            _ => self.stream_words_of::<4>(runs, padded, dst),
+        }
+    }
+
+    /// The tables' words of [`stream_pixels`](Self::stream_pixels), `K` channels.
+    #[inline(always)]
+    fn stream_words_of<const K: usize>(&self, runs: &[&[u8]], padded: usize, dst: Out<'_, U>) -> usize {
         let Some(words) = &self.words else { return 0 };
         let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / padded);
         let runs: [&[u8]; K] = core::array::from_fn(|c| &runs[c][..n]);

@@ -351,9 +351,9 @@ unsafe fn aligned_places<U: Element, V: Copy>(dst: Out<'_, U>) -> Option<&mut [c
 /// of 2- or 4-byte values that starts on a 16-byte boundary: group `g` is `make(g)`, pixels
 /// `8 g .. 8 g + 8`, two words a 16-byte streaming store (SSE2, x86-64's baseline), so the
 /// pixels are built in registers and each destination line is written once, by the groups
-/// that cover it in turn. Returns the groups written: all of them on x86-64, none on another
-/// boundary or elsewhere (the caller writes the rest). The caller fences ([`fence`]) before
-/// its pass returns.
+/// that cover it in turn. Returns the groups written: on x86-64 as many as `dst` holds; none
+/// for other than 2- or 4-byte values, on another boundary, or elsewhere (the caller writes
+/// the rest). The caller fences ([`fence`]) before its pass returns.
 #[inline(always)]
 pub(crate) fn stream_words<U: Element, const W: usize>(
     dst: Out<'_, U>,

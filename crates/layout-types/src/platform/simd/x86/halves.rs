@@ -74,7 +74,8 @@ pub(in crate::platform) fn byte_halves_streamed<const W: usize>(
         return 0;
     }
     let groups = n / 8;
-    // SAFETY: AVX2 is `level` or below it, one the CPU has, and F16C was detected; it reads
+    // SAFETY: `level` is AVX2 or above, one the CPU has (so it has AVX2), and F16C was
+    // detected; it reads
     // bytes [0, 8 groups) of each run and writes words [0, 8 groups W) of `dst`, all inside,
     // each store 16 bytes at a multiple of 16 bytes from `dst`'s 16-byte-aligned start; the
     // words it writes are values (f16 or bf16 bits and zeros).
@@ -180,6 +181,9 @@ unsafe fn store_pixels<const W: usize, const STREAM: bool>(h: [__m128i; 4], out:
 /// bench row, word by word → these groups: two threads 14.0–15.6 → 23.3–28.3 GB/s (0.47–0.52
 /// → 0.87–0.92 of the strongest copy), one thread 9.4–14.0 → 17.8–20.3.
 pub(in crate::platform) fn half_pixels<const W: usize>(dst: &mut [u64], runs: [&[u16]; 4]) -> usize {
+    if !matches!(W, 1 | 2 | 4) {
+        return 0;
+    }
     let groups = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / W) / 8;
     // SAFETY: `dst` holds at least `8 groups W` words.
     unsafe { half_groups::<W, false>(dst.as_mut_ptr(), runs, groups) };
@@ -193,7 +197,7 @@ pub(in crate::platform) fn half_pixels_streamed<const W: usize>(
     runs: [&[u16]; 4],
 ) -> usize {
     let groups = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / W) / 8;
-    if dst.as_ptr().cast::<u8>().align_offset(16) != 0 {
+    if !matches!(W, 1 | 2 | 4) || dst.as_ptr().cast::<u8>().align_offset(16) != 0 {
         return 0;
     }
     // SAFETY: `dst` holds at least `8 groups W` words and starts 16-byte aligned; the words
@@ -207,9 +211,6 @@ pub(in crate::platform) fn half_pixels_streamed<const W: usize>(
 /// `out` points to at least `8 groups W` writable words, 16-byte aligned if `STREAM`; every
 /// run holds at least `8 groups` values; `W` is 1, 2 or 4.
 unsafe fn half_groups<const W: usize, const STREAM: bool>(out: *mut u64, runs: [&[u16]; 4], groups: usize) {
-    if !matches!(W, 1 | 2 | 4) {
-        return;
-    }
     for g in 0..groups {
         let j = 8 * g;
         // SAFETY: values `j .. j + 8` lie in every run (the caller's `groups`), unaligned

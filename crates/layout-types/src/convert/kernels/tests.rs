@@ -5,6 +5,23 @@ use super::swar::swar_block;
 use super::*;
 use crate::platform::simd::Level;
 
+/// Runs `check::<T>(level)` for each element type (u8, f16, f32 and f64 unless named) at every
+/// level this CPU has; a level it lacks prints SKIPPED with the reason.
+macro_rules! at_every_level {
+    ($check:ident) => {
+        at_every_level!($check: u8, half::f16, f32, f64)
+    };
+    ($check:ident: $($t:ty),+) => {
+        for level in Level::ALL {
+            if !level.available() {
+                println!("SKIPPED: {level:?}: this CPU's highest level is {:?}", Level::detected());
+                continue;
+            }
+            $($check::<$t>(level);)+
+        }
+    };
+}
+
 mod pixels;
 mod staged;
 
@@ -213,16 +230,7 @@ fn page_strided_rows_transpose_like_the_definition() {
             }
         }
     }
-    for level in Level::ALL {
-        if !level.available() {
-            println!("SKIPPED: {level:?}: this CPU's highest level is {:?}", Level::detected());
-            continue;
-        }
-        check::<u8>(level);
-        check::<half::f16>(level);
-        check::<f32>(level);
-        check::<f64>(level);
-    }
+    at_every_level!(check);
 }
 
 /// A square plane whose both sides' streams are far apart (strides past 2 KiB), streamed: the
@@ -254,12 +262,7 @@ fn streamed_square_planes_transpose_like_the_definition() {
             }
         }
     }
-    for level in Level::ALL.into_iter().filter(|l| l.available()) {
-        check::<u8>(level);
-        check::<half::f16>(level);
-        check::<f32>(level);
-        check::<f64>(level);
-    }
+    at_every_level!(check);
 }
 
 /// Three planes into dense three-element pixels (AVX-512's permutes, VBMI's for bytes, AVX2's

@@ -43,10 +43,7 @@ fn far_runs_stage_the_source_like_the_definition() {
             .map(|(rows, cols)| ((rows, cols), (src_stride, cols.next_multiple_of(64 / T::SIZE))));
         planes_like_the_definition::<T>(strips, &planes);
     }
-    for level in Level::ALL.into_iter().filter(|l| l.available()) {
-        check::<u8>(level);
-        check::<half::f16>(level);
-    }
+    at_every_level!(check: u8, half::f16);
 }
 
 /// Streamed planes of long destination rows (NHWC→NCHW's channel planes), whose bytes and
@@ -63,12 +60,7 @@ fn staged_tiles_transpose_like_the_definition() {
             .map(|(rows, cols, src_pad)| ((rows, cols), (rows + src_pad, cols + 64 / T::SIZE)));
         planes_like_the_definition::<T>(strips, &planes);
     }
-    for level in Level::ALL.into_iter().filter(|l| l.available()) {
-        check::<u8>(level);
-        check::<half::f16>(level);
-        check::<f32>(level);
-        check::<f64>(level);
-    }
+    at_every_level!(check);
 }
 
 /// Planes in cache whose source runs lie a multiple of 4 KiB apart (NCHW's channel planes of
@@ -98,12 +90,7 @@ fn page_strided_runs_transpose_like_the_definition() {
         .map(|(rows, cols, src_stride, dst_pad)| ((rows, cols), (src_stride, cols + dst_pad)));
         planes_like_the_definition::<T>(strips, &planes);
     }
-    for level in Level::ALL.into_iter().filter(|l| l.available()) {
-        check::<u8>(level);
-        check::<half::f16>(level);
-        check::<f32>(level);
-        check::<f64>(level);
-    }
+    at_every_level!(check);
 }
 
 /// Which planes AVX2 stages because their source runs share one L1 set ([`staged_runs`]), each

@@ -67,18 +67,15 @@ pub(in crate::platform) fn byte_halves_streamed<const W: usize>(
 ) -> usize {
     let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / W);
     let aligned = dst.as_ptr().cast::<u8>().align_offset(16) == 0;
-    if !(1..=4).contains(&runs.len()) || !matches!(W, 1 | 2 | 4) || !aligned || level < Level::Avx2 {
-        return 0;
-    }
-    if !super::has_f16c() {
+    let shape = (1..=4).contains(&runs.len()) && matches!(W, 1 | 2 | 4);
+    if !shape || !aligned || level < Level::Avx2 || !super::has_f16c() {
         return 0;
     }
     let groups = n / 8;
     // SAFETY: `level` is AVX2 or above, one the CPU has (so it has AVX2), and F16C was
-    // detected; it reads
-    // bytes [0, 8 groups) of each run and writes words [0, 8 groups W) of `dst`, all inside,
-    // each store 16 bytes at a multiple of 16 bytes from `dst`'s 16-byte-aligned start; the
-    // words it writes are values (f16 or bf16 bits and zeros).
+    // detected; it reads bytes [0, 8 groups) of each run and writes words [0, 8 groups W) of
+    // `dst`, all inside, each store 16 bytes at a multiple of 16 bytes from `dst`'s
+    // 16-byte-aligned start; the words it writes are values (f16 or bf16 bits and zeros).
     unsafe { byte_halves_avx2::<W, true>(dst.as_mut_ptr().cast(), runs, groups, signed, bf16) };
     8 * groups
 }

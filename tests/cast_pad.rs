@@ -24,10 +24,15 @@ fn check<S: Element, D: Element, LS: Layout, LD: Layout, C: Cast<S, D>>(
     expect(src, out.tensor(), cast);
 }
 
-/// [`check`] of an NCHW byte image into NHWC through `relayout_cast_pad_into`, into a
-/// destination of C = `padded` whose every element held `sentinel` before: an element the pass
-/// leaves unwritten cannot pass for a value.
-fn check_into<D: Element, C: Cast<u8, D>>(src: &Tensor<u8, Nchw>, padded: usize, cast: C, sentinel: D) {
+/// [`check`] of an NCHW image into NHWC through `relayout_cast_pad_into`, into a destination
+/// of C = `padded` whose every element held `sentinel` before: an element the pass leaves
+/// unwritten cannot pass for a value.
+fn check_into<S: Element, D: Element, C: Cast<S, D>>(
+    src: &Tensor<S, Nchw>,
+    padded: usize,
+    cast: C,
+    sentinel: D,
+) {
     let [n, _, h, w] = src.shape().dims();
     let mut dst = Tensor::<D, Nhwc>::filled([n, padded, h, w], sentinel).unwrap();
     relayout_cast_pad_into(src, &mut dst, cast).unwrap();
@@ -207,6 +212,18 @@ fn the_blocked_pass_streams_gathers_and_pads_like_the_definition() {
     check::<u8, f16, Nchw, Nhwc, _>(&odd_images, 4, Unscaled, 4);
     let odd_floats = Tensor::<f32, Nchw>::from_fn([8, 3, 511, 151], value).unwrap();
     check::<f32, f16, Nchw, Nhwc, _>(&odd_floats, 4, Unscaled, 4);
+    // f32 rounded into f16 pixels in registers, into destinations of 4 MiB and more whose
+    // every element held a sentinel: pixels of 4 (every other image 8 bytes off), 8 and 16
+    // halves, two to four channels; a cast other than Unscaled (the same values through the
+    // block) beside it.
+    let sentinel = f16::from_bits(0x7E5A);
+    for (dims, padded) in [([4, 2, 511, 257], 4), ([2, 3, 511, 257], 8), ([1, 4, 256, 513], 16)] {
+        let floats = Tensor::<f32, Nchw>::from_fn(dims, value).unwrap();
+        check_into::<f32, f16, _>(&floats, padded, Unscaled, sentinel);
+        if padded == 8 {
+            check_into::<f32, f16, _>(&floats, padded, Scale(1.0), sentinel);
+        }
+    }
 }
 
 /// Byte sources of up to four channels go through tables of each channel's 256 results (and,
@@ -232,13 +249,13 @@ fn byte_images_cast_through_tables_like_the_definition() {
     // 4 and 8 and f32 pixels of 8, two and four channels; odd image sizes put pixels of 8
     // bytes on and off the boundary.
     let quad = Tensor::<u8, Nchw>::from_fn([1, 4, 256, 513], byte).unwrap();
-    check_into::<f16, _>(&quad, 16, Unscaled, f16::from_bits(0x7E5A));
+    check_into::<u8, f16, _>(&quad, 16, Unscaled, f16::from_bits(0x7E5A));
     let pair = Tensor::<u8, Nchw>::from_fn([4, 2, 511, 257], byte).unwrap();
     let normalize_pair = PerChannel { scale: &scale[..2], shift: &shift[..2] };
-    check_into::<f16, _>(&pair, 4, normalize_pair, f16::from_bits(0x7E5A));
+    check_into::<u8, f16, _>(&pair, 4, normalize_pair, f16::from_bits(0x7E5A));
     let odd = Tensor::<u8, Nchw>::from_fn([2, 3, 511, 257], byte).unwrap();
-    check_into::<f16, _>(&odd, 8, normalize, f16::from_bits(0x7E5A));
-    check_into::<f32, _>(&odd, 8, normalize, f32::from_bits(0x7FC0_5A5A));
+    check_into::<u8, f16, _>(&odd, 8, normalize, f16::from_bits(0x7E5A));
+    check_into::<u8, f32, _>(&odd, 8, normalize, f32::from_bits(0x7FC0_5A5A));
     let rgba = Tensor::<i8, Nchw>::from_fn([2, 4, 128, 160], |i| byte(i) as i8).unwrap();
     check::<i8, half::bf16, Nchw, Nhwc, _>(&rgba, 4, Unscaled, 4);
     check::<i8, f16, Nchw, Nhwc, _>(&rgba, 16, Unscaled, 16);

@@ -82,6 +82,14 @@ pub trait Cast<T: Element, U: Element>: Copy + Send + Sync {
             *o = self.cast_at(v, channel);
         }
     }
+    /// This cast as [`Unscaled`] where it is that function, else `None` (the default): the
+    /// fused pass then converts without calling it (f32 into f16 pixels in registers, F16C).
+    /// A cast that says `Some` while computing other values may get [`Unscaled`]'s values
+    /// wherever a pass takes this answer.
+    #[inline]
+    fn as_unscaled(&self) -> Option<Unscaled> {
+        None
+    }
     /// Checked once before a pass over a source of `channels` channels: a cast with
     /// per-channel parameters refuses a count it has no parameters for.
     fn check_channels(&self, channels: usize) -> Result<(), LayoutError> {
@@ -169,6 +177,10 @@ impl<T: Element, U: Element> Cast<T, U> for Unscaled {
     #[inline]
     fn cast(&self, value: T) -> U {
         U::from_f64(value.to_f64())
+    }
+    #[inline]
+    fn as_unscaled(&self) -> Option<Unscaled> {
+        Some(Unscaled)
     }
     /// f32 to f16 with F16C's `vcvtps2ph` (detected at run time), f32 to bf16 through `half`'s
     /// slice conversion: one rounding to nearest even from f32, the same bits as through f64

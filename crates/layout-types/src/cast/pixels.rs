@@ -11,10 +11,11 @@
 //!
 //! Where the pass streams, pixels of 4, 8 or 16 values of 2 or 4 bytes that start on a 16-byte
 //! boundary skip the block: each group of 8 pixels is built in registers and streamed straight
-//! into the destination (byte sources' halves and table words, other sources' 2-byte pixels of
-//! up to four channels). Building a block and streaming it were two phases whose times added
-//! up; the rest of a run (its pixels before the first boundary, its last pixels, all of it
-//! where no pixel starts on one) still goes through the block.
+//! into the destination (byte sources' halves and table words, f32 rounded into f16 by an
+//! [`Unscaled`](super::Unscaled) cast, other sources' 2-byte pixels of up to four channels).
+//! Building a block and streaming it were two phases whose times added up; the rest of a run
+//! (its pixels before the first boundary, its last pixels, all of it where no pixel starts on
+//! one) still goes through the block.
 
 use super::steps::{CastLoop, ChannelMap};
 use super::tables::{self, Tables};
@@ -140,10 +141,20 @@ impl Pixels {
             off if self.streaming && off.is_multiple_of(pixel_bytes) => (off / pixel_bytes).min(pixels),
             _ => 0,
         };
+        let (from, rest) = (s + lead * self.pixel_stride, pixels - lead);
         let streamed = match (tables, self.streaming) {
             (Some(tables), true) => {
-                let runs = self.byte_runs(src, s + lead * self.pixel_stride, pixels - lead);
+                let runs = self.runs::<T, u8>(src, from, rest);
                 tables.stream_pixels(&runs[..self.channels], self.padded, dst.at(lead * self.padded..))
+            }
+            // f32 into f16 unscaled, adjacent pixels: rounded in registers (F16C).
+            (None, true) if self.f16_from_f32(cast) => {
+                let runs = self.runs::<T, f32>(src, from, rest);
+                simd::float_halves_streamed(
+                    dst.at(lead * self.padded..),
+                    self.padded / 4,
+                    &runs[..self.channels],
+                )
             }
             _ => 0,
         };
@@ -156,7 +167,7 @@ impl Pixels {
             let at = s + first * self.pixel_stride;
             let block = &mut staged[..n * self.padded];
             if let Some(tables) = tables {
-                tables.pixels(&self.byte_runs(src, at, n)[..self.channels], self.padded, block);
+                tables.pixels(&self.runs::<T, u8>(src, at, n)[..self.channels], self.padded, block);
                 self.leave(&mut dst, first, block);
                 continue;
             }
@@ -198,19 +209,31 @@ impl Pixels {
         }
     }
 
-    /// The byte runs of a byte source's channels, `n` pixels from source offset `at` (adjacent
-    /// pixels: the tables' case), the missing channels empty.
-    fn byte_runs<'s, T: Element>(
+    /// Whether the pass's pixels are f16 from f32 through [`Unscaled`](super::Unscaled), the
+    /// source's pixels adjacent, in pixels of 4, 8 or 16 halves with up to four channels: what
+    /// `simd::float_halves_streamed` builds.
+    fn f16_from_f32<T: Element, U: Element, C: Cast<T, U>>(&self, cast: C) -> bool {
+        use crate::dtype::DataType::{Float, Half};
+        (T::DATA_TYPE, U::DATA_TYPE) == (Float, Half)
+            && cast.as_unscaled().is_some()
+            && self.pixel_stride == 1
+            && self.channels <= 4
+            && matches!(self.padded, 4 | 8 | 16)
+    }
+
+    /// The runs of the source's channels as values of `V` (`T` itself: bytes for the tables,
+    /// f32), `n` pixels from source offset `at` (adjacent pixels), the missing channels empty.
+    fn runs<'s, T: Element, V: bytemuck::Pod>(
         &self,
         src: &'s [T],
         at: usize,
         n: usize,
-    ) -> [&'s [u8]; tables::MAX_CHANNELS] {
-        let bytes: &[u8] = bytemuck::cast_slice(src);
-        let mut runs = [&bytes[..0]; tables::MAX_CHANNELS];
+    ) -> [&'s [V]; tables::MAX_CHANNELS] {
+        let values: &[V] = bytemuck::cast_slice(src);
+        let mut runs = [&values[..0]; tables::MAX_CHANNELS];
         for (c, run) in runs.iter_mut().enumerate().take(self.channels) {
             let base = at + c * self.channel_stride;
-            *run = &bytes[base..base + n];
+            *run = &values[base..base + n];
         }
         runs
     }

@@ -1,6 +1,6 @@
 //! The fused pass's pixel builders against the definition: image bytes widened into 2-byte
-//! floats, 2-byte runs interleaved into pixels, and groups of words streamed, into a block and
-//! straight into the destination.
+//! floats, 2-byte runs interleaved into pixels, f32 runs rounded into f16 pixels, and groups of
+//! words streamed, into a block and straight into the destination.
 
 use crate::dtype::Element;
 use crate::platform::out::Out;
@@ -182,6 +182,86 @@ fn half_runs_interleave_into_pixels_like_the_definition() {
                 true => (0..4).fold(0u64, |acc, c| acc | u64::from(runs[c][pixel]) << (16 * c)),
             };
             assert_eq!(w, expected, "{what}: word {i}");
+        }
+    }
+}
+
+/// f32 runs rounded into pixels of f16 and streamed straight into a destination of halves, at
+/// every level, against `half`'s `f16::from_f32` of each value: one to four channels, pixels of
+/// 1, 2 and 4 words, lengths around the groups, values that round to even, overflow, fall
+/// under f16's normals and are NaN; from a 16-byte boundary (AVX2 and F16C's groups of 8 from
+/// AVX2 up, none below) and off it (nothing); the words past the pixels it says it wrote stay
+/// untouched.
+#[test]
+fn f32_runs_round_into_half_pixels_like_the_definition() {
+    use crate::platform::simd::float_halves_streamed_at;
+    #[cfg(target_arch = "x86_64")]
+    let f16c = std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx");
+    #[cfg(not(target_arch = "x86_64"))]
+    let f16c = false;
+    // Ties at 1 + 2^-11 and 1 + 3 · 2^-11 (to even: down, up), past f16's largest finite
+    // value, f16's smallest subnormal and half of it, signed zeros and NaNs with payloads.
+    let special = [
+        1.0 + 2f32.powi(-11),
+        1.0 + 3.0 * 2f32.powi(-11),
+        65504.0,
+        65520.0,
+        -1e9,
+        f32::INFINITY,
+        2f32.powi(-24),
+        2f32.powi(-25),
+        -0.0,
+        0.0,
+        f32::NAN,
+        f32::from_bits(0xFFC0_1234),
+        f32::from_bits(0x7F80_0001),
+        1.0 / 3.0,
+    ];
+    for level in Level::ALL {
+        if !level.available() {
+            println!("SKIPPED: f32 halves at {level:?} (this CPU lacks it)");
+            continue;
+        }
+        for (channels, words, offset) in
+            (1..=4).flat_map(|c| [1, 2, 4].into_iter().flat_map(move |w| [0, 1].map(|o| (c, w, o))))
+        {
+            for n in [0, 7, 8, 9, 15, 16, 17, 40, 257] {
+                let runs: Vec<Vec<f32>> = (0..channels)
+                    .map(|c| {
+                        let value = |j: usize| match (j + 5 * c) % 3 {
+                            0 => special[(j + c) % special.len()],
+                            _ => (j as f32 - 100.0) * (1.37 + c as f32),
+                        };
+                        (0..n).map(value).collect()
+                    })
+                    .collect();
+                let runs: Vec<&[f32]> = runs.iter().map(|r| r.as_slice()).collect();
+                let fill = 0x5A5A_5A5A_5A5A_5A5Au64;
+                let mut room = vec![fill; n * words + 6];
+                let at = room.as_ptr().align_offset(16);
+                let len = n * words + 3;
+                let halves: &mut [half::f16] = bytemuck::cast_slice_mut(&mut room[at..at + len]);
+                let done = float_halves_streamed_at(level, Out::new(&mut halves[offset..]), words, &runs);
+                fence();
+                let what = format!("{level:?}: {channels} channels, {words} words, n {n}, offset {offset}");
+                let whole = match level >= Level::Avx2 && f16c && offset == 0 {
+                    true => n / 8 * 8,
+                    false => 0,
+                };
+                assert_eq!(done, whole, "{what}");
+                for (i, &w) in room.iter().enumerate() {
+                    let k = i.wrapping_sub(at);
+                    let (pixel, word) = (k / words, k % words);
+                    let expected = match pixel < done {
+                        false => fill,
+                        true if word > 0 => 0,
+                        true => (0..channels).fold(0u64, |acc, c| {
+                            acc | u64::from(half::f16::from_f32(runs[c][pixel]).to_bits()) << (16 * c)
+                        }),
+                    };
+                    assert_eq!(w, expected, "{what}: word {i}");
+                }
+            }
         }
     }
 }

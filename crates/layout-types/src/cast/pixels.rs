@@ -19,8 +19,8 @@
 
 use super::steps::{CastLoop, ChannelMap};
 use super::tables::{self, Tables};
-use super::Cast;
-use crate::dtype::Element;
+use super::{Cast, KnownCast};
+use crate::dtype::{DataType, Element};
 use crate::platform::out::Out;
 use crate::platform::simd;
 
@@ -141,20 +141,16 @@ impl Pixels {
             off if self.streaming && off.is_multiple_of(pixel_bytes) => (off / pixel_bytes).min(pixels),
             _ => 0,
         };
-        let (from, rest) = (s + lead * self.pixel_stride, pixels - lead);
+        let (from, rest, to) = (s + lead * self.pixel_stride, pixels - lead, lead * self.padded);
         let streamed = match (tables, self.streaming) {
             (Some(tables), true) => {
                 let runs = self.runs::<T, u8>(src, from, rest);
-                tables.stream_pixels(&runs[..self.channels], self.padded, dst.at(lead * self.padded..))
+                tables.stream_pixels(&runs[..self.channels], self.padded, dst.at(to..))
             }
-            // f32 into f16 unscaled, adjacent pixels: rounded in registers (F16C).
+            // f32 into f16 unscaled: rounded in registers (F16C).
             (None, true) if self.f16_from_f32(cast) => {
                 let runs = self.runs::<T, f32>(src, from, rest);
-                simd::float_halves_streamed(
-                    dst.at(lead * self.padded..),
-                    self.padded / 4,
-                    &runs[..self.channels],
-                )
+                simd::float_halves_streamed(dst.at(to..), self.padded / 4, &runs[..self.channels])
             }
             _ => 0,
         };
@@ -213,9 +209,8 @@ impl Pixels {
     /// source's pixels adjacent, in pixels of 4, 8 or 16 halves with up to four channels: what
     /// `simd::float_halves_streamed` builds.
     fn f16_from_f32<T: Element, U: Element, C: Cast<T, U>>(&self, cast: C) -> bool {
-        use crate::dtype::DataType::{Float, Half};
-        (T::DATA_TYPE, U::DATA_TYPE) == (Float, Half)
-            && cast.as_unscaled().is_some()
+        (T::DATA_TYPE, U::DATA_TYPE) == (DataType::Float, DataType::Half)
+            && matches!(cast.known(), Some(KnownCast::Unscaled))
             && self.pixel_stride == 1
             && self.channels <= 4
             && matches!(self.padded, 4 | 8 | 16)

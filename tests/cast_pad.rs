@@ -212,14 +212,17 @@ fn the_blocked_pass_streams_gathers_and_pads_like_the_definition() {
     check::<u8, f16, Nchw, Nhwc, _>(&odd_images, 4, Unscaled, 4);
     let odd_floats = Tensor::<f32, Nchw>::from_fn([8, 3, 511, 151], value).unwrap();
     check::<f32, f16, Nchw, Nhwc, _>(&odd_floats, 4, Unscaled, 4);
-    // f32 rounded into f16 pixels in registers, into destinations of 4 MiB and more whose
-    // every element held a sentinel: pixels of 4 (every other image 8 bytes off), 8 and 16
-    // halves, two to four channels; a cast other than Unscaled (the same values through the
+    // f32 rounded into f16 (and bf16) pixels in registers, into destinations of 4 MiB and more
+    // whose every element held a sentinel: pixels of 4 (every other image 8 bytes off), 8 and
+    // 16 halves, two to four channels; a cast other than Unscaled (the same values through the
     // block) beside it.
     let sentinel = f16::from_bits(0x7E5A);
     for (dims, padded) in [([4, 2, 511, 257], 4), ([2, 3, 511, 257], 8), ([1, 4, 256, 513], 16)] {
         let floats = Tensor::<f32, Nchw>::from_fn(dims, value).unwrap();
         check_into::<f32, f16, _>(&floats, padded, Unscaled, sentinel);
+        if padded == 4 {
+            check_into::<f32, half::bf16, _>(&floats, padded, Unscaled, half::bf16::from_bits(0x7FDA));
+        }
         if padded == 8 {
             check_into::<f32, f16, _>(&floats, padded, Scale(1.0), sentinel);
         }

@@ -11,8 +11,8 @@
 //!
 //! Where the pass streams, pixels of 4, 8 or 16 values of 2 or 4 bytes that start on a 16-byte
 //! boundary skip the block: each group of 8 pixels is built in registers and streamed straight
-//! into the destination (byte sources' halves and table words, f32 rounded into f16 by an
-//! [`Unscaled`](super::Unscaled) cast, other sources' 2-byte pixels of up to four channels).
+//! into the destination (byte sources' halves and table words, f32 rounded into f16 or bf16
+//! by an [`Unscaled`](super::Unscaled) cast, other sources' 2-byte pixels of up to four channels).
 //! Building a block and streaming it were two phases whose times added up; the rest of a run
 //! (its pixels before the first boundary, its last pixels, all of it where no pixel starts on
 //! one) still goes through the block.
@@ -147,10 +147,10 @@ impl Pixels {
                 let runs = self.runs::<T, u8>(src, from, rest);
                 tables.stream_pixels(&runs[..self.channels], self.padded, dst.at(to..))
             }
-            // f32 into f16 unscaled: rounded in registers (F16C).
-            (None, true) if self.f16_from_f32(cast) => {
-                let runs = self.runs::<T, f32>(src, from, rest);
-                simd::float_halves_streamed(dst.at(to..), self.padded / 4, &runs[..self.channels])
+            // f32 into f16 or bf16 unscaled: rounded in registers (F16C, AVX2).
+            (None, true) if self.halves_from_f32(cast) => {
+                let (runs, bf16) = (self.runs::<T, f32>(src, from, rest), U::DATA_TYPE == DataType::BFloat16);
+                simd::float_halves_streamed(dst.at(to..), self.padded / 4, &runs[..self.channels], bf16)
             }
             _ => 0,
         };
@@ -205,11 +205,12 @@ impl Pixels {
         }
     }
 
-    /// Whether the pass's pixels are f16 from f32 through [`Unscaled`](super::Unscaled), the
-    /// source's pixels adjacent, in pixels of 4, 8 or 16 halves with up to four channels: what
-    /// `simd::float_halves_streamed` builds.
-    fn f16_from_f32<T: Element, U: Element, C: Cast<T, U>>(&self, cast: C) -> bool {
-        (T::DATA_TYPE, U::DATA_TYPE) == (DataType::Float, DataType::Half)
+    /// Whether the pass's pixels are f16 or bf16 from f32 through [`Unscaled`](super::Unscaled),
+    /// the source's pixels adjacent, in pixels of 4, 8 or 16 halves with up to four channels:
+    /// what `simd::float_halves_streamed` builds.
+    fn halves_from_f32<T: Element, U: Element, C: Cast<T, U>>(&self, cast: C) -> bool {
+        T::DATA_TYPE == DataType::Float
+            && matches!(U::DATA_TYPE, DataType::Half | DataType::BFloat16)
             && matches!(cast.known(), Some(KnownCast::Unscaled))
             && self.pixel_stride == 1
             && self.channels <= 4

@@ -303,15 +303,20 @@ pub(crate) fn byte_halves_streamed_at<U: Element>(
     0
 }
 
-/// Pixels of f16 from f32 runs (one to four, of equal length; the missing channels zero),
-/// streamed straight into `dst`, a destination of 2-byte values (`4 words` of them a pixel)
-/// that starts on a 16-byte boundary: each value rounded to nearest even (the bits of
-/// `half`'s `f16::from_f32`), channel `c`'s at bits `16 c` of a pixel's first word, the other
-/// words zero. Returns the pixels written, from the first: whole groups of 8 with AVX2 and
-/// F16C, none below, on another boundary, or for `words` other than 1, 2 and 4. The caller
-/// writes the rest and fences ([`fence`]) before its pass returns.
-pub(crate) fn float_halves_streamed<U: Element>(dst: Out<'_, U>, words: usize, runs: &[&[f32]]) -> usize {
-    float_halves_streamed_at(Level::detected(), dst, words, runs)
+/// Pixels of f16 (or bf16 if `bf16`) from f32 runs (one to four, of equal length; the missing
+/// channels zero), streamed straight into `dst`, a destination of 2-byte values (`4 words` of
+/// them a pixel) that starts on a 16-byte boundary: each value rounded to nearest even (the
+/// bits of `half`'s `from_f32`), channel `c`'s at bits `16 c` of a pixel's first word, the
+/// other words zero. Returns the pixels written, from the first: whole groups of 8 with AVX2
+/// and F16C, none below, on another boundary, or for `words` other than 1, 2 and 4. The
+/// caller writes the rest and fences ([`fence`]) before its pass returns.
+pub(crate) fn float_halves_streamed<U: Element>(
+    dst: Out<'_, U>,
+    words: usize,
+    runs: &[&[f32]],
+    bf16: bool,
+) -> usize {
+    float_halves_streamed_at(Level::detected(), dst, words, runs, bf16)
 }
 
 /// [`float_halves_streamed`] at `level` (one this CPU has, or lower: the tests run every level).
@@ -320,20 +325,21 @@ pub(crate) fn float_halves_streamed_at<U: Element>(
     dst: Out<'_, U>,
     words: usize,
     runs: &[&[f32]],
+    bf16: bool,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
     if U::SIZE == 2 {
-        // SAFETY: the stores below write f16 bits and zeros, values of `U` (2 bytes).
+        // SAFETY: the stores below write f16 or bf16 bits and zeros, values of `U` (2 bytes).
         let Some(places) = (unsafe { aligned_places::<U, u64>(dst) }) else { return 0 };
         let level = level.min(Level::detected());
         return match words {
-            1 => x86::float_halves_streamed::<1>(level, places, runs),
-            2 => x86::float_halves_streamed::<2>(level, places, runs),
-            4 => x86::float_halves_streamed::<4>(level, places, runs),
+            1 => x86::float_halves_streamed::<1>(level, places, runs, bf16),
+            2 => x86::float_halves_streamed::<2>(level, places, runs, bf16),
+            4 => x86::float_halves_streamed::<4>(level, places, runs, bf16),
             _ => 0,
         };
     }
-    let _ = (level, dst, words, runs);
+    let _ = (level, dst, words, runs, bf16);
     0
 }
 

@@ -186,12 +186,12 @@ fn half_runs_interleave_into_pixels_like_the_definition() {
     }
 }
 
-/// f32 runs rounded into pixels of f16 and streamed straight into a destination of halves, at
-/// every level, against `half`'s `f16::from_f32` of each value: one to four channels, pixels of
-/// 1, 2 and 4 words, lengths around the groups, values that round to even, overflow, fall
-/// under f16's normals and are NaN; from a 16-byte boundary (AVX2 and F16C's groups of 8 from
-/// AVX2 up, none below) and off it (nothing); the words past the pixels it says it wrote stay
-/// untouched.
+/// f32 runs rounded into pixels of f16 and bf16 and streamed straight into a destination of
+/// halves, at every level, against `half`'s `from_f32` of each value: one to four channels,
+/// pixels of 1, 2 and 4 words, lengths around the groups, values that round to even, carry into
+/// the exponent, overflow, fall under the normals and are NaN; from a 16-byte boundary (AVX2
+/// and F16C's groups of 8 from AVX2 up, none below) and off it (nothing); the words past the
+/// pixels it says it wrote stay untouched.
 #[test]
 fn f32_runs_round_into_half_pixels_like_the_definition() {
     use crate::platform::simd::float_halves_streamed_at;
@@ -216,15 +216,28 @@ fn f32_runs_round_into_half_pixels_like_the_definition() {
         f32::from_bits(0xFFC0_1234),
         f32::from_bits(0x7F80_0001),
         1.0 / 3.0,
+        // bf16: ties at 1 + 2^-8 (down) and 1 + 3 · 2^-8 (up), a carry into the exponent, the
+        // largest finite value rounding to infinity, NaNs whose top half alone would read as
+        // infinity.
+        1.0 + 2f32.powi(-8),
+        1.0 + 3.0 * 2f32.powi(-8),
+        f32::from_bits(0x3FFF_FFFF),
+        f32::MAX,
+        -f32::MAX,
+        f32::from_bits(0x7F80_0001),
+        f32::from_bits(0xFF80_8000),
+        f32::from_bits(0x0000_8001),
     ];
     for level in Level::ALL {
         if !level.available() {
             println!("SKIPPED: f32 halves at {level:?} (this CPU lacks it)");
             continue;
         }
-        for (channels, words, offset) in
-            (1..=4).flat_map(|c| [1, 2, 4].into_iter().flat_map(move |w| [0, 1].map(|o| (c, w, o))))
-        {
+        for (channels, words, offset, bf16) in (1..=4).flat_map(|c| {
+            [1, 2, 4]
+                .into_iter()
+                .flat_map(move |w| [0, 1].into_iter().flat_map(move |o| [false, true].map(|b| (c, w, o, b))))
+        }) {
             for n in [0, 7, 8, 9, 15, 16, 17, 40, 257] {
                 let runs: Vec<Vec<f32>> = (0..channels)
                     .map(|c| {
@@ -241,9 +254,12 @@ fn f32_runs_round_into_half_pixels_like_the_definition() {
                 let at = room.as_ptr().align_offset(16);
                 let len = n * words + 3;
                 let halves: &mut [half::f16] = bytemuck::cast_slice_mut(&mut room[at..at + len]);
-                let done = float_halves_streamed_at(level, Out::new(&mut halves[offset..]), words, &runs);
+                let done =
+                    float_halves_streamed_at(level, Out::new(&mut halves[offset..]), words, &runs, bf16);
                 fence();
-                let what = format!("{level:?}: {channels} channels, {words} words, n {n}, offset {offset}");
+                let what = format!(
+                    "{level:?}: {channels} channels, {words} words, n {n}, offset {offset}, bf16 {bf16}"
+                );
                 let whole = match level >= Level::Avx2 && f16c && offset == 0 {
                     true => n / 8 * 8,
                     false => 0,
@@ -256,7 +272,12 @@ fn f32_runs_round_into_half_pixels_like_the_definition() {
                         false => fill,
                         true if word > 0 => 0,
                         true => (0..channels).fold(0u64, |acc, c| {
-                            acc | u64::from(half::f16::from_f32(runs[c][pixel]).to_bits()) << (16 * c)
+                            let v = runs[c][pixel];
+                            let bits = match bf16 {
+                                true => half::bf16::from_f32(v).to_bits(),
+                                false => half::f16::from_f32(v).to_bits(),
+                            };
+                            acc | u64::from(bits) << (16 * c)
                         }),
                     };
                     assert_eq!(w, expected, "{what}: word {i}");

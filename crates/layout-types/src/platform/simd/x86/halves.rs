@@ -1,8 +1,8 @@
 //! Image bytes into pixels of 2-byte floats with AVX-512, or AVX2 and F16C (the safety argument
 //! is the room's, in `platform/mod.rs`): up to four runs of bytes, each value widened to f16 or
 //! bf16 (exact: every integer a byte holds is exact in both), assembled into pixels of `W`
-//! 64-bit words; f32 runs rounded into f16 pixels the same way (F16C); runs of 2-byte values
-//! into such pixels (SSE2).
+//! 64-bit words; f32 runs rounded into f16 (F16C) or bf16 (AVX2) pixels the same way; runs of
+//! 2-byte values into such pixels (SSE2).
 
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
@@ -119,11 +119,12 @@ unsafe fn byte_halves_avx2<const W: usize, const STREAM: bool>(
     }
 }
 
-/// Pixels of f16 from f32 runs, streamed straight into `dst`, which starts on a 16-byte
-/// boundary: up to four runs of f32 (of equal length), each group of 8 values rounded to
-/// nearest even with F16C's `vcvtps2ph` (the same bits as `half`'s `f16::from_f32`) and
-/// assembled into pixels of `W` words as [`byte_halves`] does. The whole groups of 8 pixels at
-/// `level` AVX2 or above where the CPU has F16C, none below; the caller fences.
+/// Pixels of f16 (or bf16 if `bf16`) from f32 runs, streamed straight into `dst`, which
+/// starts on a 16-byte boundary: up to four runs of f32 (of equal length), each group of 8
+/// values rounded to nearest even (f16 with F16C's `vcvtps2ph`, bf16 with AVX2's integer
+/// rounding of the top half, NaNs kept quiet: the bits of `half`'s `from_f32`) and assembled
+/// into pixels of `W` words as [`byte_halves`] does. The whole groups of 8 pixels at `level`
+/// AVX2 or above where the CPU has F16C, none below; the caller fences.
 ///
 /// Against casting each channel's run into an L1 buffer first and building the pixels from
 /// it, f32 NCHW C = 3 into f16 NHWC C = 8 on an AMD EPYC (Zen 3, AVX2): see `BENCHMARKS.md`,
@@ -132,6 +133,7 @@ pub(in crate::platform) fn float_halves_streamed<const W: usize>(
     level: Level,
     dst: &mut [MaybeUninit<u64>],
     runs: &[&[f32]],
+    bf16: bool,
 ) -> usize {
     let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / W);
     let aligned = dst.as_ptr().cast::<u8>().align_offset(16) == 0;
@@ -140,34 +142,57 @@ pub(in crate::platform) fn float_halves_streamed<const W: usize>(
         return 0;
     }
     let groups = n / 8;
-    // SAFETY: `super::has_f16c` detected AVX and F16C; it reads values [0, 8 groups) of each
-    // run and writes words [0, 8 groups W) of `dst`, all inside, each store 16 bytes at a
-    // multiple of 16 bytes from `dst`'s 16-byte-aligned start; the words it writes are values
-    // (f16 bits and zeros).
-    unsafe { float_halves_f16c::<W>(dst.as_mut_ptr().cast(), runs, groups) };
+    // SAFETY: `level` is AVX2 or above, one the CPU has, and F16C was detected; it reads
+    // values [0, 8 groups) of each run and writes words [0, 8 groups W) of `dst`, all inside,
+    // each store 16 bytes at a multiple of 16 bytes from `dst`'s 16-byte-aligned start; the
+    // words it writes are values (f16 or bf16 bits and zeros).
+    unsafe { float_halves_avx2::<W>(dst.as_mut_ptr().cast(), runs, groups, bf16) };
     8 * groups
 }
 
 /// # Safety
 ///
-/// The CPU has AVX and F16C; every run holds at least `8 groups` values and `out` points to at
-/// least `8 groups W` writable words, 16-byte aligned; `runs` holds one to four runs; `W` is
-/// 1, 2 or 4.
-#[target_feature(enable = "avx,f16c")]
-unsafe fn float_halves_f16c<const W: usize>(out: *mut u64, runs: &[&[f32]], groups: usize) {
+/// The CPU has AVX2 and F16C; every run holds at least `8 groups` values and `out` points to
+/// at least `8 groups W` writable words, 16-byte aligned; `runs` holds one to four runs; `W`
+/// is 1, 2 or 4.
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn float_halves_avx2<const W: usize>(out: *mut u64, runs: &[&[f32]], groups: usize, bf16: bool) {
     for g in 0..groups {
         let j = 8 * g;
-        // Each channel's 8 values as f16, one register each; missing channels zero.
+        // Each channel's 8 values as 2-byte floats, one register each; missing channels zero.
         let mut h = [_mm_setzero_si128(); 4];
         for (h, run) in h.iter_mut().zip(runs) {
             // SAFETY: values j..j + 8 lie in the run (the caller's `groups`); unaligned load.
             let f = unsafe { _mm256_loadu_ps(run.as_ptr().add(j)) };
-            *h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(f);
+            *h = match bf16 {
+                true => bf16_bits(f),
+                false => _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(f),
+            };
         }
         // SAFETY: pixels `j .. j + 8` (their `8 W` words) lie in `out` (the caller's `groups`),
         // 16-byte aligned (`out` is, and `j W` words are a multiple of 64 bytes).
         unsafe { store_pixels::<W, true>(h, out.add(j * W)) };
     }
+}
+
+/// The bf16 bits of 8 f32, rounded to nearest even: the top half after adding 0x7FFF and the
+/// kept half's lowest bit (a carry into the exponent rounds up to the next binade or to
+/// infinity); a NaN's top half with its quiet bit set.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn bf16_bits(f: __m256) -> __m128i {
+    let x = _mm256_castps_si256(f);
+    let lowest = _mm256_and_si256(_mm256_srli_epi32::<16>(x), _mm256_set1_epi32(1));
+    let bias = _mm256_add_epi32(lowest, _mm256_set1_epi32(0x7FFF));
+    let rounded = _mm256_srli_epi32::<16>(_mm256_add_epi32(x, bias));
+    let magnitude = _mm256_and_si256(x, _mm256_set1_epi32(0x7FFF_FFFF));
+    let nan = _mm256_cmpgt_epi32(magnitude, _mm256_set1_epi32(0x7F80_0000));
+    let quiet = _mm256_or_si256(_mm256_srli_epi32::<16>(x), _mm256_set1_epi32(0x0040));
+    let bits = _mm256_blendv_epi8(rounded, quiet, nan);
+    // 16-bit values in 32-bit lanes: packed (each lane's four twice), the lanes' first
+    // halves brought together.
+    let packed = _mm256_packus_epi32(bits, bits);
+    _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b1000>(packed))
 }
 
 /// Pixels of `W` words from four registers of 8 halves each (channel `c`'s in `h[c]`): the

@@ -362,4 +362,37 @@ fn a_large_cropped_source_runs_in_parallel_and_matches() {
             }
         }
     }
+    // Rows of 299 pixels of 8 bytes, rounded in registers: every other row starts 8 bytes off
+    // a 16-byte boundary (streamed from its second pixel), each row's tail through the block;
+    // into destinations of 4 MiB and more whose every element held a sentinel. RGB into f16,
+    // gray into bf16.
+    let value = |[n, c, h, w]: [usize; 4]| ((n * 7 + c * 5 + h * 3 + w) % 1000) as f32 / 3.0 - 50.0;
+    for channels in [3, 1] {
+        let src = Tensor::<f32, Nchw>::from_fn([4, channels, 511, 301], value).unwrap();
+        let crop = src.narrow('W', 1..300).unwrap();
+        let mut halves = Tensor::<f16, Nhwc>::filled([4, 4, 511, 299], f16::from_bits(0x7E5A)).unwrap();
+        let mut brains =
+            Tensor::<half::bf16, Nhwc>::filled([4, 4, 511, 299], half::bf16::from_bits(0x7FDA)).unwrap();
+        relayout_cast_pad_into(&crop, &mut halves, Unscaled).unwrap();
+        relayout_cast_pad_into(&crop, &mut brains, Unscaled).unwrap();
+        for (n, h, w, c) in (0..4).flat_map(|n| {
+            (0..511).flat_map(move |h| (0..299).flat_map(move |w| (0..4).map(move |c| (n, h, w, c))))
+        }) {
+            let v = if c < channels { crop[[n, c, h, w]] } else { 0.0 };
+            let at = format!("{channels} channels at [{n}, {c}, {h}, {w}]");
+            assert_eq!(halves[[n, c, h, w]].to_bits(), f16::from_f32(v).to_bits(), "f16, {at}");
+            assert_eq!(brains[[n, c, h, w]].to_bits(), half::bf16::from_f32(v).to_bits(), "bf16, {at}");
+        }
+    }
+}
+
+/// The casts the fused pass computes its own way say so (a regression would only slow it).
+#[test]
+fn unscaled_says_it_is_unscaled() {
+    use typed_layout::cast::{KnownCast, PerChannel};
+    assert_eq!(<Unscaled as Cast<f32, f16>>::known(&Unscaled), Some(KnownCast::Unscaled));
+    assert_eq!(<Unscaled as Cast<f32, half::bf16>>::known(&Unscaled), Some(KnownCast::Unscaled));
+    assert_eq!(<Scale as Cast<f32, f16>>::known(&Scale(1.0)), None);
+    let one = PerChannel { scale: &[1.0], shift: &[0.0] };
+    assert_eq!(<PerChannel as Cast<f32, f16>>::known(&one), None);
 }

@@ -48,7 +48,7 @@ pub use steps::{CastLoop, ChannelMap};
 /// A cast is a pure function of the value and its channel: a pass may call it any number of
 /// times for one value, in any order and from several threads (a byte source calls
 /// [`cast_at`](Cast::cast_at) once for each of the 256 values a channel can hold, then looks
-/// the results up).
+/// the results up), or not at all where [`known`](Cast::known) names it.
 ///
 /// ```
 /// use typed_layout::cast::{relayout_cast_pad, Cast, ChannelPadded};
@@ -83,10 +83,11 @@ pub trait Cast<T: Element, U: Element>: Copy + Send + Sync {
             *o = self.cast_at(v, channel);
         }
     }
-    /// This cast as one the fused pass knows, where it is that function, else `None` (the
-    /// default): the pass may then compute it its own way, with the same bits, instead of
-    /// calling it (f32 into f16 pixels with F16C for [`Unscaled`]). A cast that names one while
-    /// computing other values may get that one's values wherever a pass takes this answer.
+    /// This cast as one the fused pass knows, else `None` (the default): the pass may then
+    /// compute it its own way, with the same bits, instead of calling it ([`Unscaled`]'s f32
+    /// into f16 pixels with F16C, into bf16 pixels with AVX2). Answer `Some(k)` only where
+    /// [`cast_at`](Cast::cast_at) equals `k`'s value for every value and channel: otherwise
+    /// which elements get which of the two values is unspecified (never undefined behaviour).
     #[inline]
     fn known(&self) -> Option<KnownCast> {
         None
@@ -152,7 +153,7 @@ impl<T: Element, U: Element> Cast<T, U> for PerChannel<'_> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum KnownCast {
-    /// [`Unscaled`].
+    /// [`Unscaled`]: `U::from_f64(value.to_f64())` in every channel.
     Unscaled,
 }
 

@@ -308,8 +308,9 @@ pub(crate) fn byte_halves_streamed_at<U: Element>(
 /// them a pixel) that starts on a 16-byte boundary: each value rounded to nearest even (the
 /// bits of `half`'s `from_f32`), channel `c`'s at bits `16 c` of a pixel's first word, the
 /// other words zero. Returns the pixels written, from the first: whole groups of 8 with AVX2
-/// and F16C, none below, on another boundary, or for `words` other than 1, 2 and 4. The
-/// caller writes the rest and fences ([`fence`]) before its pass returns.
+/// and F16C (bf16 needs only AVX2, but every AVX2 CPU has F16C: one check for both), none
+/// below, on another boundary, or for `words` other than 1, 2 and 4. The caller writes the
+/// rest and fences ([`fence`]) before its pass returns.
 pub(crate) fn float_halves_streamed<U: Element>(
     dst: Out<'_, U>,
     words: usize,

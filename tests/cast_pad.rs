@@ -227,6 +227,13 @@ fn the_blocked_pass_streams_gathers_and_pads_like_the_definition() {
             check_into::<f32, f16, _>(&floats, padded, Scale(1.0), sentinel);
         }
     }
+    // The same in destinations the cache holds (ordinary stores, no block), odd sizes whose
+    // rows end inside a group of 8 pixels.
+    for (dims, padded) in [([3, 3, 37, 41], 4), ([2, 1, 9, 13], 8), ([2, 4, 17, 23], 16)] {
+        let floats = Tensor::<f32, Nchw>::from_fn(dims, value).unwrap();
+        check_into::<f32, f16, _>(&floats, padded, Unscaled, sentinel);
+        check_into::<f32, half::bf16, _>(&floats, padded, Unscaled, half::bf16::from_bits(0x7FDA));
+    }
 }
 
 /// Byte sources of up to four channels go through tables of each channel's 256 results (and,

@@ -15,7 +15,8 @@
 //! by an [`Unscaled`](super::Unscaled) cast, other sources' 2-byte pixels of up to four channels).
 //! Building a block and streaming it were two phases whose times added up; the rest of a run
 //! (its pixels before the first boundary, its last pixels, all of it where no pixel starts on
-//! one) still goes through the block.
+//! one) still goes through the block. f32 rounded into f16 or bf16 skips the block where the
+//! pass does not stream as well, with ordinary stores from any boundary.
 
 use super::steps::{CastLoop, ChannelMap};
 use super::tables::{self, Tables};
@@ -147,10 +148,12 @@ impl Pixels {
                 let runs = self.runs::<T, u8>(src, from, rest);
                 tables.stream_pixels(&runs[..self.channels], self.padded, dst.at(to..))
             }
-            // f32 into f16 or bf16 unscaled: rounded in registers (F16C, AVX2).
-            (None, true) if self.halves_from_f32(cast) => {
+            // f32 into f16 or bf16 unscaled: rounded in registers (F16C, AVX2), streamed or
+            // not.
+            (None, streaming) if self.halves_from_f32(cast) => {
                 let (runs, bf16) = (self.runs::<T, f32>(src, from, rest), U::DATA_TYPE == DataType::BFloat16);
-                simd::float_halves_streamed(dst.at(to..), self.padded / 4, &runs[..self.channels], bf16)
+                let stores = if streaming { simd::Stores::Streaming } else { simd::Stores::Ordinary };
+                simd::float_halves(dst.at(to..), self.padded / 4, &runs[..self.channels], bf16, stores)
             }
             _ => 0,
         };
@@ -207,7 +210,7 @@ impl Pixels {
 
     /// Whether the pass's pixels are f16 or bf16 from f32 through [`Unscaled`](super::Unscaled),
     /// the source's pixels adjacent, in pixels of 4, 8 or 16 halves with up to four channels:
-    /// what `simd::float_halves_streamed` builds.
+    /// what `simd::float_halves` builds.
     fn halves_from_f32<T: Element, U: Element, C: Cast<T, U>>(&self, cast: C) -> bool {
         T::DATA_TYPE == DataType::Float
             && matches!(U::DATA_TYPE, DataType::Half | DataType::BFloat16)

@@ -304,43 +304,45 @@ pub(crate) fn byte_halves_streamed_at<U: Element>(
 }
 
 /// Pixels of f16 (or bf16 if `bf16`) from f32 runs (one to four, of equal length; the missing
-/// channels zero), streamed straight into `dst`, a destination of 2-byte values (`4 words` of
-/// them a pixel) that starts on a 16-byte boundary: each value rounded to nearest even (the
-/// bits of `half`'s `from_f32`), channel `c`'s at bits `16 c` of a pixel's first word, the
-/// other words zero. Returns the pixels written, from the first: whole groups of 8 with AVX2
-/// and F16C (bf16 needs only AVX2, but every AVX2 CPU has F16C: one check for both), none
-/// below, on another boundary, or for `words` other than 1, 2 and 4. The caller writes the
-/// rest and fences ([`fence`]) before its pass returns.
-pub(crate) fn float_halves_streamed<U: Element>(
+/// channels zero), straight into `dst`, a destination of 2-byte values (`4 words` of them a
+/// pixel), with `stores` (streaming ones from a 16-byte boundary only): each value rounded to
+/// nearest even (the bits of `half`'s `from_f32`), channel `c`'s at bits `16 c` of a pixel's
+/// first word, the other words zero. Returns the pixels written, from the first: whole groups
+/// of 8 with AVX2 and F16C (bf16 needs only AVX2, but every AVX2 CPU has F16C: one check for
+/// both), none below, streaming off a 16-byte boundary, or for `words` other than 1, 2 and 4.
+/// The caller writes the rest and, streaming, fences ([`fence`]) before its pass returns.
+pub(crate) fn float_halves<U: Element>(
     dst: Out<'_, U>,
     words: usize,
     runs: &[&[f32]],
     bf16: bool,
+    stores: Stores,
 ) -> usize {
-    float_halves_streamed_at(Level::detected(), dst, words, runs, bf16)
+    float_halves_at(Level::detected(), dst, words, runs, bf16, stores)
 }
 
-/// [`float_halves_streamed`] at `level` (one this CPU has, or lower: the tests run every level).
-pub(crate) fn float_halves_streamed_at<U: Element>(
+/// [`float_halves`] at `level` (one this CPU has, or lower: the tests run every level).
+pub(crate) fn float_halves_at<U: Element>(
     level: Level,
     dst: Out<'_, U>,
     words: usize,
     runs: &[&[f32]],
     bf16: bool,
+    stores: Stores,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
     if U::SIZE == 2 {
         // SAFETY: the stores below write f16 or bf16 bits and zeros, values of `U` (2 bytes).
-        let Some(places) = (unsafe { aligned_places::<U, u64>(dst) }) else { return 0 };
-        let level = level.min(Level::detected());
+        let places = unsafe { dst.bytes().into_places() };
+        let (level, stream) = (level.min(Level::detected()), stores == Stores::Streaming);
         return match words {
-            1 => x86::float_halves_streamed::<1>(level, places, runs, bf16),
-            2 => x86::float_halves_streamed::<2>(level, places, runs, bf16),
-            4 => x86::float_halves_streamed::<4>(level, places, runs, bf16),
+            1 => x86::float_halves::<1>(level, places, runs, bf16, stream),
+            2 => x86::float_halves::<2>(level, places, runs, bf16, stream),
+            4 => x86::float_halves::<4>(level, places, runs, bf16, stream),
             _ => 0,
         };
     }
-    let _ = (level, dst, words, runs, bf16);
+    let _ = (level, dst, words, runs, bf16, stores);
     0
 }
 

@@ -186,15 +186,16 @@ fn half_runs_interleave_into_pixels_like_the_definition() {
     }
 }
 
-/// f32 runs rounded into pixels of f16 and bf16 and streamed straight into a destination of
+/// f32 runs rounded into pixels of f16 and bf16, written straight into a destination of
 /// halves, at every level, against `half`'s `from_f32` of each value: one to four channels,
 /// pixels of 1, 2 and 4 words, lengths around the groups, values that round to even, carry into
-/// the exponent, overflow, fall under the normals and are NaN; from a 16-byte boundary (AVX2
-/// and F16C's groups of 8 from AVX2 up, none below) and off it (nothing); the words past the
-/// pixels it says it wrote stay untouched.
+/// the exponent, overflow, fall under the normals and are NaN; streamed from a 16-byte boundary
+/// (AVX2 and F16C's groups of 8 from AVX2 up, none below) and off it (nothing), with ordinary
+/// stores from both; into a destination shorter than the runs too; the halves past the pixels
+/// it says it wrote stay untouched.
 #[test]
 fn f32_runs_round_into_half_pixels_like_the_definition() {
-    use crate::platform::simd::float_halves_streamed_at;
+    use crate::platform::simd::{float_halves_at, Stores};
     #[cfg(target_arch = "x86_64")]
     let f16c = std::arch::is_x86_feature_detected!("f16c") && std::arch::is_x86_feature_detected!("avx");
     #[cfg(not(target_arch = "x86_64"))]
@@ -233,10 +234,18 @@ fn f32_runs_round_into_half_pixels_like_the_definition() {
             println!("SKIPPED: f32 halves at {level:?} (this CPU lacks it)");
             continue;
         }
-        for (channels, words, offset, bf16) in (1..=4).flat_map(|c| {
-            [1, 2, 4]
-                .into_iter()
-                .flat_map(move |w| [0, 1].into_iter().flat_map(move |o| [false, true].map(|b| (c, w, o, b))))
+        for (channels, words, offset, bf16, stores) in (1..=4).flat_map(|c| {
+            [1, 2, 4].into_iter().flat_map(move |w| {
+                [0, 1].into_iter().flat_map(move |o| {
+                    [
+                        (false, Stores::Streaming),
+                        (true, Stores::Streaming),
+                        (false, Stores::Ordinary),
+                        (true, Stores::Ordinary),
+                    ]
+                    .map(|(b, s)| (c, w, o, b, s))
+                })
+            })
         }) {
             // `room` pixels of destination: all of them, or 3 fewer than the runs hold.
             for (n, room_pixels) in [0usize, 7, 8, 9, 15, 16, 17, 40, 257]
@@ -253,38 +262,38 @@ fn f32_runs_round_into_half_pixels_like_the_definition() {
                     })
                     .collect();
                 let runs: Vec<&[f32]> = runs.iter().map(|r| r.as_slice()).collect();
-                let fill = 0x5A5A_5A5A_5A5A_5A5Au64;
-                let mut room = vec![fill; n * words + 6];
+                let fill = 0x5A5Au16;
+                let per = 4 * words; // halves a pixel
+                let mut room = vec![0x5A5A_5A5A_5A5A_5A5Au64; n * words + 6];
                 let at = room.as_ptr().align_offset(16);
-                let len = room_pixels * words + 3;
-                let halves: &mut [half::f16] = bytemuck::cast_slice_mut(&mut room[at..at + len]);
-                let done =
-                    float_halves_streamed_at(level, Out::new(&mut halves[offset..]), words, &runs, bf16);
+                let len = (room_pixels * words + 3) * 4 - offset; // halves from the start
+                let halves: &mut [u16] = bytemuck::cast_slice_mut(&mut room[..]);
+                let start = 4 * at + offset;
+                let dst: &mut [half::f16] = bytemuck::cast_slice_mut(&mut halves[start..start + len]);
+                let done = float_halves_at(level, Out::new(dst), words, &runs, bf16, stores);
                 fence();
                 let what = format!(
-                    "{level:?}: {channels} channels, {words} words, n {n}, room {room_pixels}, offset {offset}, bf16 {bf16}"
+                    "{level:?}: {channels} channels, {words} words, n {n}, room {room_pixels}, offset {offset}, bf16 {bf16}, {stores:?}"
                 );
-                let whole = match level >= Level::Avx2 && f16c && offset == 0 {
-                    true => n.min(len / words) / 8 * 8,
+                let writes = level >= Level::Avx2 && f16c && (offset == 0 || stores == Stores::Ordinary);
+                let whole = match writes {
+                    true => n.min(len / per) / 8 * 8,
                     false => 0,
                 };
                 assert_eq!(done, whole, "{what}");
-                for (i, &w) in room.iter().enumerate() {
-                    let k = i.wrapping_sub(at);
-                    let (pixel, word) = (k / words, k % words);
+                let halves: &[u16] = bytemuck::cast_slice(&room);
+                for (i, &h) in halves.iter().enumerate() {
+                    let k = i.wrapping_sub(start);
+                    let (pixel, c) = (k / per, k % per);
                     let expected = match pixel < done {
                         false => fill,
-                        true if word > 0 => 0,
-                        true => (0..channels).fold(0u64, |acc, c| {
-                            let v = runs[c][pixel];
-                            let bits = match bf16 {
-                                true => half::bf16::from_f32(v).to_bits(),
-                                false => half::f16::from_f32(v).to_bits(),
-                            };
-                            acc | u64::from(bits) << (16 * c)
-                        }),
+                        true if c >= channels => 0,
+                        true => match bf16 {
+                            true => half::bf16::from_f32(runs[c][pixel]).to_bits(),
+                            false => half::f16::from_f32(runs[c][pixel]).to_bits(),
+                        },
                     };
-                    assert_eq!(w, expected, "{what}: word {i}");
+                    assert_eq!(h, expected, "{what}: half {i}");
                 }
             }
         }

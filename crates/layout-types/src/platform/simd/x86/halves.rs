@@ -119,44 +119,56 @@ unsafe fn byte_halves_avx2<const W: usize, const STREAM: bool>(
     }
 }
 
-/// Pixels of f16 (or bf16 if `bf16`) from f32 runs, streamed straight into `dst`, which
-/// starts on a 16-byte boundary: up to four runs of f32 (of equal length), each group of 8
-/// values rounded to nearest even (f16 with F16C's `vcvtps2ph`, bf16 with AVX2's integer
-/// rounding of the top half, NaNs kept quiet: the bits of `half`'s `from_f32`) and assembled
-/// into pixels of `W` words as [`byte_halves`] does. The whole groups of 8 pixels at `level`
-/// AVX2 or above where the CPU has F16C, none below; the caller fences.
+/// Pixels of f16 (or bf16 if `bf16`) from f32 runs, straight into `dst` (bytes, anywhere;
+/// streamed if `stream`, then from a 16-byte boundary): up to four runs of f32 (of equal
+/// length), each group of 8 values rounded to nearest even (f16 with F16C's `vcvtps2ph`, bf16
+/// with AVX2's integer rounding of the top half, NaNs kept quiet: the bits of `half`'s
+/// `from_f32`) and assembled into pixels of `W` words as [`byte_halves`] does. The whole
+/// groups of 8 pixels at `level` AVX2 or above where the CPU has F16C, none below (nor, if
+/// `stream`, off a 16-byte boundary); a caller that streams fences.
 ///
 /// Against casting each channel's run into an L1 buffer first and building the pixels from
 /// it, f32 NCHW C = 3 into f16 NHWC C = 8 on an AMD EPYC (Zen 3, AVX2): see `BENCHMARKS.md`,
 /// issue 23 step 21.
-pub(in crate::platform) fn float_halves_streamed<const W: usize>(
+pub(in crate::platform) fn float_halves<const W: usize>(
     level: Level,
-    dst: &mut [MaybeUninit<u64>],
+    dst: &mut [MaybeUninit<u8>],
     runs: &[&[f32]],
     bf16: bool,
+    stream: bool,
 ) -> usize {
-    let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / W);
-    let aligned = dst.as_ptr().cast::<u8>().align_offset(16) == 0;
+    let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / (8 * W));
+    let aligned = dst.as_ptr().align_offset(16) == 0;
     let shape = (1..=4).contains(&runs.len()) && matches!(W, 1 | 2 | 4);
-    if !shape || !aligned || level < Level::Avx2 || !super::has_f16c() {
+    if !shape || (stream && !aligned) || level < Level::Avx2 || !super::has_f16c() {
         return 0;
     }
-    let groups = n / 8;
+    let (groups, out) = (n / 8, dst.as_mut_ptr().cast());
     // SAFETY: `level` is AVX2 or above, one the CPU has, and F16C was detected; it reads
-    // values [0, 8 groups) of each run and writes words [0, 8 groups W) of `dst`, all inside,
-    // each store 16 bytes at a multiple of 16 bytes from `dst`'s 16-byte-aligned start; the
-    // words it writes are values (f16 or bf16 bits and zeros).
-    unsafe { float_halves_avx2::<W>(dst.as_mut_ptr().cast(), runs, groups, bf16) };
+    // values [0, 8 groups) of each run and writes bytes [0, 64 groups W) of `dst`, all inside,
+    // streamed only from `dst`'s 16-byte-aligned start, 16 bytes at a multiple of 16 bytes
+    // from it; what it writes are values (f16 or bf16 bits and zeros).
+    unsafe {
+        match stream {
+            true => float_halves_avx2::<W, true>(out, runs, groups, bf16),
+            false => float_halves_avx2::<W, false>(out, runs, groups, bf16),
+        }
+    }
     8 * groups
 }
 
 /// # Safety
 ///
 /// The CPU has AVX2 and F16C; every run holds at least `8 groups` values and `out` points to
-/// at least `8 groups W` writable words, 16-byte aligned; `runs` holds one to four runs; `W`
-/// is 1, 2 or 4.
+/// at least `8 groups W` writable words (any alignment; 16-byte aligned if `STREAM`); `runs`
+/// holds one to four runs; `W` is 1, 2 or 4.
 #[target_feature(enable = "avx2,f16c")]
-unsafe fn float_halves_avx2<const W: usize>(out: *mut u64, runs: &[&[f32]], groups: usize, bf16: bool) {
+unsafe fn float_halves_avx2<const W: usize, const STREAM: bool>(
+    out: *mut u64,
+    runs: &[&[f32]],
+    groups: usize,
+    bf16: bool,
+) {
     for g in 0..groups {
         let j = 8 * g;
         // Each channel's 8 values as 2-byte floats, one register each; missing channels zero.
@@ -170,8 +182,8 @@ unsafe fn float_halves_avx2<const W: usize>(out: *mut u64, runs: &[&[f32]], grou
             };
         }
         // SAFETY: pixels `j .. j + 8` (their `8 W` words) lie in `out` (the caller's `groups`),
-        // 16-byte aligned (`out` is, and `j W` words are a multiple of 64 bytes).
-        unsafe { store_pixels::<W, true>(h, out.add(j * W)) };
+        // 16-byte aligned if `STREAM` (`out` is, and `j W` words are a multiple of 64 bytes).
+        unsafe { store_pixels::<W, STREAM>(h, out.add(j * W)) };
     }
 }
 

@@ -18,9 +18,10 @@
 //!   copy per thread into zeroed storage with huge pages (the limit of an allocating conversion:
 //!   the kernel's zeroing of fresh pages is in both).
 //!
-//! The last rows are the fused relayout + cast + pad (f32 NCHW C = 3 → f16 NHWC C = 8, and image
-//! bytes u8 NCHW C = 3 → f16 NHWC C = 4 and → f32 NHWC C = 4 normalized per channel): into an
-//! existing buffer, and allocating in the `to_layout` column.
+//! The last rows are the fused relayout + cast + pad (f32 NCHW C = 3 → f16 and bf16 NHWC C = 8,
+//! for a batch and for one 224 × 224 image, and image bytes u8 NCHW C = 3 → f16 NHWC C = 4 and
+//! → f32 NHWC C = 4 normalized per channel): into an existing buffer, and allocating in the
+//! `to_layout` column.
 //!
 //! One table gives GB/s (bytes read + written, best round) and the ratios, and per row the
 //! share of the vCPUs' time the host took while it ran (a shared VM's steal: a row that lost
@@ -49,6 +50,9 @@ mod strip_probes;
 // Those loops' loads and stores (`std::arch`), which the strip probes run.
 #[path = "convert/strip_loops.rs"]
 mod strip_loops;
+// The fused relayout + cast + pad rows.
+#[path = "convert/fused.rs"]
+mod fused;
 use machine::{huge_pages_mib, wake_pool, Steal, HUGE_PAGES, STOLEN};
 use probes::{fill_streamed, print_writes, probe, probes_in_cache};
 use report::{print_table, write_csv};
@@ -60,9 +64,6 @@ use std::time::{Duration, Instant};
 
 use half::f16;
 use ndarray::{ArrayViewD, IxDyn};
-use typed_layout::cast::{
-    relayout_cast_pad, relayout_cast_pad_into, Cast, ChannelPadded, PerChannel, Unscaled,
-};
 use typed_layout::simd::{copy, copy_parallel, Stores};
 use typed_layout::DimsOf;
 use typed_layout::SameFamily;
@@ -289,96 +290,6 @@ impl Bench {
         STOLEN.lock().unwrap().push((row.clone(), steal.share_since()));
         eprintln!("{row}: done");
         RESULTS.lock().unwrap().push((row, bytes, best));
-    }
-}
-
-impl Bench {
-    /// A fused row: `src` (NCHW, C = 3) into `U` NHWC with C padded to `padded`, into an
-    /// existing buffer (all threads, one thread) and allocating, raced against the copies of a
-    /// buffer of half the bytes read + written (so a copy moves as many bytes as the pass). The
-    /// ndarray column stays empty: it has no fused cast.
-    fn fused<S: Element, U: Element>(
-        &mut self,
-        row: &str,
-        src: &Tensor<S, Nchw>,
-        padded: usize,
-        cast: impl Cast<S, U>,
-    ) {
-        let row = format!("fused/{row}");
-        if self.skips(&row) {
-            return;
-        }
-        let [n, _, h, w] = src.dims();
-        let mut dst = Tensor::<U, Nhwc>::zeros([n, padded, h, w]).unwrap();
-        let bytes = (src.as_slice().len() * S::SIZE + dst.as_slice().len() * U::SIZE) as u64;
-        // Each contender writes its own buffer, as in the rows' races.
-        let from = vec![1u8; bytes as usize / 2];
-        let [mut to, mut to_all, mut streamed, mut streamed_all] =
-            core::array::from_fn(|_| vec![0u8; from.len()]);
-        let mut dst_one = Tensor::<U, Nhwc>::zeros([n, padded, h, w]).unwrap();
-        let dst_bytes = dst.as_slice().len() * U::SIZE;
-        let (cached, mut filled, mut fill) = (vec![3u8; 64 << 10], vec![0u8; dst_bytes], Duration::MAX);
-        let threads = rayon::current_num_threads();
-        let mut best = [Duration::MAX; 9];
-        let steal = Steal::now();
-        for round in 0..6 {
-            for (k, slot) in best.iter_mut().enumerate().filter(|(k, _)| *k != 7) {
-                if on_all_threads(k, round, dst_bytes) {
-                    wake_pool();
-                }
-                if k == 5 {
-                    let pass =
-                        || _ = black_box(relayout_cast_pad_into(black_box(src), &mut dst_one, cast).unwrap());
-                    *slot = (*slot).min(self.on_one_thread(pass));
-                    continue;
-                }
-                let start = Instant::now();
-                match k {
-                    0 => to.copy_from_slice(black_box(&from)),
-                    1 => copy_parallel(&mut to_all, black_box(&from), Stores::Ordinary, threads).unwrap(),
-                    2 => copy(&mut streamed, black_box(&from), Stores::Streaming).unwrap(),
-                    3 => copy_parallel(&mut streamed_all, black_box(&from), Stores::Streaming, threads)
-                        .unwrap(),
-                    4 => _ = black_box(relayout_cast_pad_into(black_box(src), &mut dst, cast).unwrap()),
-                    8 => drop(black_box(fresh_copy(&from, threads, round))),
-                    _ => {
-                        let padded: ChannelPadded<U, Nhwc> =
-                            relayout_cast_pad(black_box(src), padded, cast).unwrap();
-                        drop(black_box(padded));
-                    }
-                }
-                *slot = (*slot).min(start.elapsed());
-            }
-            let start = Instant::now();
-            fill_streamed(&mut filled, black_box(&cached), threads);
-            fill = fill.min(start.elapsed());
-        }
-        black_box((&to, &to_all, &streamed, &streamed_all, &dst_one));
-        eprintln!("{row}: done");
-        WRITES.lock().unwrap().push((row.clone(), dst_bytes as u64, best[4], fill));
-        STOLEN.lock().unwrap().push((row.clone(), steal.share_since()));
-        RESULTS.lock().unwrap().push((row, bytes, best));
-    }
-
-    /// The fused rows: the f32 RGB batch [64, 3, 512, 512] into f16 NHWC with C = 8,
-    /// and image bytes of the same shape into f16 NHWC with C = 4 and into f32 NHWC with C = 4,
-    /// normalized per channel (ImageNet's mean and deviation: `(v / 255 - mean) / std`).
-    fn fused_rows(&mut self) {
-        let dims = [64, 3, 512, 512];
-        let floats =
-            Tensor::<f32, Nchw>::from_fn(dims, |[n, c, h, w]| (n + c * 3 + h * 5 + w * 7) as f32 / 9.0)
-                .expect("a valid shape");
-        self.fused::<f32, f16>("448MiB/f32 NCHW C=3 -> f16 NHWC C=8", &floats, 8, Unscaled);
-        drop(floats);
-        let bytes =
-            Tensor::<u8, Nchw>::from_fn(dims, |[n, c, h, w]| ((n + c * 3 + h * 5 + w * 7) % 256) as u8)
-                .expect("a valid shape");
-        self.fused::<u8, f16>("176MiB/u8 NCHW C=3 -> f16 NHWC C=4", &bytes, 4, Unscaled);
-        let (mean, std) = ([0.485, 0.456, 0.406], [0.229, 0.224, 0.225]);
-        let scale: Vec<f64> = std.iter().map(|s| 1.0 / (255.0 * s)).collect();
-        let shift: Vec<f64> = mean.iter().zip(&std).map(|(m, s)| -m / s).collect();
-        let normalize = PerChannel { scale: &scale, shift: &shift };
-        self.fused::<u8, f32>("304MiB/u8 NCHW C=3 -> f32 NHWC C=4 normalized", &bytes, 4, normalize);
     }
 }
 

@@ -266,6 +266,12 @@ fn byte_images_cast_through_tables_like_the_definition() {
     let odd = Tensor::<u8, Nchw>::from_fn([2, 3, 511, 257], byte).unwrap();
     check_into::<u8, f16, _>(&odd, 8, normalize, f16::from_bits(0x7E5A));
     check_into::<u8, f32, _>(&odd, 8, normalize, f32::from_bits(0x7FC0_5A5A));
+    // Bytes widened straight into destinations the cache holds (ordinary stores, no block),
+    // rows that end inside a group of 8 pixels.
+    let small = Tensor::<u8, Nchw>::from_fn([2, 3, 61, 67], byte).unwrap();
+    check_into::<u8, f16, _>(&small, 4, Unscaled, f16::from_bits(0x7E5A));
+    let small_quad = Tensor::<i8, Nchw>::from_fn([1, 4, 64, 81], |i| byte(i) as i8).unwrap();
+    check_into::<i8, half::bf16, _>(&small_quad, 16, Unscaled, half::bf16::from_bits(0x7FDA));
     let rgba = Tensor::<i8, Nchw>::from_fn([2, 4, 128, 160], |i| byte(i) as i8).unwrap();
     check::<i8, half::bf16, Nchw, Nhwc, _>(&rgba, 4, Unscaled, 4);
     check::<i8, f16, Nchw, Nhwc, _>(&rgba, 16, Unscaled, 16);

@@ -15,8 +15,8 @@
 //! by an [`Unscaled`](super::Unscaled) cast, other sources' 2-byte pixels of up to four channels).
 //! Building a block and streaming it were two phases whose times added up; the rest of a run
 //! (its pixels before the first boundary, its last pixels, all of it where no pixel starts on
-//! one) still goes through the block. f32 rounded into f16 or bf16 skips the block where the
-//! pass does not stream as well, with ordinary stores from any boundary.
+//! one) still goes through the block. Bytes widened and f32 rounded into f16 or bf16 skip the
+//! block where the pass does not stream as well, with ordinary stores from any boundary.
 
 use super::steps::{CastLoop, ChannelMap};
 use super::tables::{self, Tables};
@@ -143,19 +143,18 @@ impl Pixels {
             _ => 0,
         };
         let (from, rest, to) = (s + lead * self.pixel_stride, pixels - lead, lead * self.padded);
-        let streamed = match (tables, self.streaming) {
-            (Some(tables), true) => {
+        let stores = if self.streaming { simd::Stores::Streaming } else { simd::Stores::Ordinary };
+        let streamed = match tables {
+            Some(tables) => {
                 let runs = self.runs::<T, u8>(src, from, rest);
-                tables.stream_pixels(&runs[..self.channels], self.padded, dst.at(to..))
+                tables.direct_pixels(&runs[..self.channels], self.padded, dst.at(to..), stores)
             }
-            // f32 into f16 or bf16 unscaled: rounded in registers (F16C, AVX2), streamed or
-            // not.
-            (None, streaming) if self.halves_from_f32(cast) => {
+            // f32 into f16 or bf16 unscaled: rounded in registers (F16C, AVX2).
+            None if self.halves_from_f32(cast) => {
                 let (runs, bf16) = (self.runs::<T, f32>(src, from, rest), U::DATA_TYPE == DataType::BFloat16);
-                let stores = if streaming { simd::Stores::Streaming } else { simd::Stores::Ordinary };
                 simd::float_halves(dst.at(to..), self.padded / 4, &runs[..self.channels], bf16, stores)
             }
-            _ => 0,
+            None => 0,
         };
         // The lead's pixels, then those after the streamed ones, in blocks (the blocks of
         // whole 8-pixel groups after the lead keep its boundary).

@@ -13,7 +13,7 @@
 use super::Cast;
 use crate::dtype::{DataType, Element};
 use crate::platform::out::Out;
-use crate::platform::simd;
+use crate::platform::simd::{self, Stores};
 
 #[cfg(test)]
 mod tests;
@@ -85,20 +85,30 @@ impl<U: Element> Tables<U> {
         }
     }
 
-    /// Streams the first pixels of `runs` straight into `dst` (pixels of `padded` values, as
-    /// [`pixels`](Self::pixels) writes them) from registers: the exact halves of bytes
-    /// ([`simd::byte_halves_streamed`], AVX2), else the tables' words ([`simd::stream_words`],
-    /// 2- and 4-byte results). Returns how many it wrote (none where neither applies, or off a
-    /// 16-byte boundary); the caller writes the rest and fences.
-    pub(super) fn stream_pixels(&self, runs: &[&[u8]], padded: usize, mut dst: Out<'_, U>) -> usize {
+    /// Writes the first pixels of `runs` straight into `dst` (pixels of `padded` values, as
+    /// [`pixels`](Self::pixels) writes them) from registers, with `stores`: the exact halves of
+    /// bytes ([`simd::byte_halves`], AVX2 or AVX-512), else, streaming, the tables' words
+    /// ([`simd::stream_words`], 2- and 4-byte results). Returns how many it wrote (none where
+    /// neither applies, or streaming off a 16-byte boundary); the caller writes the rest and,
+    /// streaming, fences.
+    pub(super) fn direct_pixels(
+        &self,
+        runs: &[&[u8]],
+        padded: usize,
+        mut dst: Out<'_, U>,
+        stores: Stores,
+    ) -> usize {
         if !matches!(padded, 4 | 8 | 16) {
             return 0;
         }
-        if let Some((signed, bf16)) = self.halves {
-            let done = simd::byte_halves_streamed(dst.rb(), padded / 4, runs, signed, bf16);
-            if done > 0 {
+        if let Some(halves) = self.halves {
+            let done = simd::byte_halves(dst.rb(), padded / 4, runs, halves, stores);
+            if done > 0 || stores == Stores::Ordinary {
                 return done;
             }
+        }
+        if stores == Stores::Ordinary {
+            return 0;
         }
         match self.channels {
             1 => self.stream_words_of::<1>(runs, padded, dst),
@@ -108,7 +118,7 @@ impl<U: Element> Tables<U> {
         }
     }
 
-    /// The tables' words of [`stream_pixels`](Self::stream_pixels), `K` channels.
+    /// The tables' words of [`direct_pixels`](Self::direct_pixels), streamed, `K` channels.
     #[inline(always)]
     fn stream_words_of<const K: usize>(&self, runs: &[&[u8]], padded: usize, dst: Out<'_, U>) -> usize {
         let Some(words) = &self.words else { return 0 };
@@ -135,7 +145,10 @@ impl<U: Element> Tables<U> {
             let per = padded * U::SIZE / 8; // words a pixel
             if matches!(padded, 4 | 8 | 16) {
                 let done = match self.halves {
-                    Some((signed, bf16)) => simd::byte_halves(out, per, &runs, signed, bf16),
+                    Some(halves) => {
+                        let halves_out: &mut [U] = bytemuck::cast_slice_mut(&mut *out);
+                        simd::byte_halves(Out::new(halves_out), per, &runs, halves, Stores::Ordinary)
+                    }
                     None => 0,
                 };
                 let (runs, out) = (runs.map(|r| &r[done..]), &mut out[done * per..]);

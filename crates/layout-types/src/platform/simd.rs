@@ -227,79 +227,47 @@ pub(crate) fn half_pixels(dst: &mut [u64], words: usize, runs: [&[u16]; 4]) -> u
     }
 }
 
-/// Pixels of 2-byte floats from image bytes: `runs` (one to four, of equal length; i8 if
-/// `signed`, else u8) widened to f16, or bf16 if `bf16` (exact: every integer a byte holds is
-/// exact in both), into `dst`, pixels of `words` 64-bit words: channel `c`'s bits at bits `16 c`
-/// of a pixel's first word, the missing channels and the other words zero. Returns the pixels
-/// written, from the first: whole groups of 16 with AVX-512, of 8 with AVX2 and F16C, none
-/// below (or for `words` other than 1, 2 and 4); the caller writes the rest.
-pub(crate) fn byte_halves(dst: &mut [u64], words: usize, runs: &[&[u8]], signed: bool, bf16: bool) -> usize {
-    byte_halves_at(Level::detected(), dst, words, runs, signed, bf16)
+/// Pixels of 2-byte floats from image bytes, straight into `dst`, a destination of 2-byte
+/// values (`4 words` of them a pixel), with `stores` (streaming ones from a 16-byte boundary
+/// only): `runs` (one to four, of equal length; i8 if `signed`, else u8) widened to f16, or
+/// bf16 if `bf16` (exact: every integer a byte holds is exact in both), channel `c`'s bits at
+/// bits `16 c` of a pixel's first word, the missing channels and the other words zero. Returns
+/// the pixels written, from the first: with ordinary stores whole groups of 16 with AVX-512
+/// and of 8 with AVX2 and F16C; streamed, groups of 8 from AVX2 and F16C up; none below,
+/// streaming off a 16-byte boundary, or for `words` other than 1, 2 and 4. The caller writes
+/// the rest and, streaming, fences ([`fence`]) before its pass returns.
+pub(crate) fn byte_halves<U: Element>(
+    dst: Out<'_, U>,
+    words: usize,
+    runs: &[&[u8]],
+    (signed, bf16): (bool, bool),
+    stores: Stores,
+) -> usize {
+    byte_halves_at(Level::detected(), dst, words, runs, (signed, bf16), stores)
 }
 
 /// [`byte_halves`] at `level` (one this CPU has, or lower: the tests run every level).
-pub(crate) fn byte_halves_at(
-    level: Level,
-    dst: &mut [u64],
-    words: usize,
-    runs: &[&[u8]],
-    signed: bool,
-    bf16: bool,
-) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let level = level.min(Level::detected());
-        match words {
-            1 => x86::byte_halves::<1>(level, dst, runs, signed, bf16),
-            2 => x86::byte_halves::<2>(level, dst, runs, signed, bf16),
-            4 => x86::byte_halves::<4>(level, dst, runs, signed, bf16),
-            _ => 0,
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (level, dst, words, runs, signed, bf16);
-        0
-    }
-}
-
-/// [`byte_halves`] with streaming stores straight into `dst`, a destination of 2-byte values
-/// (`4 words` of them a pixel) that starts on a 16-byte boundary: no staging block. Returns
-/// the pixels written, from the first: whole groups of 8 with AVX2 and F16C (AVX-512 CPUs run
-/// the AVX2 groups), none below, on another boundary, or for `words` other than 1, 2 and 4.
-/// The caller writes the rest and fences ([`fence`]) before its pass returns.
-pub(crate) fn byte_halves_streamed<U: Element>(
-    dst: Out<'_, U>,
-    words: usize,
-    runs: &[&[u8]],
-    signed: bool,
-    bf16: bool,
-) -> usize {
-    byte_halves_streamed_at(Level::detected(), dst, words, runs, signed, bf16)
-}
-
-/// [`byte_halves_streamed`] at `level` (one this CPU has, or lower: the tests run every level).
-pub(crate) fn byte_halves_streamed_at<U: Element>(
+pub(crate) fn byte_halves_at<U: Element>(
     level: Level,
     dst: Out<'_, U>,
     words: usize,
     runs: &[&[u8]],
-    signed: bool,
-    bf16: bool,
+    (signed, bf16): (bool, bool),
+    stores: Stores,
 ) -> usize {
     #[cfg(target_arch = "x86_64")]
     if U::SIZE == 2 {
         // SAFETY: the stores below write f16 or bf16 bits and zeros, values of `U` (2 bytes).
-        let Some(places) = (unsafe { aligned_places::<U, u64>(dst) }) else { return 0 };
-        let level = level.min(Level::detected());
+        let places = unsafe { dst.bytes().into_places() };
+        let (level, stream) = (level.min(Level::detected()), stores == Stores::Streaming);
         return match words {
-            1 => x86::byte_halves_streamed::<1>(level, places, runs, signed, bf16),
-            2 => x86::byte_halves_streamed::<2>(level, places, runs, signed, bf16),
-            4 => x86::byte_halves_streamed::<4>(level, places, runs, signed, bf16),
+            1 => x86::byte_halves::<1>(level, places, runs, signed, bf16, stream),
+            2 => x86::byte_halves::<2>(level, places, runs, signed, bf16, stream),
+            4 => x86::byte_halves::<4>(level, places, runs, signed, bf16, stream),
             _ => 0,
         };
     }
-    let _ = (level, dst, words, runs, signed, bf16);
+    let _ = (level, dst, words, runs, signed, bf16, stores);
     0
 }
 

@@ -89,7 +89,7 @@ mod halves;
 mod interleave;
 mod transpose;
 
-pub(super) use halves::{byte_halves, byte_halves_streamed, float_halves, half_pixels, half_pixels_streamed};
+pub(super) use halves::{byte_halves, float_halves, half_pixels, half_pixels_streamed};
 pub(super) use interleave::interleave3;
 
 /// Whether this CPU converts f32 to f16 in hardware (F16C, with the AVX it is encoded in).

@@ -10,82 +10,71 @@ use core::mem::MaybeUninit;
 use super::super::Level;
 
 /// Writes the whole groups of pixels of `runs` (one to four runs of bytes, of equal length;
-/// i8 if `signed`, else u8) into `dst`, `W` words a pixel: channel `c`'s f16 (or bf16) bits at
-/// bits `16 c` of a pixel's first word, the missing channels and the other words zero. Returns
-/// the pixels written: groups of 16 at `level` [`Level::Avx512`] (F and BW: `vcvtps2ph` on
-/// 512-bit registers is AVX-512 F's), of 8 at [`Level::Avx2`] where the CPU has F16C, none
-/// below. `level` is one the CPU has.
+/// i8 if `signed`, else u8) straight into `dst` (bytes, anywhere; streamed if `stream`, then
+/// from a 16-byte boundary), `W` words a pixel: channel `c`'s f16 (or bf16) bits at bits `16 c`
+/// of a pixel's first word, the missing channels and the other words zero. Returns the pixels
+/// written: with ordinary stores, groups of 16 at `level` [`Level::Avx512`] (F and BW:
+/// `vcvtps2ph` on 512-bit registers is AVX-512 F's) and of 8 at [`Level::Avx2`] where the CPU
+/// has F16C; streamed, groups of 8 from AVX2 up (AVX-512 CPUs run the AVX2 groups); none below.
+/// Every streamed group of 8 pixels is whole 16-byte stores, so each destination line is
+/// written once, by the groups that cover it in turn; a caller that streams fences.
 ///
 /// AVX2's groups against the tables' word-by-word pixels (`cast/tables.rs`), u8 NCHW C = 3 into
 /// f16 NHWC C = 4 at 176 MiB on an AMD EPYC (Zen 3, AVX2), the bench's row (two runs each): two
 /// threads 10.2–12.1 → 21.2–24.6 GB/s (0.27–0.40 → 0.67–0.69 of the strongest copy), one
-/// thread 6.8–8.8 → 11.4–13.8.
+/// thread 6.8–8.8 → 11.4–13.8. Streamed straight from registers against building the pixels
+/// in an L1 block and streaming the block: the two phases' times had added up (one thread,
+/// same row: 27 GB/s building alone, 42 streaming alone, 16.5 both), where one pass overlaps
+/// them.
 pub(in crate::platform) fn byte_halves<const W: usize>(
     level: Level,
-    dst: &mut [u64],
+    dst: &mut [MaybeUninit<u8>],
     runs: &[&[u8]],
     signed: bool,
     bf16: bool,
+    stream: bool,
 ) -> usize {
-    let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / W);
-    if !(1..=4).contains(&runs.len()) || !matches!(W, 1 | 2 | 4) {
+    let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / (8 * W));
+    let aligned = dst.as_ptr().align_offset(16) == 0;
+    let shape = (1..=4).contains(&runs.len()) && matches!(W, 1 | 2 | 4);
+    if !shape || (stream && !aligned) {
         return 0;
     }
+    let out = dst.as_mut_ptr().cast::<u64>();
     match level {
-        Level::Avx512 => {
+        Level::Avx512 if !stream => {
             let groups = n / 16;
             // SAFETY: the CPU has the features the function is compiled for (`level` is one it
-            // has); it reads bytes [0, 16 groups) of each run and writes words [0, 16 groups W)
-            // of `dst`, all inside (`n` is at most every run's length and `dst.len() / W`).
-            unsafe { byte_halves_avx512::<W>(dst, runs, groups, signed, bf16) };
+            // has); it reads bytes [0, 16 groups) of each run and writes bytes
+            // [0, 128 groups W) of `dst`, all inside (`n` is at most every run's length and
+            // `dst`'s pixels), with unaligned stores; what it writes are values (f16 or bf16
+            // bits and zeros).
+            unsafe { byte_halves_avx512::<W>(out, runs, groups, signed, bf16) };
             16 * groups
         }
-        Level::Avx2 if super::has_f16c() => {
+        level if level >= Level::Avx2 && super::has_f16c() => {
             let groups = n / 8;
-            // SAFETY: AVX2 is `level`, one the CPU has, and F16C was detected; it reads bytes
-            // [0, 8 groups) of each run and writes words [0, 8 groups W) of `dst`, all inside.
-            unsafe { byte_halves_avx2::<W, false>(dst.as_mut_ptr(), runs, groups, signed, bf16) };
+            // SAFETY: `level` is AVX2 or above, one the CPU has (so it has AVX2), and F16C was
+            // detected; it reads bytes [0, 8 groups) of each run and writes bytes
+            // [0, 64 groups W) of `dst`, all inside, streamed only from `dst`'s 16-byte-aligned
+            // start, 16 bytes at a multiple of 16 bytes from it; what it writes are values.
+            unsafe {
+                match stream {
+                    true => byte_halves_avx2::<W, true>(out, runs, groups, signed, bf16),
+                    false => byte_halves_avx2::<W, false>(out, runs, groups, signed, bf16),
+                }
+            }
             8 * groups
         }
         _ => 0,
     }
 }
 
-/// [`byte_halves`] with streaming stores, straight into `dst`, which starts on a 16-byte
-/// boundary: the whole groups of 8 pixels with AVX2 and F16C (at `level` AVX2 or above: AVX-512
-/// CPUs have both), none below. Every group of 8 pixels is whole 16-byte stores, so each
-/// destination line is written once, by the groups that cover it in turn; the caller fences.
-///
-/// Against building the pixels in an L1 block and streaming the block: on an AMD EPYC (Zen 3,
-/// AVX2) the two phases' times added up (one thread, u8 NCHW C = 3 into f16 NHWC C = 4: 27 GB/s
-/// building alone, 42 streaming alone, 16.5 both), where one pass overlaps them.
-pub(in crate::platform) fn byte_halves_streamed<const W: usize>(
-    level: Level,
-    dst: &mut [MaybeUninit<u64>],
-    runs: &[&[u8]],
-    signed: bool,
-    bf16: bool,
-) -> usize {
-    let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / W);
-    let aligned = dst.as_ptr().cast::<u8>().align_offset(16) == 0;
-    let shape = (1..=4).contains(&runs.len()) && matches!(W, 1 | 2 | 4);
-    if !shape || !aligned || level < Level::Avx2 || !super::has_f16c() {
-        return 0;
-    }
-    let groups = n / 8;
-    // SAFETY: `level` is AVX2 or above, one the CPU has (so it has AVX2), and F16C was
-    // detected; it reads bytes [0, 8 groups) of each run and writes words [0, 8 groups W) of
-    // `dst`, all inside, each store 16 bytes at a multiple of 16 bytes from `dst`'s
-    // 16-byte-aligned start; the words it writes are values (f16 or bf16 bits and zeros).
-    unsafe { byte_halves_avx2::<W, true>(dst.as_mut_ptr().cast(), runs, groups, signed, bf16) };
-    8 * groups
-}
-
 /// # Safety
 ///
 /// The CPU has AVX2 and F16C; every run holds at least `8 groups` bytes and `out` points to at
-/// least `8 groups W` writable words, 16-byte aligned if `STREAM`; `runs` holds one to four
-/// runs; `W` is 1, 2 or 4.
+/// least `8 groups W` writable words (any alignment; 16-byte aligned if `STREAM`); `runs` holds
+/// one to four runs; `W` is 1, 2 or 4.
 #[target_feature(enable = "avx2,f16c")]
 unsafe fn byte_halves_avx2<const W: usize, const STREAM: bool>(
     out: *mut u64,
@@ -311,11 +300,12 @@ unsafe fn half_groups<const W: usize, const STREAM: bool>(out: *mut u64, runs: [
 
 /// # Safety
 ///
-/// The CPU has AVX-512 F and BW; every run holds at least `16 groups` bytes and
-/// `dst` at least `16 groups W` words; `runs` holds one to four runs; `W` is 1, 2 or 4.
+/// The CPU has AVX-512 F and BW; every run holds at least `16 groups` bytes and `out` points
+/// to at least `16 groups W` writable words (any alignment); `runs` holds one to four runs; `W`
+/// is 1, 2 or 4.
 #[target_feature(enable = "avx512f,avx512bw")]
 unsafe fn byte_halves_avx512<const W: usize>(
-    dst: &mut [u64],
+    out: *mut u64,
     runs: &[&[u8]],
     groups: usize,
     signed: bool,
@@ -337,7 +327,6 @@ unsafe fn byte_halves_avx512<const W: usize>(
         2 => 0x55,
         _ => 0x11,
     };
-    let out = dst.as_mut_ptr();
     for g in 0..groups {
         let j = 16 * g;
         let mut h = [_mm512_setzero_si512(); 4];
@@ -362,7 +351,7 @@ unsafe fn byte_halves_avx512<const W: usize>(
                     1 => words,
                     _ => _mm512_maskz_permutexvar_epi64(firsts, *spread, words),
                 };
-                // SAFETY: words (j + 8k) W + 8q .. + 8 lie in `dst` (the caller's `groups`);
+                // SAFETY: words (j + 8k) W + 8q .. + 8 lie in `out` (the caller's `groups`);
                 // unaligned store.
                 unsafe { _mm512_storeu_si512(out.add((j + 8 * k) * W + 8 * q).cast(), v) };
             }

@@ -87,9 +87,9 @@ impl Bench {
     }
 
     /// The fused rows: the f32 RGB batch [64, 3, 512, 512] into f16 and bf16 NHWC with
-    /// C = 8, one 224 × 224 image into f16, and image bytes of the batch's shape into f16 NHWC
-    /// with C = 4 and into f32 NHWC with C = 4, normalized per channel (ImageNet's mean and
-    /// deviation: `(v / 255 - mean) / std`).
+    /// C = 8, one 224 × 224 image into f16 (from f32 and from bytes), and image bytes of the
+    /// batch's shape into f16 NHWC with C = 4 and into f32 NHWC with C = 4, normalized per
+    /// channel (ImageNet's mean and deviation: `(v / 255 - mean) / std`).
     pub(super) fn fused_rows(&mut self) {
         let dims = [64, 3, 512, 512];
         let floats =
@@ -104,6 +104,11 @@ impl Bench {
         })
         .expect("a valid shape");
         self.fused::<f32, f16>("1.3MiB/f32 NCHW C=3 224x224 -> f16 NHWC C=8", &image, 8, Unscaled);
+        let image = Tensor::<u8, Nchw>::from_fn([1, 3, 224, 224], |[_, c, h, w]| {
+            ((c * 3 + h * 5 + w * 7) % 256) as u8
+        })
+        .expect("a valid shape");
+        self.fused::<u8, f16>("0.5MiB/u8 NCHW C=3 224x224 -> f16 NHWC C=4", &image, 4, Unscaled);
         let bytes =
             Tensor::<u8, Nchw>::from_fn(dims, |[n, c, h, w]| ((n + c * 3 + h * 5 + w * 7) % 256) as u8)
                 .expect("a valid shape");

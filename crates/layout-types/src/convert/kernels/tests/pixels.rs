@@ -39,7 +39,7 @@ fn image_bytes_widen_into_half_pixels_like_the_definition() {
                 let runs: Vec<Vec<u8>> =
                     (0..channels).map(|c| (0..n).map(|j| (j * 37 + c * 101 + 3) as u8).collect()).collect();
                 let runs: Vec<&[u8]> = runs.iter().map(|r| r.as_slice()).collect();
-                let (fill, per) = (0x5A5Au16, 4 * words);
+                let per = 4 * words;
                 let mut room = vec![0x5A5A_5A5A_5A5A_5A5Au64; n * words + 6];
                 let at = room.as_ptr().align_offset(16);
                 let len = (n * words + 3) * 4 - offset; // halves from the start
@@ -62,24 +62,14 @@ fn image_bytes_widen_into_half_pixels_like_the_definition() {
                     false => 0,
                 };
                 assert_eq!(done, whole, "{what}");
-                let halves: &[u16] = bytemuck::cast_slice(&room);
-                for (i, &h) in halves.iter().enumerate() {
-                    let k = i.wrapping_sub(start);
-                    let (pixel, c) = (k / per, k % per);
-                    let expected = match pixel < done {
-                        false => fill,
-                        true if c >= channels => 0,
-                        true => {
-                            let b = runs[c][pixel];
-                            let v = if signed { f32::from(b as i8) } else { f32::from(b) };
-                            match bf16 {
-                                true => half::bf16::from_f32(v).to_bits(),
-                                false => half::f16::from_f32(v).to_bits(),
-                            }
-                        }
-                    };
-                    assert_eq!(h, expected, "{what}: half {i}");
-                }
+                expect_half_pixels(&room, (start, per, channels, done), &what, |c, pixel| {
+                    let b = runs[c][pixel];
+                    let v = if signed { f32::from(b as i8) } else { f32::from(b) };
+                    match bf16 {
+                        true => half::bf16::from_f32(v).to_bits(),
+                        false => half::f16::from_f32(v).to_bits(),
+                    }
+                });
             }
         }
     }
@@ -251,7 +241,6 @@ fn f32_runs_round_into_half_pixels_like_the_definition() {
                     })
                     .collect();
                 let runs: Vec<&[f32]> = runs.iter().map(|r| r.as_slice()).collect();
-                let fill = 0x5A5Au16;
                 let per = 4 * words; // halves a pixel
                 let mut room = vec![0x5A5A_5A5A_5A5A_5A5Au64; n * words + 6];
                 let at = room.as_ptr().align_offset(16);
@@ -270,21 +259,33 @@ fn f32_runs_round_into_half_pixels_like_the_definition() {
                     false => 0,
                 };
                 assert_eq!(done, whole, "{what}");
-                let halves: &[u16] = bytemuck::cast_slice(&room);
-                for (i, &h) in halves.iter().enumerate() {
-                    let k = i.wrapping_sub(start);
-                    let (pixel, c) = (k / per, k % per);
-                    let expected = match pixel < done {
-                        false => fill,
-                        true if c >= channels => 0,
-                        true => match bf16 {
-                            true => half::bf16::from_f32(runs[c][pixel]).to_bits(),
-                            false => half::f16::from_f32(runs[c][pixel]).to_bits(),
-                        },
-                    };
-                    assert_eq!(h, expected, "{what}: half {i}");
-                }
+                expect_half_pixels(&room, (start, per, channels, done), &what, |c, pixel| match bf16 {
+                    true => half::bf16::from_f32(runs[c][pixel]).to_bits(),
+                    false => half::f16::from_f32(runs[c][pixel]).to_bits(),
+                });
             }
         }
+    }
+}
+
+/// Every half of `room` (filled with 0x5A5A before) against `done` pixels of `per` halves from
+/// half `start`: channel `c < channels` of pixel `p` holds `bits(c, p)`, the pixel's other
+/// halves zero, every half outside the pixels the fill still.
+fn expect_half_pixels(
+    room: &[u64],
+    (start, per, channels, done): (usize, usize, usize, usize),
+    what: &str,
+    bits: impl Fn(usize, usize) -> u16,
+) {
+    let halves: &[u16] = bytemuck::cast_slice(room);
+    for (i, &h) in halves.iter().enumerate() {
+        let k = i.wrapping_sub(start);
+        let (pixel, c) = (k / per, k % per);
+        let expected = match pixel < done {
+            false => 0x5A5A,
+            true if c >= channels => 0,
+            true => bits(c, pixel),
+        };
+        assert_eq!(h, expected, "{what}: half {i}");
     }
 }

@@ -34,12 +34,7 @@ pub(in crate::platform) fn byte_halves<const W: usize>(
     bf16: bool,
     stream: bool,
 ) -> usize {
-    let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / (8 * W));
-    let aligned = dst.as_ptr().align_offset(16) == 0;
-    let shape = (1..=4).contains(&runs.len()) && matches!(W, 1 | 2 | 4);
-    if !shape || (stream && !aligned) {
-        return 0;
-    }
+    let Some(n) = pixels::<W, u8>(dst, runs, stream) else { return 0 };
     let out = dst.as_mut_ptr().cast::<u64>();
     match level {
         Level::Avx512 if !stream => {
@@ -68,6 +63,16 @@ pub(in crate::platform) fn byte_halves<const W: usize>(
         }
         _ => 0,
     }
+}
+
+/// The pixels of `W` words both `runs` and `dst` hold, where the runs (one to four) and `W` (1,
+/// 2 or 4) are a shape the pixel builders take and, if `stream`, `dst` starts on a 16-byte
+/// boundary; else `None`.
+fn pixels<const W: usize, V>(dst: &[MaybeUninit<u8>], runs: &[&[V]], stream: bool) -> Option<usize> {
+    let aligned = dst.as_ptr().align_offset(16) == 0;
+    let shape = (1..=4).contains(&runs.len()) && matches!(W, 1 | 2 | 4);
+    (shape && (aligned || !stream))
+        .then(|| runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / (8 * W)))
 }
 
 /// # Safety
@@ -126,10 +131,8 @@ pub(in crate::platform) fn float_halves<const W: usize>(
     bf16: bool,
     stream: bool,
 ) -> usize {
-    let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / (8 * W));
-    let aligned = dst.as_ptr().align_offset(16) == 0;
-    let shape = (1..=4).contains(&runs.len()) && matches!(W, 1 | 2 | 4);
-    if !shape || (stream && !aligned) || level < Level::Avx2 || !super::has_f16c() {
+    let Some(n) = pixels::<W, f32>(dst, runs, stream) else { return 0 };
+    if level < Level::Avx2 || !super::has_f16c() {
         return 0;
     }
     let (groups, out) = (n / 8, dst.as_mut_ptr().cast());

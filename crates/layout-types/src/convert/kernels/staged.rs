@@ -233,9 +233,9 @@ const STAGED_ROWS: usize = 64;
 /// and whose strips do not stream directly ([`Strips::streams_directly`]: bytes, AVX2's halves,
 /// and bytes below AVX2, which have no strips): tiles of [`STAGED_ROWS`] destination rows by as
 /// many whole destination lines as fill [`PANEL_BYTES`] are transposed into a staging buffer
-/// (ordinary stores), then each tile row is streamed out; a tile's contiguous source from
-/// memory is copied into a second buffer first ([`Strips::copies_staged_source`]). Returns
-/// `false`, having written nothing, for any other plane.
+/// (ordinary stores), then each tile row is streamed out, and meanwhile the next tile's
+/// contiguous source is asked for ([`Strips::prefetches_staged_source`]). Returns `false`,
+/// having written nothing, for any other plane.
 pub(super) fn by_staged_tiles<T: Element>(
     src: &[T],
     s: usize,
@@ -255,25 +255,29 @@ pub(super) fn by_staged_tiles<T: Element>(
         return false;
     }
     let tile_rows = STAGED_ROWS.min(rows.extent);
-    let tile_cols = (PANEL_BYTES / T::SIZE / tile_rows / line * line).max(line);
+    // An odd number of lines a tile row, so that the staging buffer's rows fall in different
+    // cache sets: at 1 KiB apart, 16 lines, the 32 rows a strip stores shared 4 of the L1's 64
+    // sets. On an AMD EPYC (Zen 3), a scratch loop of `convert` (best of 5 calls), u8
+    // NHWC→NCHW with C = 64 at 256 MiB, with the prefetching below (into a copy, as it was
+    // then), 16 → 15 lines alternating four times: two threads 18.3–19.3 → 20.3–24.3 GB/s,
+    // one 10.1–11.9 → 10.6–13.3; f16 even (21.8–23.6 → 21.5–22.4).
+    let tile_cols = (((PANEL_BYTES / T::SIZE / tile_rows / line).saturating_sub(1) | 1) * line).max(line);
     let mut staging = Staging([0; PANEL_BYTES]);
     let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
     // Where a tile's source is one contiguous block (its runs all of a source column's rows,
-    // back to back: NHWC→NCHW with at most [`STAGED_ROWS`] channels) and comes from memory, it
-    // is first copied whole into a second buffer, and the strips read it there: one
-    // sequential stream that the hardware prefetcher follows, where the strips read half lines
-    // of their 32 (f16) or 64 (u8) runs and waited on memory with nothing to overlap (the
-    // bench's strip probe, whose loop copies each tile's source and streams its rows, moved
-    // 34–35 GB/s on two threads where the library moved 18–20). On an AMD EPYC (Zen 3), a scratch
-    // loop of `convert` (best of 5 × 2 calls), without and with alternating four times, C = 64
-    // at 256 MiB: u8 one thread 7.8–10.8 → 9.4–11.1 GB/s, two 13.9–17.1 → 16.9–19.0; f16
-    // 11.1–12.2 → 12.6–13.9 and 15.9–18.8 → 18.1–22.2; u8 at 64 MiB 9.8–12.3 → 11.2–12.4 and
-    // 13.3–17.6 → 16.8–18.1. A source in the last-level cache reads in place.
+    // back to back: NHWC→NCHW with at most [`STAGED_ROWS`] channels) and comes from memory, the
+    // next tile's block is prefetched while this tile's rows stream out, a row's share with each
+    // row, so that the strips find it in the cache: read in place unprefetched, their half lines
+    // of 32 (f16) or 64 (u8) runs waited on memory with nothing to overlap. Before, each tile's
+    // block was copied whole into a second buffer (one sequential stream that the hardware
+    // prefetcher follows), which overlapped nothing either. On an AMD EPYC (Zen 3), a scratch
+    // loop of `convert` (best of 5 calls), C = 64 at 256 MiB, the three alternating four
+    // times: copied (16 lines a tile row), prefetched and copied (15 lines), prefetched and read
+    // in place (15 lines): u8 two threads 16.2–18.2 → 19.3–21.4 → 22.7–27.5 GB/s, one 8.5–9.7
+    // → 9.9–12.5 → 11.4–12.9; f16 two threads 18.2–20.3 → 15.8–23.5 → 18.9–26.4, one
+    // 12.5–13.2 → 11.3–14.3 → 12.5–16.5. A source in the last-level cache is not prefetched.
     let contiguous = src_stride == tile_rows && rows.extent == tile_rows;
-    let mut source = match contiguous && !strips.cached_source() && strips.copies_staged_source() {
-        true => vec![T::default(); tile_rows * tile_cols.min(cols.extent)],
-        false => Vec::new(),
-    };
+    let prefetched = contiguous && !strips.cached_source() && strips.prefetches_staged_source();
     let ordinary = strips.with_stores(Stores::Ordinary);
     for r0 in (0..rows.extent).step_by(tile_rows) {
         let n_rows = tile_rows.min(rows.extent - r0);
@@ -283,15 +287,13 @@ pub(super) fn by_staged_tiles<T: Element>(
             let part_rows = LoopAxis { extent: n_rows, src: 1, dst: n_cols as isize };
             let part_cols = LoopAxis { extent: n_cols, ..cols };
             let from = s + r0 + c0 * src_stride;
-            if source.is_empty() {
-                transpose(src, from as isize, Out::new(staged), 0, part_rows, part_cols, Some(ordinary));
-            } else {
-                let block = &mut source[..n_rows * n_cols];
-                block.copy_from_slice(&src[from..from + n_rows * n_cols]);
-                let cached = Some(ordinary.with_cached_source(0));
-                transpose(block, 0, Out::new(staged), 0, part_rows, part_cols, cached);
-            }
+            transpose(src, from as isize, Out::new(staged), 0, part_rows, part_cols, Some(ordinary));
+            // The next block, a row's share with each row: past the plane, the next plane's (the
+            // next image's, in the same task or a neighbour's), or nothing past the source.
+            let (next, share) = (from + n_rows * n_cols, if prefetched { n_cols } else { 0 });
             for (r, row) in staged.chunks_exact(n_cols).enumerate() {
+                let ahead = next + r * share..next + (r + 1) * share;
+                ahead.step_by(line).filter_map(|at| src.get(at)).for_each(prefetch);
                 let to = d + (r0 + r) * dst_stride + c0;
                 simd::stream_unfenced(dst.at(to..to + n_cols), row);
             }

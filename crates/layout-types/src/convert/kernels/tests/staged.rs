@@ -48,7 +48,7 @@ fn far_runs_stage_the_source_like_the_definition() {
 
 /// Streamed planes of long destination rows (NHWC→NCHW's channel planes), whose bytes and
 /// halves go through staged tiles: a tile's source one contiguous block (all the plane's rows,
-/// back to back, copied whole first at AVX2) or not (padded runs; more rows than a tile), tiles
+/// back to back, the next one prefetched at AVX2) or not (padded runs; more rows than a tile), tiles
 /// ragged at the end, destination rows padded, starts on a line and off it; every element size
 /// at every level this CPU has, against the definition.
 #[test]

@@ -231,10 +231,11 @@ const STAGED_ROWS: usize = 64;
 
 /// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns)
 /// and whose strips do not stream directly ([`Strips::streams_directly`]: bytes, AVX2's halves,
-/// and bytes below AVX2, which have no strips): tiles of [`STAGED_ROWS`] destination rows by as
-/// many whole destination lines as fill [`PANEL_BYTES`] are transposed into a staging buffer
-/// (ordinary stores), then each tile row is streamed out, and meanwhile the next tile's
-/// contiguous source is asked for ([`Strips::prefetches_staged_source`]). Returns `false`,
+/// and bytes below AVX2, which have no strips), or whose tiles' sources are contiguous blocks
+/// from memory that the tiles prefetch ([`Strips::prefetches_staged_source`]: AVX2's f32 too):
+/// tiles of [`STAGED_ROWS`] destination rows by as many whole destination lines as fill
+/// [`PANEL_BYTES`] are transposed into a staging buffer (ordinary stores), then each tile row is
+/// streamed out, and meanwhile the next tile's contiguous source is asked for. Returns `false`,
 /// having written nothing, for any other plane.
 pub(super) fn by_staged_tiles<T: Element>(
     src: &[T],
@@ -250,20 +251,7 @@ pub(super) fn by_staged_tiles<T: Element>(
     // A large square matrix with strips sweeps the source instead (`by_strips`): measured
     // better than these tiles, whose 1024 source runs are one line each.
     let square = tiling::<T>(src_stride, dst_stride) == (false, square_tile::<T>());
-    let direct = strips.streams_directly() || (square && strips.has_blocks());
-    if !strips.streaming() || direct || cols.extent < 4 * line {
-        return false;
-    }
     let tile_rows = STAGED_ROWS.min(rows.extent);
-    // An odd number of lines a tile row, so that the staging buffer's rows fall in different
-    // cache sets: at 1 KiB apart, 16 lines, the 32 rows a strip stores shared 4 of the L1's 64
-    // sets. On an AMD EPYC (Zen 3), a scratch loop of `convert` (best of 5 calls), u8
-    // NHWC→NCHW with C = 64 at 256 MiB, with the prefetching below (into a copy, as it was
-    // then), 16 → 15 lines alternating four times: two threads 18.3–19.3 → 20.3–24.3 GB/s,
-    // one 10.1–11.9 → 10.6–13.3; f16 even (21.8–23.6 → 21.5–22.4).
-    let tile_cols = (((PANEL_BYTES / T::SIZE / tile_rows / line).saturating_sub(1) | 1) * line).max(line);
-    let mut staging = Staging([0; PANEL_BYTES]);
-    let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
     // Where a tile's source is one contiguous block (its runs all of a source column's rows,
     // back to back: NHWC→NCHW with at most [`STAGED_ROWS`] channels) and comes from memory, the
     // next tile's block is prefetched while this tile's rows stream out, a row's share with each
@@ -276,8 +264,27 @@ pub(super) fn by_staged_tiles<T: Element>(
     // in place (15 lines): u8 two threads 16.2–18.2 → 19.3–21.4 → 22.7–27.5 GB/s, one 8.5–9.7
     // → 9.9–12.5 → 11.4–12.9; f16 two threads 18.2–20.3 → 15.8–23.5 → 18.9–26.4, one
     // 12.5–13.2 → 11.3–14.3 → 12.5–16.5. A source in the last-level cache is not prefetched.
+    // So staged, AVX2's f32 planes of that kind gain too, where its strips otherwise stream
+    // directly (the same loop, streamed strips → staged tiles alternating three or four times,
+    // two threads: f32 NHWC→NCHW with C = 64 at 256 MiB 17.9–19.7 → 22.4–28.1 GB/s, one
+    // thread 9.2–12.9 → 13.7–17.6, at 16 MiB 19.0–20.4 → 20.7–30.5); staged without the
+    // prefetching they lost (C = 128 at 256 MiB 19.2–21.0 → 16.2–17.2, a 4096 × 1024 matrix
+    // into columns 20.7–23.4 → 20.5–21.0).
     let contiguous = src_stride == tile_rows && rows.extent == tile_rows;
     let prefetched = contiguous && !strips.cached_source() && strips.prefetches_staged_source();
+    let direct = (strips.streams_directly() && !prefetched) || (square && strips.has_blocks());
+    if !strips.streaming() || direct || cols.extent < 4 * line {
+        return false;
+    }
+    // An odd number of lines a tile row, so that the staging buffer's rows fall in different
+    // cache sets: at 1 KiB apart, 16 lines, the 32 rows a strip stores shared 4 of the L1's 64
+    // sets. On an AMD EPYC (Zen 3), a scratch loop of `convert` (best of 5 calls), u8
+    // NHWC→NCHW with C = 64 at 256 MiB, with the prefetching below (into a copy, as it was
+    // then), 16 → 15 lines alternating four times: two threads 18.3–19.3 → 20.3–24.3 GB/s,
+    // one 10.1–11.9 → 10.6–13.3; f16 even (21.8–23.6 → 21.5–22.4).
+    let tile_cols = (((PANEL_BYTES / T::SIZE / tile_rows / line).saturating_sub(1) | 1) * line).max(line);
+    let mut staging = Staging([0; PANEL_BYTES]);
+    let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
     let ordinary = strips.with_stores(Stores::Ordinary);
     for r0 in (0..rows.extent).step_by(tile_rows) {
         let n_rows = tile_rows.min(rows.extent - r0);

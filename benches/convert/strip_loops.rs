@@ -96,8 +96,7 @@ pub(super) fn task(s: &[u8], d: &Parts, pixels: std::ops::Range<usize>, g: Geome
 /// every destination line starts on a cache line and the CPU passes [`avx512`].
 pub(super) fn streamed_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
     let Geometry { channels, pixels, size, band, sweep } = g;
-    let avx2_f32 = !avx512() && avx2() && (size, band) == (4, 8);
-    assert!(avx2_f32 || (avx512() && matches!((size, band), (4, 16) | (2, 32))));
+    assert!(avx512() && matches!((size, band), (4, 16) | (2, 32)));
     let line = 64 / size; // pixels a strip
     let image = channels.checked_mul(pixels).and_then(|e| e.checked_mul(size)).expect("an image's bytes");
     assert!(image > 0 && d.len().is_multiple_of(image) && d.len() <= s.len());
@@ -119,13 +118,10 @@ pub(super) fn streamed_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
                     // bytes, `pixels * size` apart from `to` (inside the image `d`), each
                     // on a cache line (`d`, `pixels * size` and `p * size` are multiples of
                     // 64).
-                    // With AVX2 (asserted in place of AVX-512), `line` runs of 32 bytes
-                    // (`band` = 8 channels of f32) and `band` lines of 64 bytes, as above.
                     #[cfg(target_arch = "x86_64")]
                     unsafe {
                         let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
                         match band {
-                            8 => x86::streamed_strip_avx2(src, channels * size, dst, pixels * size),
                             16 => x86::streamed_strip::<16>(src, channels * size, dst, pixels * size),
                             _ => x86::streamed_strip::<32>(src, channels * size, dst, pixels * size),
                         }
@@ -134,8 +130,7 @@ pub(super) fn streamed_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
                     unreachable!("no AVX-512 here: asserted above {from} {to}");
                 }
                 let lines = (next + k * per_band * 64..next + (k + 1) * per_band * 64).step_by(64);
-                // (The library walks only with AVX-512's strips.)
-                let walks = bands > 2 && avx512();
+                let walks = bands > 2;
                 for at in lines.take_while(|&at| at < s.len() && walks && k < bands.div_ceil(2)) {
                     #[cfg(target_arch = "x86_64")]
                     x86::prefetch(&s[at]);
@@ -147,31 +142,38 @@ pub(super) fn streamed_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
     x86::fence();
 }
 
-/// One task of a u8 (or, with AVX2, f16) NHWC→NCHW pass through staged tiles, without the
-/// transposes: the images of `d` (whole NCHW images) from the NHWC images at the start of
-/// `s`, image by image, tile by tile (1 KiB of every channel's plane: 64 KiB of source,
-/// copied as it lies into a buffer with ordinary stores), each tile's 64 runs of 1 KiB
-/// streamed to the 64 planes at the tile's pixels; then a store fence. Panics unless the
-/// images are 64 channels of bytes or halves, whole tiles, lines aligned, and the CPU
-/// passes [`avx512`] or [`avx2`].
+/// One task of a u8 (or, with AVX2, f16 and f32) NHWC→NCHW pass through staged tiles, without
+/// the transposes: the images of `d` (whole NCHW images) from the NHWC images at the start of
+/// `s`, image by image, tile by tile (15 lines of every channel's plane, the last tile what is
+/// left: 60 KiB of source, copied as it lies into a buffer with ordinary stores), each tile's
+/// 64 runs streamed to the 64 planes at the tile's pixels while the next tile's source is
+/// prefetched, a run's share with each run; then a store fence. Panics unless the images are
+/// 64 channels, whole lines, lines aligned, and the CPU passes [`avx512`] or [`avx2`].
 pub(super) fn staged_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
-    const TILE: usize = 1024; // bytes of a plane a tile: the library's 64 KiB panel over 64 rows
+    const TILE: usize = 15 * 64; // bytes of a plane a tile: the library's, an odd number of lines
     let Geometry { channels, pixels, size, .. } = g;
-    assert!((avx512() || avx2()) && (size == 1 || size == 2) && channels == 64);
+    assert!((avx512() || avx2()) && matches!(size, 1 | 2 | 4) && channels == 64);
     let plane = pixels * size; // bytes
-    assert!(plane.is_multiple_of(TILE));
     let image = channels * plane;
     assert!(image > 0 && d.len().is_multiple_of(image) && d.len() <= s.len());
     assert!(d.as_ptr().align_offset(64) == 0 && plane.is_multiple_of(64));
     let mut staging = vec![0u8; channels * TILE];
     for i in 0..d.len() / image {
-        let (s, d) = (&s[i * image..(i + 1) * image], &mut d[i * image..(i + 1) * image]);
+        let (s, d) = (&s[i * image..], &mut d[i * image..(i + 1) * image]);
         for t0 in (0..plane).step_by(TILE) {
-            staging.copy_from_slice(&s[t0 * channels..(t0 + TILE) * channels]);
-            #[cfg(target_arch = "x86_64")]
-            x86::stream_runs(&staging, TILE, &mut d[t0..], plane);
-            #[cfg(not(target_arch = "x86_64"))]
-            unreachable!("no AVX-512 here: asserted above");
+            let len = TILE.min(plane - t0);
+            let staged = &mut staging[..channels * len];
+            staged.copy_from_slice(&s[t0 * channels..(t0 + len) * channels]);
+            let next = (t0 + len) * channels; // the next tile's source (or the next image's)
+            for (r, run) in staged.chunks_exact(len).enumerate() {
+                let ahead = (next + r * len..next + (r + 1) * len).step_by(64);
+                #[cfg(target_arch = "x86_64")]
+                ahead.filter_map(|at| s.get(at)).for_each(x86::prefetch);
+                #[cfg(target_arch = "x86_64")]
+                x86::stream_runs(run, len, &mut d[r * plane + t0..], plane);
+                #[cfg(not(target_arch = "x86_64"))]
+                unreachable!("no AVX-512 here: asserted above {ahead:?} {run:?}");
+            }
         }
     }
     #[cfg(target_arch = "x86_64")]
@@ -337,29 +339,6 @@ mod x86 {
         for (r, v) in v.iter().enumerate() {
             // SAFETY: line `r` is inside `dst` and aligned (the caller's contract).
             unsafe { _mm512_stream_si512(dst.add(r * ds).cast(), *v) };
-        }
-    }
-
-    /// An AVX2 f32 streamed strip without its shuffles: 16 runs of 32 bytes (`j * ss`
-    /// bytes from `src`) loaded, then streamed as 8 lines `r * ds` bytes from `dst`, line
-    /// `r` the registers of runs `r` and `8 + r` (the library's strip: two blocks of 8
-    /// registers, every block formed first, then each line's two halves back to back).
-    ///
-    /// # Safety
-    ///
-    /// The CPU has AVX2; those bytes are inside live, disjoint allocations; every line
-    /// starts on a cache line.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn streamed_strip_avx2(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
-        // SAFETY: run `j` is inside `src` (the caller's contract).
-        let v: [__m256i; 16] =
-            core::array::from_fn(|j| unsafe { _mm256_loadu_si256(src.add(j * ss).cast()) });
-        for r in 0..8 {
-            // SAFETY: line `r` is inside `dst` and aligned (the caller's contract).
-            unsafe {
-                _mm256_stream_si256(dst.add(r * ds).cast(), v[r]);
-                _mm256_stream_si256(dst.add(r * ds + 32).cast(), v[8 + r]);
-            }
         }
     }
 

@@ -132,13 +132,13 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
 /// the next tile's source lines in address order (f16's two bands prefetch nothing).
 /// The probe does the same loads, streaming stores and prefetches, without the shuffles, in
 /// the library's tasks (four a thread, whole images), with the fence at the end of each task.
-/// u8 goes through staged tiles instead: per image, 1024 pixels of all 64 channels (64 KiB of
-/// source) transposed into a staging buffer with ordinary stores, then each of its 64 rows
-/// streamed to its plane; that probe copies the tile's source into the buffer as it lies and
-/// streams the buffer's 64 runs of 1 KiB to the same places ([`strips::staged_nchw_task`]).
-/// Without AVX-512 (AVX2): f32's strips are 8 channels by 16 pixels (two registers a pixel's
-/// line, eight bands, 4 KiB tiles, no prefetching: `Strips::walks_next_tile`), and f16 goes
-/// through staged tiles as u8 does (512 pixels a tile: 1 KiB of each plane).
+/// u8 goes through staged tiles instead: per image, tiles of 15 lines of each of the 64 planes
+/// (960 pixels, 60 KiB of source) transposed into a staging buffer with ordinary stores, then
+/// each of its 64 rows streamed to its plane while the next tile's source is prefetched, a
+/// row's share with each row; that probe copies the tile's source into the buffer as it lies
+/// and streams the buffer's rows to the same places with the same prefetching
+/// ([`strips::staged_nchw_task`]). Without AVX-512 (AVX2), f16 and f32 go through staged tiles
+/// as u8 does (480 and 240 pixels a tile).
 pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let row = format!("{}/256MiB/NHWC->NCHW strip probe", T::NAME);
     if b.skips(&row) {
@@ -155,16 +155,15 @@ pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let images = n.div_ceil(4 * rayon::current_num_threads()); // a task's, as the library cuts
     let s: &[u8] = bytemuck::cast_slice(src.as_slice());
     let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
-    // A strip's channels: a register's with AVX-512 (one register a pixel), AVX2's f32 block
-    // of 8 (two registers a pixel's line of 16).
-    let band = if strips::avx512() || T::SIZE != 4 { 64 / T::SIZE } else { 8 };
+    // A strip's channels: a register's with AVX-512 (one register a pixel).
+    let band = 64 / T::SIZE;
     // The library's tiles: 1 KiB of each destination row where it walks (more than two bands
     // of AVX-512's strips: f32's four), 4 KiB otherwise.
-    let sweep = if c / band > 2 && strips::avx512() { 1024 / T::SIZE } else { 4096 / T::SIZE };
+    let sweep = if c / band > 2 { 1024 / T::SIZE } else { 4096 / T::SIZE };
     let geometry = strips::Geometry { channels: c, pixels: h * w, size: T::SIZE, band, sweep };
     let image = c * h * w * T::SIZE;
-    // Staged tiles for bytes, and for AVX2's halves; streamed strips otherwise.
-    let staged = T::SIZE == 1 || (T::SIZE == 2 && !strips::avx512());
+    // Staged tiles for bytes, and at AVX2 for every size; streamed strips otherwise.
+    let staged = T::SIZE == 1 || !strips::avx512();
     let probe = (strips::avx512() || strips::avx2()).then_some(|| {
         use rayon::prelude::*;
         d.par_chunks_mut(images * image).enumerate().for_each(|(t, d)| match staged {

@@ -232,7 +232,7 @@ const STAGED_ROWS: usize = 64;
 /// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns)
 /// and whose strips do not stream directly ([`Strips::streams_directly`]: bytes, AVX2's halves,
 /// and bytes below AVX2, which have no strips), or whose tiles' sources are contiguous blocks
-/// from memory that the tiles prefetch ([`Strips::prefetches_staged_source`]: AVX2's f32 too):
+/// that the tiles prefetch ([`Strips::prefetches_staged_source`]: AVX2's f32 too):
 /// tiles of [`STAGED_ROWS`] destination rows by as many whole destination lines as fill
 /// [`PANEL_BYTES`] are transposed into a staging buffer (ordinary stores), then each tile row is
 /// streamed out, and meanwhile the next tile's contiguous source is asked for. Returns `false`,
@@ -253,25 +253,29 @@ pub(super) fn by_staged_tiles<T: Element>(
     let square = tiling::<T>(src_stride, dst_stride) == (false, square_tile::<T>());
     let tile_rows = STAGED_ROWS.min(rows.extent);
     // Where a tile's source is one contiguous block (its runs all of a source column's rows,
-    // back to back: NHWC→NCHW with at most [`STAGED_ROWS`] channels) and comes from memory, the
-    // next tile's block is prefetched while this tile's rows stream out, a row's share with each
-    // row, so that the strips find it in the cache: read in place unprefetched, their half lines
-    // of 32 (f16) or 64 (u8) runs waited on memory with nothing to overlap. Before, each tile's
-    // block was copied whole into a second buffer (one sequential stream that the hardware
-    // prefetcher follows), which overlapped nothing either. On an AMD EPYC (Zen 3), a scratch
-    // loop of `convert` (best of 5 calls), C = 64 at 256 MiB, the three alternating four
-    // times: copied (16 lines a tile row), prefetched and copied (15 lines), prefetched and read
-    // in place (15 lines): u8 two threads 16.2–18.2 → 19.3–21.4 → 22.7–27.5 GB/s, one 8.5–9.7
-    // → 9.9–12.5 → 11.4–12.9; f16 two threads 18.2–20.3 → 15.8–23.5 → 18.9–26.4, one
-    // 12.5–13.2 → 11.3–14.3 → 12.5–16.5. A source in the last-level cache is not prefetched.
-    // So staged, AVX2's f32 planes of that kind gain too, where its strips otherwise stream
-    // directly (the same loop, streamed strips → staged tiles alternating three or four times,
-    // two threads: f32 NHWC→NCHW with C = 64 at 256 MiB 17.9–19.7 → 22.4–28.1 GB/s, one
-    // thread 9.2–12.9 → 13.7–17.6, at 16 MiB 19.0–20.4 → 20.7–30.5); staged without the
-    // prefetching they lost (C = 128 at 256 MiB 19.2–21.0 → 16.2–17.2, a 4096 × 1024 matrix
-    // into columns 20.7–23.4 → 20.5–21.0).
+    // back to back: NHWC→NCHW with at most [`STAGED_ROWS`] channels), the next tile's block is
+    // prefetched while this tile's rows stream out, a row's share with each row, so that the
+    // strips find it in the cache: read in place unprefetched, their half lines of 32 (f16) or
+    // 64 (u8) runs waited on memory with nothing to overlap. Before, each tile's block was
+    // copied whole into a second buffer (one sequential stream that the hardware prefetcher
+    // follows), which overlapped nothing either. On an AMD EPYC (Zen 3), a scratch loop of
+    // `convert` (best of 5 calls), C = 64, alternating three or four times:
+    //
+    // - at 256 MiB, copied (16 lines a tile row), prefetched and copied (15 lines), prefetched
+    //   and read in place (15 lines): u8 two threads 16.2–18.2 → 19.3–21.4 → 22.7–27.5 GB/s,
+    //   one 8.5–9.7 → 9.9–12.5 → 11.4–12.9; f16 two threads 18.2–20.3 → 15.8–23.5 →
+    //   18.9–26.4, one 12.5–13.2 → 11.3–14.3 → 12.5–16.5;
+    // - from the last-level cache as much, two threads, unprefetched → prefetched: u8 at 6 MiB
+    //   16.2–23.6 → 20.4–25.3, at 16 MiB 14.9–15.6 → 21.6–24.8, at 24 MiB 14.1–15.1 →
+    //   21.3–23.7; f16 at 16 MiB 14.5–16.3 → 22.1–29.3;
+    // - so staged, AVX2's f32 planes of that kind gain too, where its strips otherwise stream
+    //   directly (two threads, streamed strips → staged tiles): at 256 MiB 17.9–19.7 →
+    //   22.4–28.1, one thread 9.2–12.9 → 13.7–17.6; at 16 MiB 14.3–19.3 → 20.9–26.5; at 6 MiB
+    //   18.8–20.0 → 20.7–27.2, one thread 10.4–11.9 → 14.4–20.4. Staged without the
+    //   prefetching they lost (C = 128 at 256 MiB 19.2–21.0 → 16.2–17.2, a 4096 × 1024 matrix
+    //   into columns 20.7–23.4 → 20.5–21.0).
     let contiguous = src_stride == tile_rows && rows.extent == tile_rows;
-    let prefetched = contiguous && !strips.cached_source() && strips.prefetches_staged_source();
+    let prefetched = contiguous && strips.prefetches_staged_source();
     let direct = (strips.streams_directly() && !prefetched) || (square && strips.has_blocks());
     if !strips.streaming() || direct || cols.extent < 4 * line {
         return false;

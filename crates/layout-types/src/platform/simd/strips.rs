@@ -162,7 +162,7 @@ impl Strips {
 
     /// Whether a streamed plane transposed tile by tile into a staging buffer
     /// (`convert::kernels`'s `by_staged_tiles`) prefetches the next tile's contiguous source
-    /// from memory while a tile streams out: AVX2's strips, where it was measured (AMD EPYC,
+    /// while a tile streams out: AVX2's strips, where it was measured (AMD EPYC,
     /// Zen 3); AVX-512's were not measured so.
     pub(crate) fn prefetches_staged_source(&self) -> bool {
         self.level == Level::Avx2

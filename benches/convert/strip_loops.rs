@@ -146,9 +146,10 @@ pub(super) fn streamed_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
 /// the transposes: the images of `d` (whole NCHW images) from the NHWC images at the start of
 /// `s`, image by image, tile by tile (15 lines of every channel's plane, the last tile what is
 /// left: 60 KiB of source, copied as it lies into a buffer with ordinary stores), each tile's
-/// 64 runs streamed to the 64 planes at the tile's pixels while the next tile's source is
-/// prefetched, a run's share with each run; then a store fence. Panics unless the images are
-/// 64 channels, whole lines, lines aligned, and the CPU passes [`avx512`] or [`avx2`].
+/// 64 runs streamed to the 64 planes at the tile's pixels while (without AVX-512, as the
+/// library does) the next tile's source is prefetched, a run's share with each run; then a
+/// store fence. Panics unless the images are 64 channels of 1, 2 or 4 bytes, whole lines, lines
+/// aligned, and the CPU passes [`avx512`] or [`avx2`].
 pub(super) fn staged_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
     const TILE: usize = 15 * 64; // bytes of a plane a tile: the library's, an odd number of lines
     let Geometry { channels, pixels, size, .. } = g;
@@ -168,11 +169,11 @@ pub(super) fn staged_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
             for (r, run) in staged.chunks_exact(len).enumerate() {
                 let ahead = (next + r * len..next + (r + 1) * len).step_by(64);
                 #[cfg(target_arch = "x86_64")]
-                ahead.filter_map(|at| s.get(at)).for_each(x86::prefetch);
+                ahead.filter_map(|at| s.get(at)).filter(|_| !avx512()).for_each(x86::prefetch);
                 #[cfg(target_arch = "x86_64")]
                 x86::stream_runs(run, len, &mut d[r * plane + t0..], plane);
                 #[cfg(not(target_arch = "x86_64"))]
-                unreachable!("no AVX-512 here: asserted above {ahead:?} {run:?}");
+                unreachable!("no AVX2 here: asserted above {ahead:?} {run:?}");
             }
         }
     }

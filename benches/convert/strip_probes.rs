@@ -134,11 +134,11 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
 /// the library's tasks (four a thread, whole images), with the fence at the end of each task.
 /// u8 goes through staged tiles instead: per image, tiles of 15 lines of each of the 64 planes
 /// (960 pixels, 60 KiB of source) transposed into a staging buffer with ordinary stores, then
-/// each of its 64 rows streamed to its plane while the next tile's source is prefetched, a
-/// row's share with each row; that probe copies the tile's source into the buffer as it lies
-/// and streams the buffer's rows to the same places with the same prefetching
-/// ([`strips::staged_nchw_task`]). Without AVX-512 (AVX2), f16 and f32 go through staged tiles
-/// as u8 does (480 and 240 pixels a tile).
+/// each of its 64 rows streamed to its plane while (at AVX2) the next tile's source is
+/// prefetched, a row's share with each row; that probe copies the tile's source into the
+/// buffer as it lies and streams the buffer's rows to the same places with the same
+/// prefetching (none with AVX-512, as the library: [`strips::staged_nchw_task`]). Without
+/// AVX-512 (AVX2), f16 and f32 go through staged tiles as u8 does (480 and 240 pixels a tile).
 pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let row = format!("{}/256MiB/NHWC->NCHW strip probe", T::NAME);
     if b.skips(&row) {

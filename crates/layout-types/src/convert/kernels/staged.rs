@@ -232,11 +232,12 @@ const STAGED_ROWS: usize = 64;
 /// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns)
 /// and whose strips do not stream directly ([`Strips::streams_directly`]: bytes, AVX2's halves,
 /// and bytes below AVX2, which have no strips), or whose tiles' sources are contiguous blocks
-/// that the tiles prefetch ([`Strips::prefetches_staged_source`]: AVX2's f32 too):
-/// tiles of [`STAGED_ROWS`] destination rows by as many whole destination lines as fill
-/// [`PANEL_BYTES`] are transposed into a staging buffer (ordinary stores), then each tile row is
-/// streamed out, and meanwhile the next tile's contiguous source is asked for. Returns `false`,
-/// having written nothing, for any other plane.
+/// that the tiles prefetch ([`Strips::prefetches_staged_source`]: at AVX2, 4- and 8-byte
+/// elements too): tiles of [`STAGED_ROWS`] destination rows by the most whole destination lines,
+/// an odd number of them, that fit in [`PANEL_BYTES`] are transposed into a staging buffer
+/// (ordinary stores), then each tile row is streamed out, and where the tiles' sources are
+/// contiguous blocks and the strips prefetch, the next tile's block is asked for meanwhile
+/// ([`staged_tiles`] decides). Returns `false`, having written nothing, for any other plane.
 pub(super) fn by_staged_tiles<T: Element>(
     src: &[T],
     s: usize,
@@ -246,12 +247,53 @@ pub(super) fn by_staged_tiles<T: Element>(
     cols: LoopAxis,
     strips: Strips,
 ) -> bool {
+    let Some(prefetched) = staged_tiles::<T>(rows, cols, strips) else { return false };
+    let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
+    let line = CACHE_LINE / T::SIZE;
+    let tile_rows = STAGED_ROWS.min(rows.extent);
+    // An odd number of lines a tile row, so that the staging buffer's rows fall in different
+    // cache sets: at 1 KiB apart, 16 lines, the 32 rows a strip stores shared 4 of the L1's 64
+    // sets. On an AMD EPYC (Zen 3), a scratch loop of `convert` (best of 5 calls), u8
+    // NHWC→NCHW with C = 64 at 256 MiB, with the prefetching (into a copy, as it was then),
+    // 16 → 15 lines alternating four times: two threads 18.3–19.3 → 20.3–24.3 GB/s, one
+    // 10.1–11.9 → 10.6–13.3; f16 even (21.8–23.6 → 21.5–22.4).
+    let tile_cols = (((PANEL_BYTES / T::SIZE / tile_rows / line).saturating_sub(1) | 1) * line).max(line);
+    let mut staging = Staging([0; PANEL_BYTES]);
+    let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
+    let ordinary = strips.with_stores(Stores::Ordinary);
+    for r0 in (0..rows.extent).step_by(tile_rows) {
+        let n_rows = tile_rows.min(rows.extent - r0);
+        for c0 in (0..cols.extent).step_by(tile_cols) {
+            let n_cols = tile_cols.min(cols.extent - c0);
+            let staged = &mut buf[..n_rows * n_cols];
+            let part_rows = LoopAxis { extent: n_rows, src: 1, dst: n_cols as isize };
+            let part_cols = LoopAxis { extent: n_cols, ..cols };
+            let from = s + r0 + c0 * src_stride;
+            transpose(src, from as isize, Out::new(staged), 0, part_rows, part_cols, Some(ordinary));
+            // The next block, a row's share of this tile's size with each row: past the plane,
+            // the start of the next plane's first block (the next image's, in the same task or a
+            // neighbour's), or nothing past the source.
+            let (next, share) = (from + n_rows * n_cols, if prefetched { n_cols } else { 0 });
+            for (r, row) in staged.chunks_exact(n_cols).enumerate() {
+                let ahead = next + r * share..next + (r + 1) * share;
+                ahead.step_by(line).filter_map(|at| src.get(at)).for_each(prefetch);
+                let to = d + (r0 + r) * dst_stride + c0;
+                simd::stream_unfenced(dst.at(to..to + n_cols), row);
+            }
+        }
+    }
+    simd::fence();
+    true
+}
+
+/// Whether [`by_staged_tiles`] takes the plane `rows` × `cols` (the conditions its doc gives),
+/// and if so, whether it prefetches each next tile's contiguous source.
+pub(super) fn staged_tiles<T: Element>(rows: LoopAxis, cols: LoopAxis, strips: Strips) -> Option<bool> {
     let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
     let line = CACHE_LINE / T::SIZE;
     // A large square matrix with strips sweeps the source instead (`by_strips`): measured
     // better than these tiles, whose 1024 source runs are one line each.
     let square = tiling::<T>(src_stride, dst_stride) == (false, square_tile::<T>());
-    let tile_rows = STAGED_ROWS.min(rows.extent);
     // Where a tile's source is one contiguous block (its runs all of a source column's rows,
     // back to back: NHWC→NCHW with at most [`STAGED_ROWS`] channels), the next tile's block is
     // prefetched while this tile's rows stream out, a row's share with each row, so that the
@@ -268,48 +310,16 @@ pub(super) fn by_staged_tiles<T: Element>(
     // - from the last-level cache as much, two threads, unprefetched → prefetched: u8 at 6 MiB
     //   16.2–23.6 → 20.4–25.3, at 16 MiB 14.9–15.6 → 21.6–24.8, at 24 MiB 14.1–15.1 →
     //   21.3–23.7; f16 at 16 MiB 14.5–16.3 → 22.1–29.3;
-    // - so staged, AVX2's f32 planes of that kind gain too, where its strips otherwise stream
-    //   directly (two threads, streamed strips → staged tiles): at 256 MiB 17.9–19.7 →
-    //   22.4–28.1, one thread 9.2–12.9 → 13.7–17.6; at 16 MiB 14.3–19.3 → 20.9–26.5; at 6 MiB
-    //   18.8–20.0 → 20.7–27.2, one thread 10.4–11.9 → 14.4–20.4. Staged without the
-    //   prefetching they lost (C = 128 at 256 MiB 19.2–21.0 → 16.2–17.2, a 4096 × 1024 matrix
-    //   into columns 20.7–23.4 → 20.5–21.0).
-    let contiguous = src_stride == tile_rows && rows.extent == tile_rows;
+    // - so staged, AVX2's f32 and f64 planes of that kind gain too, where its strips otherwise
+    //   stream directly (two threads, streamed strips → staged tiles): f32 at 256 MiB
+    //   17.9–19.7 → 22.4–28.1, one thread 9.2–12.9 → 13.7–17.6; at 16 MiB 14.3–19.3 →
+    //   20.9–26.5; at 6 MiB 18.8–20.0 → 20.7–27.2, one thread 10.4–11.9 → 14.4–20.4; f64 at
+    //   256 MiB 21.1–22.5 → 24.6–26.0, one thread 11.8–12.1 → 13.6–14.7; at 16 MiB 22.8–24.1 →
+    //   22.7–32.2, one thread 12.4–14.0 → 14.5–17.2. Staged without the prefetching f32 lost
+    //   (C = 128 at 256 MiB 19.2–21.0 → 16.2–17.2, a 4096 × 1024 matrix into columns
+    //   20.7–23.4 → 20.5–21.0).
+    let contiguous = src_stride == STAGED_ROWS.min(rows.extent) && rows.extent <= STAGED_ROWS;
     let prefetched = contiguous && strips.prefetches_staged_source();
     let direct = (strips.streams_directly() && !prefetched) || (square && strips.has_blocks());
-    if !strips.streaming() || direct || cols.extent < 4 * line {
-        return false;
-    }
-    // An odd number of lines a tile row, so that the staging buffer's rows fall in different
-    // cache sets: at 1 KiB apart, 16 lines, the 32 rows a strip stores shared 4 of the L1's 64
-    // sets. On an AMD EPYC (Zen 3), a scratch loop of `convert` (best of 5 calls), u8
-    // NHWC→NCHW with C = 64 at 256 MiB, with the prefetching below (into a copy, as it was
-    // then), 16 → 15 lines alternating four times: two threads 18.3–19.3 → 20.3–24.3 GB/s,
-    // one 10.1–11.9 → 10.6–13.3; f16 even (21.8–23.6 → 21.5–22.4).
-    let tile_cols = (((PANEL_BYTES / T::SIZE / tile_rows / line).saturating_sub(1) | 1) * line).max(line);
-    let mut staging = Staging([0; PANEL_BYTES]);
-    let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
-    let ordinary = strips.with_stores(Stores::Ordinary);
-    for r0 in (0..rows.extent).step_by(tile_rows) {
-        let n_rows = tile_rows.min(rows.extent - r0);
-        for c0 in (0..cols.extent).step_by(tile_cols) {
-            let n_cols = tile_cols.min(cols.extent - c0);
-            let staged = &mut buf[..n_rows * n_cols];
-            let part_rows = LoopAxis { extent: n_rows, src: 1, dst: n_cols as isize };
-            let part_cols = LoopAxis { extent: n_cols, ..cols };
-            let from = s + r0 + c0 * src_stride;
-            transpose(src, from as isize, Out::new(staged), 0, part_rows, part_cols, Some(ordinary));
-            // The next block, a row's share with each row: past the plane, the next plane's (the
-            // next image's, in the same task or a neighbour's), or nothing past the source.
-            let (next, share) = (from + n_rows * n_cols, if prefetched { n_cols } else { 0 });
-            for (r, row) in staged.chunks_exact(n_cols).enumerate() {
-                let ahead = next + r * share..next + (r + 1) * share;
-                ahead.step_by(line).filter_map(|at| src.get(at)).for_each(prefetch);
-                let to = d + (r0 + r) * dst_stride + c0;
-                simd::stream_unfenced(dst.at(to..to + n_cols), row);
-            }
-        }
-    }
-    simd::fence();
-    true
+    (strips.streaming() && !direct && cols.extent >= 4 * line).then_some(prefetched)
 }

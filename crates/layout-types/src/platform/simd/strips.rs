@@ -80,7 +80,8 @@ impl Strips {
     /// an AMD EPYC (Zen 3), f16 NHWC→NCHW with C = 64 at 256 MiB, a scratch loop of `convert`
     /// alternating five times, staged tiles (1 KiB of each of 64 planes streamed at once) took
     /// one thread from 7.0–8.3 to 12.3–13.9 GB/s and two from 15.0–15.7 to 18.1–21.3, where
-    /// f32 (and a 2048 × 4096 f16 matrix into columns) stayed even.
+    /// f32 (and a 2048 × 4096 f16 matrix into columns) stayed even. (Staged tiles that prefetch
+    /// their contiguous sources beat even these: [`Strips::prefetches_staged_source`].)
     pub(crate) fn streams_directly(&self) -> bool {
         self.has_blocks() && self.size >= 2 && !(self.level == Level::Avx2 && self.size == 2)
     }
@@ -162,8 +163,9 @@ impl Strips {
 
     /// Whether a streamed plane transposed tile by tile into a staging buffer
     /// (`convert::kernels`'s `by_staged_tiles`) prefetches the next tile's contiguous source
-    /// while a tile streams out: AVX2's strips, where it was measured (AMD EPYC,
-    /// Zen 3); AVX-512's were not measured so.
+    /// while a tile streams out, and so whether planes whose tiles' sources are contiguous go
+    /// through staged tiles even where the strips stream directly: AVX2's strips, where it was
+    /// measured (AMD EPYC, Zen 3); AVX-512's were not measured so.
     pub(crate) fn prefetches_staged_source(&self) -> bool {
         self.level == Level::Avx2
     }

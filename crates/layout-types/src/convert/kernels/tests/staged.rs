@@ -2,7 +2,7 @@
 //! cannot hold together ([`by_staged_source`]), streamed panels of narrow rows
 //! ([`by_panels`]) and tiles of long ones ([`by_staged_tiles`]).
 
-use super::super::staged::{staged_runs, StagedRuns};
+use super::super::staged::{staged_runs, staged_tiles, StagedRuns};
 use super::super::strip_sweep::WIDE_PLANE;
 use super::super::*;
 use super::transposes_like_the_definition;
@@ -47,7 +47,8 @@ fn far_runs_stage_the_source_like_the_definition() {
 }
 
 /// Streamed planes of long destination rows (NHWC→NCHW's channel planes), whose bytes and
-/// halves go through staged tiles: a tile's source one contiguous block (all the plane's rows,
+/// halves go through staged tiles (and at AVX2 every size whose tiles' sources are contiguous):
+/// a tile's source one contiguous block (all the plane's rows,
 /// back to back, the next one prefetched at AVX2) or not (padded runs; more rows than a tile), tiles
 /// ragged at the end, destination rows padded, starts on a line and off it; every element size
 /// at every level this CPU has, against the definition.
@@ -61,6 +62,44 @@ fn staged_tiles_transpose_like_the_definition() {
         planes_like_the_definition::<T>(strips, &planes);
     }
     at_every_level!(check);
+}
+
+/// Which streamed planes of long destination rows AVX2 takes through staged tiles
+/// ([`staged_tiles`]), and which of those prefetch: a tile's source one contiguous block (64
+/// channels of pixels, or fewer), every element size, prefetched; padded runs or more rows than
+/// a tile: bytes and halves only (f32 and f64 stream their strips directly), unprefetched; not in
+/// cache, not narrow planes, not a large square matrix.
+#[test]
+fn streamed_planes_take_staged_tiles() {
+    use crate::platform::simd::Stores;
+    fn check<T: Element>() {
+        let streamed = Strips::new(Level::Avx2, Stores::Streaming, T::SIZE).expect("AVX2 strips");
+        let in_cache = streamed.with_stores(Stores::Ordinary);
+        let line = 64 / T::SIZE;
+        let takes = |rows: usize, cols: usize, src_stride: usize, dst_stride: usize, strips| {
+            let r = LoopAxis { extent: rows, src: 1, dst: dst_stride as isize };
+            let c = LoopAxis { extent: cols, src: src_stride as isize, dst: 1 };
+            staged_tiles::<T>(r, c, strips)
+        };
+        let (size, halves) = (T::SIZE, T::SIZE <= 2);
+        let cols = 3000;
+        assert_eq!(takes(64, cols, 64, cols, streamed), Some(true), "64 rows, size {size}");
+        assert_eq!(takes(48, cols, 48, cols, streamed), Some(true), "48 rows, size {size}");
+        assert_eq!(takes(64, cols, 67, cols, streamed), halves.then_some(false), "padded, size {size}");
+        assert_eq!(takes(128, cols, 128, cols, streamed), halves.then_some(false), "128 rows, size {size}");
+        assert_eq!(takes(64, cols, 64, cols, in_cache), None, "in cache, size {size}");
+        assert_eq!(takes(64, 4 * line - 1, 64, cols, streamed), None, "narrow, size {size}");
+        let square = 4096 * 4 / T::SIZE;
+        assert_eq!(takes(square, square, square, square, streamed), None, "square, size {size}");
+    }
+    if !Level::Avx2.available() {
+        println!("SKIPPED: AVX2 chooses these tiles; this CPU's highest level is {:?}", Level::detected());
+        return;
+    }
+    check::<u8>();
+    check::<half::f16>();
+    check::<f32>();
+    check::<f64>();
 }
 
 /// Planes in cache whose source runs lie a multiple of 4 KiB apart (NCHW's channel planes of

@@ -23,8 +23,11 @@
 //! dense, up to 1 KiB, and neither whole lines nor half lines starting on one (NHWC with C = 3
 //! or 40 f32), so that lines hold parts of two or more rows, is staged instead: panels of whole
 //! rows are transposed into a cache-resident buffer and streamed out as one run
-//! ([`by_panels`]). Without strips (bytes below AVX2), long destination rows stream through
-//! staged tiles ([`by_staged_tiles`]). Strips whose source runs the caches cannot hold together
+//! ([`by_panels`]). Long destination rows whose strips do not stream them directly (bytes,
+//! AVX2's halves, bytes below AVX2 without strips), and at AVX2 every size whose tiles' sources
+//! are contiguous blocks (NHWC→NCHW with C ≤ 64), go through staged tiles transposed in the
+//! cache and streamed out, each next tile's block prefetched meanwhile where it is contiguous
+//! ([`by_staged_tiles`]). Strips whose source runs the caches cannot hold together
 //! copy them into a staging buffer first ([`by_staged_source`]): streamed byte strips, which read
 //! 64 runs far apart at once, and AVX2's in cache or from the last-level cache, where more runs
 //! than an L1 set has ways all fall in one set (channel planes of a multiple of 4 KiB).

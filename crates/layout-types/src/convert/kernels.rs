@@ -26,8 +26,8 @@
 //! ([`by_panels`]). Long destination rows whose strips do not stream them directly (bytes,
 //! AVX2's halves, bytes below AVX2 without strips), and at AVX2 every size whose tiles' sources
 //! are contiguous blocks (NHWC→NCHW with C ≤ 64), go through staged tiles transposed in the
-//! cache and streamed out, each next tile's block prefetched meanwhile where it is contiguous
-//! ([`by_staged_tiles`]). Strips whose source runs the caches cannot hold together
+//! cache and streamed out, each next tile's source prefetched meanwhile where its runs are back
+//! to back or near ([`by_staged_tiles`]). Strips whose source runs the caches cannot hold together
 //! copy them into a staging buffer first ([`by_staged_source`]): streamed byte strips, which read
 //! 64 runs far apart at once, and AVX2's in cache or from the last-level cache, where more runs
 //! than an L1 set has ways all fall in one set (channel planes of a multiple of 4 KiB).

@@ -229,15 +229,19 @@ const FAR_RUN_BYTES: usize = 64 << 10;
 /// Destination rows of a staged tile.
 const STAGED_ROWS: usize = 64;
 
+/// Bytes apart from which a staged tile's source runs are not prefetched ([`staged_tiles`]):
+/// the farthest measured (f16 NHWC→NCHW with C = 128).
+const NEAR_RUN_BYTES: usize = 256;
+
 /// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns)
 /// and whose strips do not stream directly ([`Strips::streams_directly`]: bytes, AVX2's halves,
 /// and bytes below AVX2, which have no strips), or whose tiles' sources are contiguous blocks
 /// that the tiles prefetch ([`Strips::prefetches_staged_source`]: at AVX2, 4- and 8-byte
 /// elements too): tiles of [`STAGED_ROWS`] destination rows by the most whole destination lines,
 /// an odd number of them, that fit in [`PANEL_BYTES`] are transposed into a staging buffer
-/// (ordinary stores), then each tile row is streamed out, and where the tiles' sources are
-/// contiguous blocks and the strips prefetch, the next tile's block is asked for meanwhile
-/// ([`staged_tiles`] decides). Returns `false`, having written nothing, for any other plane.
+/// (ordinary stores), then each tile row is streamed out, and where the strips prefetch and the
+/// source runs are contiguous or near ([`NEAR_RUN_BYTES`]), the next tile's runs are asked for
+/// meanwhile ([`staged_tiles`] decides). Returns `false`, having written nothing, for any other plane.
 pub(super) fn by_staged_tiles<T: Element>(
     src: &[T],
     s: usize,
@@ -270,13 +274,21 @@ pub(super) fn by_staged_tiles<T: Element>(
             let part_cols = LoopAxis { extent: n_cols, ..cols };
             let from = s + r0 + c0 * src_stride;
             transpose(src, from as isize, Out::new(staged), 0, part_rows, part_cols, Some(ordinary));
-            // The next block, a row's share of this tile's size with each row: past the plane,
-            // the start of the next plane's first block (the next image's, in the same task or a
-            // neighbour's), or nothing past the source.
-            let (next, share) = (from + n_rows * n_cols, if prefetched { n_cols } else { 0 });
+            // The next tile's source runs, a row's share of them with each row (after the last
+            // tile of the plane, none: the next plane is another task's, or this task's next
+            // call).
+            let (r_next, c_next) = match c0 + tile_cols < cols.extent {
+                true => (r0, c0 + tile_cols),
+                false => (r0 + tile_rows, 0),
+            };
+            let next_rows = tile_rows.min(rows.extent.saturating_sub(r_next));
+            let next_runs = if prefetched && next_rows > 0 { tile_cols.min(cols.extent - c_next) } else { 0 };
+            let share = next_runs.div_ceil(n_rows);
             for (r, row) in staged.chunks_exact(n_cols).enumerate() {
-                let ahead = next + r * share..next + (r + 1) * share;
-                ahead.step_by(line).filter_map(|at| src.get(at)).for_each(prefetch);
+                for c in (r * share..(r + 1) * share).take_while(|&c| c < next_runs) {
+                    let at = s + r_next + (c_next + c) * src_stride;
+                    (at..at + next_rows).step_by(line).filter_map(|at| src.get(at)).for_each(prefetch);
+                }
                 let to = d + (r0 + r) * dst_stride + c0;
                 simd::stream_unfenced(dst.at(to..to + n_cols), row);
             }
@@ -319,7 +331,16 @@ pub(super) fn staged_tiles<T: Element>(rows: LoopAxis, cols: LoopAxis, strips: S
     //   (C = 128 at 256 MiB 19.2–21.0 → 16.2–17.2, a 4096 × 1024 matrix into columns
     //   20.7–23.4 → 20.5–21.0).
     let contiguous = src_stride == STAGED_ROWS.min(rows.extent) && rows.extent <= STAGED_ROWS;
-    let prefetched = contiguous && strips.prefetches_staged_source();
-    let direct = (strips.streams_directly() && !prefetched) || (square && strips.has_blocks());
+    let prefetches = strips.prefetches_staged_source();
+    let direct =
+        (strips.streams_directly() && !(contiguous && prefetches)) || (square && strips.has_blocks());
+    // Runs near each other (NHWC→NCHW with C = 128) are prefetched too, run by run: at 256 MiB,
+    // two runs alternating three and four times, u8 two threads 7.9–10.4 → 10.7–16.4 GB/s, one
+    // thread 6.6–8.1 → 9.7–9.8; f16 two threads 10.7–13.9 → 12.5–14.6.
+    // f32's, staged so, were even with its direct strips (C = 128 17.3–20.1 against
+    // 18.5–21.4, C = 256 15.5–21.8 against 21.3–22.2), so they keep them; a large square
+    // matrix's runs, prefetched so, lost (BENCHMARKS.md, step 22).
+    let near = src_stride * T::SIZE <= NEAR_RUN_BYTES;
+    let prefetched = (contiguous || near) && prefetches;
     (strips.streaming() && !direct && cols.extent >= 4 * line).then_some(prefetched)
 }

@@ -162,8 +162,8 @@ impl Strips {
     }
 
     /// Whether a streamed plane transposed tile by tile into a staging buffer
-    /// (`convert::kernels`'s `by_staged_tiles`) prefetches the next tile's contiguous source
-    /// while a tile streams out, and so whether planes whose tiles' sources are contiguous go
+    /// (`convert::kernels`'s `by_staged_tiles`) prefetches the next tile's source (runs back to
+    /// back or near) while a tile streams out, and so whether planes whose tiles' sources are contiguous go
     /// through staged tiles even where the strips stream directly: AVX2's strips, where it was
     /// measured (AMD EPYC, Zen 3); AVX-512's were not measured so.
     pub(crate) fn prefetches_staged_source(&self) -> bool {

@@ -67,8 +67,9 @@ fn staged_tiles_transpose_like_the_definition() {
 /// Which streamed planes of long destination rows AVX2 takes through staged tiles
 /// ([`staged_tiles`]), and which of those prefetch: a tile's source one contiguous block (64
 /// channels of pixels, or fewer), every element size, prefetched; padded runs or more rows than
-/// a tile: bytes and halves only (f32 and f64 stream their strips directly), unprefetched; not in
-/// cache, not narrow planes, not a large square matrix.
+/// a tile: bytes and halves only (f32 and f64 stream their strips directly), prefetched where
+/// the runs lie at most 256 bytes apart; not in cache, not narrow planes, not a large square
+/// matrix.
 #[test]
 fn streamed_planes_take_staged_tiles() {
     use crate::platform::simd::Stores;
@@ -85,8 +86,10 @@ fn streamed_planes_take_staged_tiles() {
         let cols = 3000;
         assert_eq!(takes(64, cols, 64, cols, streamed), Some(true), "64 rows, size {size}");
         assert_eq!(takes(48, cols, 48, cols, streamed), Some(true), "48 rows, size {size}");
-        assert_eq!(takes(64, cols, 67, cols, streamed), halves.then_some(false), "padded, size {size}");
-        assert_eq!(takes(128, cols, 128, cols, streamed), halves.then_some(false), "128 rows, size {size}");
+        assert_eq!(takes(64, cols, 67, cols, streamed), halves.then_some(true), "padded, size {size}");
+        assert_eq!(takes(128, cols, 128, cols, streamed), halves.then_some(true), "128 rows, size {size}");
+        let far = 320 / T::SIZE; // 320 bytes apart
+        assert_eq!(takes(64, cols, far, cols, streamed), halves.then_some(false), "far runs, size {size}");
         assert_eq!(takes(64, cols, 64, cols, in_cache), None, "in cache, size {size}");
         assert_eq!(takes(64, 4 * line - 1, 64, cols, streamed), None, "narrow, size {size}");
         let square = 4096 * 4 / T::SIZE;

@@ -26,8 +26,9 @@
 //! One table gives GB/s (bytes read + written, best round) and the ratios, and per row the
 //! share of the vCPUs' time the host took while it ran (a shared VM's steal: a row that lost
 //! some ran its contenders slower unevenly, so its ratios are the host's). Two probes follow,
-//! each raced against the copy and typed-layout: the 256 MiB NCHW→NHWC access pattern without
-//! its transposes, and for every 1 MiB transpose row the strips' lines copied whole without
+//! each raced against the copy and typed-layout: the 256 MiB rows' access patterns without
+//! their transposes (and the row→column rows' writes alone, one line and four lines of each
+//! destination row in turn), and for every 1 MiB transpose row the strips' lines copied whole without
 //! their shuffles: raced on one thread, then timed back to back on all threads beside the copy
 //! and typed-layout (as the peers' table times everyone). In-cache races (the 1 MiB rows, the
 //! in-cache probes) run at least [`IN_CACHE_RACE`], so every contender sees the machine's quiet

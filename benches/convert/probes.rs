@@ -14,7 +14,8 @@ use super::{hot_best, plane, Bench, Sample, IN_CACHE_RACE};
 
 /// The limit probes of the 256 MiB rows: those that gather channel planes into pixels,
 /// NCHW→NHWC (64 channels), NCHW→NC/32HW32 and NCDHW→NDHWC (32 channels a pixel), each
-/// [`probe_channels_last`]; and row→column ([`probe_row_to_column`]).
+/// [`probe_channels_last`]; and row→column ([`probe_row_to_column`], and its writes alone:
+/// [`probe_write_runs`]).
 pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let (n, elements) = (16, (256 << 20) / T::SIZE);
     let (h, w) = plane(elements / (n * 64));
@@ -38,6 +39,46 @@ pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
         |i| T::at(i[1] * 7 + i[4]),
     );
     probe_row_to_column::<T>(b, out);
+    for lines in [1, 4] {
+        probe_write_runs::<T>(b, out, lines);
+    }
+}
+
+/// The write limit of the 256 MiB row→column rows: [`strip_loops::write_runs_task`], the same
+/// matrices' bytes read in order and streamed in runs of `lines` lines to every destination row
+/// (a source column) in turn, a matrix a task on all threads. With one line, the library's
+/// sweep's writes alone; with four, what writes of longer runs could reach. Raced by
+/// [`limit_race`] and printed in its table; left out where the CPU lacks AVX2.
+///
+/// [`strip_loops::write_runs_task`]: super::strip_loops::write_runs_task
+fn probe_write_runs<T: Sample>(b: &Bench, out: &mut Vec<String>, lines: usize) {
+    use rayon::prelude::*;
+    let plural = if lines == 1 { "" } else { "s" };
+    let row = format!("{}/256MiB/BMN writes: {lines} line{plural} of each column in turn", T::NAME);
+    if b.skips(&row) || !super::strip_loops::avx2() {
+        return;
+    }
+    let n = 16;
+    let (m, k) = plane((256 << 20) / T::SIZE / n);
+    let src = Tensor::<T, Bmn<RowMajor>>::from_fn([n, m, k], |i| T::at(i[1] * 7 + i[2])).unwrap();
+    let mut dst = Tensor::<T, Bmn<ColMajor>>::zeros([n, m, k]).unwrap();
+    let s: &[u8] = bytemuck::cast_slice(src.as_slice());
+    let mut out_buf = vec![0u8; s.len() + 64];
+    let at = out_buf.as_ptr().align_offset(64);
+    let out_buf = &mut out_buf[at..at + s.len()];
+    let threads = rayon::current_num_threads();
+    let (matrix, pitch) = (m * k * T::SIZE, m * T::SIZE);
+    let pattern = |d: &mut [u8]| {
+        d.par_chunks_mut(matrix).zip(s.par_chunks(matrix)).for_each(|(d, s)| {
+            super::strip_loops::write_runs_task(s, d, pitch, lines);
+        })
+    };
+    out.push(limit_race(&row, 2 * s.len(), |contender| match contender {
+        Contender::Copy(stores) => copy_parallel(out_buf, black_box(s), stores, threads).unwrap(),
+        Contender::TypedLayout => convert(black_box(&src), &mut dst).unwrap(),
+        Contender::Probe => pattern(out_buf),
+    }));
+    eprintln!("{row}: done");
 }
 
 /// The limit probe of a 256 MiB row whose source holds `images` groups of `c` channel planes of

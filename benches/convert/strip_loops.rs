@@ -263,6 +263,26 @@ pub(super) fn row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], siz
     x86::fence();
 }
 
+/// The write side of a large matrix's transpose: the task's source read in order and streamed
+/// out in runs of `lines` cache lines to each destination row in turn (rows `pitch` bytes apart:
+/// run `g` of row 0, of row 1, …, then run `g + 1`), then a store fence. `lines = 1` is the
+/// library's row→column sweep's writes, one line of each destination row at a time. Panics
+/// unless `d` starts on a line, `pitch` is a whole number of runs and `s` holds `d`'s bytes, or
+/// the CPU lacks AVX2.
+pub(super) fn write_runs_task(s: &[u8], d: &mut [u8], pitch: usize, lines: usize) {
+    let run = 64 * lines;
+    assert!(lines > 0 && pitch.is_multiple_of(run) && d.len().is_multiple_of(pitch) && s.len() >= d.len());
+    let rows = d.len() / pitch;
+    for (g, from) in (0..pitch).step_by(run).zip(s.chunks_exact(rows * run)) {
+        #[cfg(target_arch = "x86_64")]
+        x86::stream_runs(from, run, &mut d[g..], pitch);
+        #[cfg(not(target_arch = "x86_64"))]
+        unreachable!("no streaming stores here {g} {from:?}");
+    }
+    #[cfg(target_arch = "x86_64")]
+    x86::fence();
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use core::arch::x86_64::*;

@@ -47,17 +47,31 @@ pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
 /// The write limit of the 256 MiB row→column rows: [`strip_loops::write_runs_task`], the same
 /// matrices' bytes read in order and streamed in runs of `lines` lines to every destination row
 /// (a source column) in turn, a matrix a task on all threads. With one line, the library's
-/// sweep's writes alone; with four, what writes of longer runs could reach. Raced by
-/// [`limit_race`] and printed in its table; left out where the CPU lacks AVX2.
+/// sweep's writes alone; with four, what writes of longer runs could reach ([`race_matrices`]);
+/// left out where the CPU lacks AVX2.
 ///
 /// [`strip_loops::write_runs_task`]: super::strip_loops::write_runs_task
 fn probe_write_runs<T: Sample>(b: &Bench, out: &mut Vec<String>, lines: usize) {
-    use rayon::prelude::*;
     let plural = if lines == 1 { "" } else { "s" };
     let row = format!("{}/256MiB/BMN writes: {lines} line{plural} of each column in turn", T::NAME);
     if b.skips(&row) || !super::strip_loops::avx2() {
         return;
     }
+    race_matrices::<T>(&row, out, |s, d, [m, _]| {
+        super::strip_loops::write_runs_task(s, d, m * T::SIZE, lines)
+    });
+}
+
+/// Races a probe of the 256 MiB row→column rows ([`limit_race`]): 16 square-ish matrices of
+/// `T` into columns, typed-layout beside `task(source, destination, [m, k])` on every matrix's
+/// bytes (`m` rows of `k` elements), a matrix a task on all threads; the probe's destination
+/// starts on a line (its loops stream whole lines).
+fn race_matrices<T: Sample>(
+    row: &str,
+    out: &mut Vec<String>,
+    task: impl Fn(&[u8], &mut [u8], [usize; 2]) + Sync,
+) {
+    use rayon::prelude::*;
     let n = 16;
     let (m, k) = plane((256 << 20) / T::SIZE / n);
     let src = Tensor::<T, Bmn<RowMajor>>::from_fn([n, m, k], |i| T::at(i[1] * 7 + i[2])).unwrap();
@@ -67,13 +81,11 @@ fn probe_write_runs<T: Sample>(b: &Bench, out: &mut Vec<String>, lines: usize) {
     let at = out_buf.as_ptr().align_offset(64);
     let out_buf = &mut out_buf[at..at + s.len()];
     let threads = rayon::current_num_threads();
-    let (matrix, pitch) = (m * k * T::SIZE, m * T::SIZE);
+    let matrix = m * k * T::SIZE;
     let pattern = |d: &mut [u8]| {
-        d.par_chunks_mut(matrix).zip(s.par_chunks(matrix)).for_each(|(d, s)| {
-            super::strip_loops::write_runs_task(s, d, pitch, lines);
-        })
+        d.par_chunks_mut(matrix).zip(s.par_chunks(matrix)).for_each(|(d, s)| task(s, d, [m, k]))
     };
-    out.push(limit_race(&row, 2 * s.len(), |contender| match contender {
+    out.push(limit_race(row, 2 * s.len(), |contender| match contender {
         Contender::Copy(stores) => copy_parallel(out_buf, black_box(s), stores, threads).unwrap(),
         Contender::TypedLayout => convert(black_box(&src), &mut dst).unwrap(),
         Contender::Probe => pattern(out_buf),
@@ -171,36 +183,14 @@ fn limit_race(row: &str, bytes: usize, mut run: impl FnMut(Contender)) -> String
 /// The limit probe of the 256 MiB row→column rows, with AVX2: the library's streamed pass over
 /// a large square plane with AVX2's strips (`strip_loops::row_to_column_task`: the same source
 /// runs and destination lines in the same order) without the shuffles, a matrix a task on all
-/// threads. Raced by [`limit_race`] and printed in its table; left out where the CPU
-/// lacks AVX2 or has AVX-512 (whose strips take other orders).
+/// threads ([`race_matrices`]); left out where the CPU lacks AVX2 or has AVX-512 (whose strips
+/// take other orders).
 fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>) {
-    use rayon::prelude::*;
     let row = format!("{}/256MiB/BMN row->col probe", T::NAME);
     if b.skips(&row) || !super::strip_loops::avx2() || super::strip_loops::avx512() {
         return;
     }
-    let n = 16;
-    let (m, k) = plane((256 << 20) / T::SIZE / n);
-    let src = Tensor::<T, Bmn<RowMajor>>::from_fn([n, m, k], |i| T::at(i[1] * 7 + i[2])).unwrap();
-    let mut dst = Tensor::<T, Bmn<ColMajor>>::zeros([n, m, k]).unwrap();
-    let s: &[u8] = bytemuck::cast_slice(src.as_slice());
-    // The probe's destination starts on a line (its strips stream whole lines).
-    let mut out_buf = vec![0u8; s.len() + 64];
-    let at = out_buf.as_ptr().align_offset(64);
-    let out_buf = &mut out_buf[at..at + s.len()];
-    let threads = rayon::current_num_threads();
-    let matrix = m * k * T::SIZE;
-    let pattern = |d: &mut [u8]| {
-        d.par_chunks_mut(matrix).zip(s.par_chunks(matrix)).for_each(|(d, s)| {
-            super::strip_loops::row_to_column_task(s, d, [m, k], T::SIZE);
-        })
-    };
-    out.push(limit_race(&row, 2 * s.len(), |contender| match contender {
-        Contender::Copy(stores) => copy_parallel(out_buf, black_box(s), stores, threads).unwrap(),
-        Contender::TypedLayout => convert(black_box(&src), &mut dst).unwrap(),
-        Contender::Probe => pattern(out_buf),
-    }));
-    eprintln!("{row}: done");
+    race_matrices::<T>(&row, out, |s, d, mk| super::strip_loops::row_to_column_task(s, d, mk, T::SIZE));
 }
 
 /// The in-cache limit probe of a 1 MiB row: the transpose's access pattern without its

@@ -229,9 +229,10 @@ const FAR_RUN_BYTES: usize = 64 << 10;
 /// Destination rows of a staged tile.
 const STAGED_ROWS: usize = 64;
 
-/// Bytes apart from which a staged tile's source runs are not prefetched ([`staged_tiles`]):
-/// the farthest measured (f16 NHWC→NCHW with C = 128).
-const NEAR_RUN_BYTES: usize = 256;
+/// Bytes apart that a staged tile's source runs lie at most for the next tile's to be prefetched
+/// run by run ([`staged_tiles`]): the farthest measured (f16 NHWC→NCHW with C = 128). (The
+/// strips' own `NEAR_RUN_BYTES`, in `platform::simd`, has the same value and another use.)
+const PREFETCHED_RUN_BYTES: usize = 256;
 
 /// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns)
 /// and whose strips do not stream directly ([`Strips::streams_directly`]: bytes, AVX2's halves,
@@ -240,7 +241,7 @@ const NEAR_RUN_BYTES: usize = 256;
 /// elements too): tiles of [`STAGED_ROWS`] destination rows by the most whole destination lines,
 /// an odd number of them, that fit in [`PANEL_BYTES`] are transposed into a staging buffer
 /// (ordinary stores), then each tile row is streamed out, and where the strips prefetch and the
-/// source runs are contiguous or near ([`NEAR_RUN_BYTES`]), the next tile's runs are asked for
+/// source runs are contiguous or near ([`PREFETCHED_RUN_BYTES`]), the next tile's runs are asked for
 /// meanwhile ([`staged_tiles`] decides). Returns `false`, having written nothing, for any other plane.
 pub(super) fn by_staged_tiles<T: Element>(
     src: &[T],
@@ -399,7 +400,7 @@ pub(super) fn staged_tiles<T: Element>(rows: LoopAxis, cols: LoopAxis, strips: S
     // f32's, staged so, were even with its direct strips (C = 128 17.3–20.1 against
     // 18.5–21.4, C = 256 15.5–21.8 against 21.3–22.2), so they keep them; a large square
     // matrix's runs, prefetched so, lost (BENCHMARKS.md, step 22).
-    let near = src_stride * T::SIZE <= NEAR_RUN_BYTES;
+    let near = src_stride * T::SIZE <= PREFETCHED_RUN_BYTES;
     let prefetched = (contiguous || near) && prefetches;
     (strips.streaming() && !direct && cols.extent >= 4 * line).then_some(prefetched)
 }

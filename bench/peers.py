@@ -11,11 +11,13 @@ the memory of a run's output and hands it out again: the array a run returns doe
 data (`owndata` is false; it lives while the array does), and once the array is dropped, the next
 run writes into the same pages, already mapped. So its default form is compared with
 typed-layout into a buffer ("ORT"), and a session without the arena, whose output is fresh memory
-each run as `to_layout`'s is, with `to_layout` ("ORT fresh"). The last column is twice ONNX
-Runtime's throughput over the strongest copy of the same bytes (the bench's, from its
-interleaved races, where the ONNX Runtime figure is back to back): above 1, being twice as fast
-as ONNX Runtime means beating the copy. Every result is checked
-against NumPy's. GB/s counts bytes read + written, best of the repetitions. The peers are timed
+each run as `to_layout`'s is, with `to_layout` ("ORT fresh"). The next to last column is twice
+ONNX Runtime's throughput over the strongest copy of the same bytes, both back to back (the
+bench times its copies so after each row's race): above 1, being twice as fast as ONNX Runtime
+means beating the copy. The last is the row's limit probe (its access pattern without the
+transposes, the strongest of its probes, back to back on all threads as the bench times it) over
+ONNX Runtime: under 2×, no pass in that pattern is twice as fast as ONNX Runtime ("-": the row
+has no probe on this CPU). Every result is checked against NumPy's. GB/s counts bytes read + written, best of the repetitions. The peers are timed
 back to back (each call finds the caches as the call before left them); so is the "hot" column,
 typed-layout into a buffer on all threads called back to back the same way by the bench, and
 `to_layout` likewise: the ONNX Runtime ratios use those two (the other typed-layout columns come
@@ -72,9 +74,9 @@ def main(path):
     print(
         "| row | typed-layout | 1 thread | hot | to_layout hot | NumPy | PyTorch | ORT | ORT fresh | "
         "typed-layout 1 thread / NumPy | typed-layout / PyTorch | typed-layout hot / ORT | "
-        "to_layout hot / ORT fresh | to_layout hot / ORT | 2 × ORT ÷ copy |"
+        "to_layout hot / ORT fresh | to_layout hot / ORT | 2 × ORT ÷ copy hot | probe hot / ORT |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     owns = set()
     for r in rows:
         view = [int(v) for v in r["view"].split()]
@@ -82,8 +84,11 @@ def main(path):
         nbytes = int(r["bytes"])
         x = (np.arange(np.prod(view), dtype=np.int64) % 251).astype(DTYPES[r["dtype"]]).reshape(view)
         gbps = lambda t: nbytes / t / 1e9 if t else None
-        ours, ours1, copy = (gbps(float(r[k])) if r[k] else None for k in ("typed_layout", "typed_layout_1t", "memcpy"))
-        hot, fresh = (gbps(float(r[k])) if r.get(k) else None for k in ("typed_layout_hot", "to_layout_hot"))
+        ours, ours1 = (gbps(float(r[k])) if r[k] else None for k in ("typed_layout", "typed_layout_1t"))
+        hot, fresh, copy_hot, probe = (
+            gbps(float(r[k])) if r.get(k) else None
+            for k in ("typed_layout_hot", "to_layout_hot", "memcpy_hot", "probe_hot")
+        )
 
         def numpy_peer():
             return np.ascontiguousarray(x.transpose(axes))
@@ -140,7 +145,7 @@ def main(path):
             f"{show(torch_gbps)} | {show(ort_gbps)} | {show(ort_fresh_gbps)} | {show(ratio(ours1, numpy_gbps), '×')} | "
             f"{show(ratio(ours, torch_gbps), '×')} | {show(ratio(hot, ort_gbps), '×')} | "
             f"{show(ratio(fresh, ort_fresh_gbps), '×')} | {show(ratio(fresh, ort_gbps), '×')} | "
-            f"{show(ratio(2 * ort_gbps if ort_gbps else None, copy))} |"
+            f"{show(ratio(2 * ort_gbps if ort_gbps else None, copy_hot))} | {show(ratio(probe, ort_gbps), '×')} |"
         )
     if ort:
         print()

@@ -26,9 +26,9 @@
 //! One table gives GB/s (bytes read + written, best round) and the ratios, and per row the
 //! share of the vCPUs' time the host took while it ran (a shared VM's steal: a row that lost
 //! some ran its contenders slower unevenly, so its ratios are the host's). Two probes follow,
-//! each raced against the copy and typed-layout: the 256 MiB rows' access patterns without
-//! their transposes (and the row→column rows' writes alone, one line and four lines of each
-//! destination row in turn), and for every 1 MiB transpose row the strips' lines copied whole without
+//! each raced against the copy and typed-layout: the 16 and 256 MiB rows' access patterns
+//! without their transposes (and the row→column rows' writes alone, one line and four lines of
+//! each destination row in turn), and for every 1 MiB transpose row the strips' lines copied whole without
 //! their shuffles: raced on one thread, then timed back to back on all threads beside the copy
 //! and typed-layout (as the peers' table times everyone). In-cache races (the 1 MiB rows, the
 //! in-cache probes) run at least [`IN_CACHE_RACE`], so every contender sees the machine's quiet
@@ -152,8 +152,14 @@ struct Peer {
 static PEERS: Mutex<Vec<Peer>> = Mutex::new(Vec::new());
 
 /// Per row, typed-layout's best times into its buffer on all threads and `to_layout`, each
-/// called back to back.
-static HOT: Mutex<Vec<(String, [Duration; 2])>> = Mutex::new(Vec::new());
+/// called back to back, and the strongest copy of the same bytes timed so (the best of the
+/// race's four copies).
+static HOT: Mutex<Vec<(String, [Duration; 3])>> = Mutex::new(Vec::new());
+
+/// Per row that has a limit probe of its access pattern (the limit probes, the in-cache probes,
+/// the strip probes), that probe's best time called back to back on all threads, as [`HOT`]:
+/// the peers' table sets it beside ONNX Runtime (the strongest probe where a row has several).
+static PROBE_HOT: Mutex<Vec<(String, Duration)>> = Mutex::new(Vec::new());
 
 /// The best time of `f` called back to back for a second (at least 3 calls): how
 /// `bench/peers.py` times the Python peers, so the peers' table compares like with like (their
@@ -283,9 +289,16 @@ impl Bench {
         }
         black_box((&out, &out_all, &streamed, &streamed_all, &dst_one));
         // Back to back, as `bench/peers.py` times the Python peers: for their table only.
+        let copies_hot = [
+            hot_best(|| out.copy_from_slice(black_box(s))),
+            hot_best(|| copy(&mut streamed, black_box(s), Stores::Streaming).unwrap()),
+            hot_best(|| copy_parallel(&mut out_all, black_box(s), Stores::Ordinary, threads).unwrap()),
+            hot_best(|| copy_parallel(&mut streamed_all, black_box(s), Stores::Streaming, threads).unwrap()),
+        ];
         let hot = [
             hot_best(|| convert(black_box(&src), &mut dst).unwrap()),
             hot_best(|| drop(black_box(src.to_layout::<D>().unwrap()))),
+            copies_hot.into_iter().min().unwrap(),
         ];
         HOT.lock().unwrap().push((row.clone(), hot));
         STOLEN.lock().unwrap().push((row.clone(), steal.share_since()));
@@ -374,7 +387,7 @@ fn main() {
     print_writes(&WRITES.lock().unwrap());
     if !probes.is_empty() {
         println!();
-        println!("## Limit probes: the 256 MiB rows' access patterns without the transposes");
+        println!("## Limit probes: the 16 and 256 MiB rows' access patterns without the transposes");
         println!();
         println!("| row | strongest copy GB/s | typed-layout | ÷ copy | probe | ÷ copy |");
         println!("|---|---:|---:|---:|---:|---:|");

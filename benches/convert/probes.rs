@@ -10,70 +10,74 @@ use typed_layout::{
 };
 
 use super::machine::wake_pool;
-use super::{hot_best, plane, Bench, Sample, IN_CACHE_RACE};
+use super::{hot_best, plane, Bench, Sample, IN_CACHE_RACE, PROBE_HOT};
 
-/// The limit probes of the 256 MiB rows: those that gather channel planes into pixels,
+/// The limit probes of the 16 and 256 MiB rows: those that gather channel planes into pixels,
 /// NCHW→NHWC (64 channels), NCHW→NC/32HW32 and NCDHW→NDHWC (32 channels a pixel), each
 /// [`probe_channels_last`]; and row→column ([`probe_row_to_column`], and its writes alone:
-/// [`probe_write_runs`]).
+/// [`probe_write_runs`]). The shapes are the rows' (`rows` in `convert.rs`).
 pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
-    let (n, elements) = (16, (256 << 20) / T::SIZE);
-    let (h, w) = plane(elements / (n * 64));
-    let src = |i: [usize; 4]| T::at(i[1] * 7 + i[3]);
-    probe_channels_last::<T, Nchw, Nhwc>(b, out, "NCHW->NHWC", [n, 64, h, w], [n, 64, h * w], src);
-    probe_channels_last::<T, Nchw, NcxHwx<32>>(
-        b,
-        out,
-        "NCHW->NC/32HW32",
-        [n, 64, h, w],
-        [2 * n, 32, h * w],
-        src,
-    );
-    let (d, (h3, w3)) = (8, plane(elements / (n * 32 * 8)));
-    probe_channels_last::<T, Ncdhw, Ndhwc>(
-        b,
-        out,
-        "NCDHW->NDHWC",
-        [n, 32, d, h3, w3],
-        [n, 32, d * h3 * w3],
-        |i| T::at(i[1] * 7 + i[4]),
-    );
-    probe_row_to_column::<T>(b, out);
-    for lines in [1, 4] {
-        probe_write_runs::<T>(b, out, lines);
+    for (size, mib, n) in [("16MiB", 16, 4), ("256MiB", 256, 16)] {
+        let elements = (mib << 20) / T::SIZE;
+        let (h, w) = plane(elements / (n * 64));
+        let src = |i: [usize; 4]| T::at(i[1] * 7 + i[3]);
+        let row = |what: &str| format!("{}/{size}/{what}", T::NAME);
+        probe_channels_last::<T, Nchw, Nhwc>(b, out, &row("NCHW->NHWC"), [n, 64, h, w], [n, 64, h * w], src);
+        probe_channels_last::<T, Nchw, NcxHwx<32>>(
+            b,
+            out,
+            &row("NCHW->NC/32HW32"),
+            [n, 64, h, w],
+            [2 * n, 32, h * w],
+            src,
+        );
+        let (d, (h3, w3)) = (8, plane(elements / (n * 32 * 8)));
+        probe_channels_last::<T, Ncdhw, Ndhwc>(
+            b,
+            out,
+            &row("NCDHW->NDHWC"),
+            [n, 32, d, h3, w3],
+            [n, 32, d * h3 * w3],
+            |i| T::at(i[1] * 7 + i[4]),
+        );
+        let (m, k) = plane(elements / n);
+        probe_row_to_column::<T>(b, out, &row("BMN row->col"), [n, m, k]);
+        for lines in [1, 4] {
+            probe_write_runs::<T>(b, out, size, [n, m, k], lines);
+        }
     }
 }
 
-/// The write limit of the 256 MiB row→column rows: [`strip_loops::write_runs_task`], the same
+/// The write limit of the row→column rows: [`strip_loops::write_runs_task`], the same
 /// matrices' bytes read in order and streamed in runs of `lines` lines to every destination row
 /// (a source column) in turn, a matrix a task on all threads. With one line, the library's
 /// sweep's writes alone; with four, what writes of longer runs could reach ([`race_matrices`]);
 /// left out where the CPU lacks AVX2.
 ///
 /// [`strip_loops::write_runs_task`]: super::strip_loops::write_runs_task
-fn probe_write_runs<T: Sample>(b: &Bench, out: &mut Vec<String>, lines: usize) {
+fn probe_write_runs<T: Sample>(b: &Bench, out: &mut Vec<String>, size: &str, nmk: [usize; 3], lines: usize) {
     let plural = if lines == 1 { "" } else { "s" };
-    let row = format!("{}/256MiB/BMN writes: {lines} line{plural} of each column in turn", T::NAME);
+    let row = format!("{}/{size}/BMN writes: {lines} line{plural} of each column in turn", T::NAME);
     if b.skips(&row) || !super::strip_loops::avx2() {
         return;
     }
-    race_matrices::<T>(&row, out, |s, d, [m, _]| {
+    race_matrices::<T>(&row, None, nmk, out, |s, d, [m, _]| {
         super::strip_loops::write_runs_task(s, d, m * T::SIZE, lines)
     });
 }
 
-/// Races a probe of the 256 MiB row→column rows ([`limit_race`]): 16 square-ish matrices of
+/// Races a probe of the row→column rows ([`limit_race`]): `n` matrices of `m × k` elements of
 /// `T` into columns, typed-layout beside `task(source, destination, [m, k])` on every matrix's
-/// bytes (`m` rows of `k` elements), a matrix a task on all threads; the probe's destination
-/// starts on a line (its loops stream whole lines).
+/// bytes, a matrix a task on all threads; the probe's destination starts on a line (its loops
+/// stream whole lines). `limit_of`: the conversion row whose limit the probe is, if it is one.
 fn race_matrices<T: Sample>(
     row: &str,
+    limit_of: Option<&str>,
+    [n, m, k]: [usize; 3],
     out: &mut Vec<String>,
     task: impl Fn(&[u8], &mut [u8], [usize; 2]) + Sync,
 ) {
     use rayon::prelude::*;
-    let n = 16;
-    let (m, k) = plane((256 << 20) / T::SIZE / n);
     let src = Tensor::<T, Bmn<RowMajor>>::from_fn([n, m, k], |i| T::at(i[1] * 7 + i[2])).unwrap();
     let mut dst = Tensor::<T, Bmn<ColMajor>>::zeros([n, m, k]).unwrap();
     let s: &[u8] = bytemuck::cast_slice(src.as_slice());
@@ -85,7 +89,7 @@ fn race_matrices<T: Sample>(
     let pattern = |d: &mut [u8]| {
         d.par_chunks_mut(matrix).zip(s.par_chunks(matrix)).for_each(|(d, s)| task(s, d, [m, k]))
     };
-    out.push(limit_race(row, 2 * s.len(), |contender| match contender {
+    out.push(limit_race(row, limit_of, 2 * s.len(), |contender| match contender {
         Contender::Copy(stores) => copy_parallel(out_buf, black_box(s), stores, threads).unwrap(),
         Contender::TypedLayout => convert(black_box(&src), &mut dst).unwrap(),
         Contender::Probe => pattern(out_buf),
@@ -93,8 +97,8 @@ fn race_matrices<T: Sample>(
     eprintln!("{row}: done");
 }
 
-/// The limit probe of a 256 MiB row whose source holds `images` groups of `c` channel planes of
-/// `hw` elements, each group one destination run of `hw` pixels of `c` channels: the access
+/// The limit probe of the conversion row `of` (16 or 256 MiB), whose source holds `images`
+/// groups of `c` channel planes of `hw` elements, each group one destination run of `hw` pixels of `c` channels: the access
 /// pattern of the conversion without its transpose. Per group and block of 1024 pixels, every
 /// plane's run is copied into a staging buffer and the buffer is streamed out, on all threads
 /// (a group per task): the same source streams and destination lines, no shuffles. Raced
@@ -102,7 +106,7 @@ fn race_matrices<T: Sample>(
 fn probe_channels_last<T: Sample, S: Layout, D: Layout>(
     b: &Bench,
     out: &mut Vec<String>,
-    what: &str,
+    of: &str,
     dims: DimsOf<S>,
     [images, c, hw]: [usize; 3],
     value: impl Fn(DimsOf<S>) -> T,
@@ -110,7 +114,7 @@ fn probe_channels_last<T: Sample, S: Layout, D: Layout>(
     D::Family: SameFamily<S::Family>,
 {
     use rayon::prelude::*;
-    let row = format!("{}/256MiB/{what} probe", T::NAME);
+    let row = format!("{of} probe");
     if b.skips(&row) {
         return;
     }
@@ -135,7 +139,7 @@ fn probe_channels_last<T: Sample, S: Layout, D: Layout>(
         })
     };
     let bytes = 2 * s.len() * T::SIZE;
-    out.push(limit_race(&row, bytes, |contender| match contender {
+    out.push(limit_race(&row, Some(of), bytes, |contender| match contender {
         Contender::Copy(stores) => copy_parallel(&mut out_buf, black_box(s), stores, threads).unwrap(),
         Contender::TypedLayout => convert(black_box(&src), &mut dst).unwrap(),
         Contender::Probe => pattern(&mut out_buf),
@@ -154,7 +158,9 @@ enum Contender {
 /// Races a limit probe's contenders (the copies with ordinary and streaming stores,
 /// typed-layout, the probe) round by round, five rounds, and returns the row of the limit-probe
 /// table: GB/s (`bytes` read + written over the best round) and ratios to the stronger copy.
-fn limit_race(row: &str, bytes: usize, mut run: impl FnMut(Contender)) -> String {
+/// Where the probe is the limit of the conversion row `limit_of`, the probe is then timed back
+/// to back too, as the peers' table times everyone ([`PROBE_HOT`]).
+fn limit_race(row: &str, limit_of: Option<&str>, bytes: usize, mut run: impl FnMut(Contender)) -> String {
     let mut best = [Duration::MAX; 4];
     for _ in 0..5 {
         for (k, slot) in best.iter_mut().enumerate() {
@@ -169,6 +175,9 @@ fn limit_race(row: &str, bytes: usize, mut run: impl FnMut(Contender)) -> String
             *slot = (*slot).min(start.elapsed());
         }
     }
+    if let Some(of) = limit_of {
+        PROBE_HOT.lock().unwrap().push((of.to_owned(), hot_best(|| run(Contender::Probe))));
+    }
     let gbps = |t: Duration| bytes as f64 / t.as_secs_f64() / 1e9;
     let copy_best = gbps(best[0].min(best[1]));
     format!(
@@ -180,17 +189,22 @@ fn limit_race(row: &str, bytes: usize, mut run: impl FnMut(Contender)) -> String
     )
 }
 
-/// The limit probe of the 256 MiB row→column rows, with AVX2: the library's streamed pass over
-/// a large square plane with AVX2's strips (`strip_loops::row_to_column_task`: the same source
+/// The limit probe of the row→column row `of`, with AVX2: the library's streamed pass over
+/// large square planes with AVX2's strips (`strip_loops::row_to_column_task`: the same source
 /// runs and destination lines in the same order) without the shuffles, a matrix a task on all
 /// threads ([`race_matrices`]); left out where the CPU lacks AVX2 or has AVX-512 (whose strips
-/// take other orders).
-fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>) {
-    let row = format!("{}/256MiB/BMN row->col probe", T::NAME);
-    if b.skips(&row) || !super::strip_loops::avx2() || super::strip_loops::avx512() {
+/// take other orders) or the matrices hold no whole tiles (a 2048-wide u8 matrix: its rows are
+/// shorter than the library's sweep).
+fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>, of: &str, nmk: [usize; 3]) {
+    let row = format!("{of} probe");
+    let [_, m, k] = nmk;
+    let fits = super::strip_loops::row_to_column_fits([m, k], T::SIZE);
+    if b.skips(&row) || !super::strip_loops::avx2() || super::strip_loops::avx512() || !fits {
         return;
     }
-    race_matrices::<T>(&row, out, |s, d, mk| super::strip_loops::row_to_column_task(s, d, mk, T::SIZE));
+    race_matrices::<T>(&row, Some(of), nmk, out, |s, d, mk| {
+        super::strip_loops::row_to_column_task(s, d, mk, T::SIZE)
+    });
 }
 
 /// The in-cache limit probe of a 1 MiB row: the transpose's access pattern without its
@@ -297,6 +311,9 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
         }
     }
     black_box((&copy_out, &probe_out));
+    if cut {
+        PROBE_HOT.lock().unwrap().push((format!("{}/1MiB/{what}", T::NAME), hot[2]));
+    }
     let gbps = |t: Duration| (2 * s.len() * T::SIZE) as f64 / t.as_secs_f64() / 1e9;
     let copy = gbps(best[0]);
     let (probe_hot, ratio_hot) = match cut {

@@ -5,7 +5,7 @@ use std::time::Duration;
 use typed_layout::simd::Level;
 
 use super::machine::{pool_wake_up, HUGE_PAGES, STOLEN};
-use super::{CONTENDERS, COPIES, HOT, ONE_THREAD_COPIES, PEERS, RESULTS};
+use super::{CONTENDERS, COPIES, HOT, ONE_THREAD_COPIES, PEERS, PROBE_HOT, RESULTS};
 
 /// The races' table: GB/s per contender and the ratios to the strongest copies.
 pub(crate) fn print_table() {
@@ -67,14 +67,15 @@ pub(crate) fn print_table() {
 }
 
 /// With `TL_BENCH_CSV=path`: one line per row for `bench/peers.py` (seconds per contender;
-/// `memcpy` is the strongest copy, `memcpy_1t` the strongest one-thread copy).
+/// `memcpy` is the strongest copy, `memcpy_1t` the strongest one-thread copy; `*_hot` back to
+/// back, `probe_hot` the row's limit probe so, empty where it has none).
 pub(crate) fn write_csv() -> std::io::Result<()> {
     let Some(path) = std::env::var_os("TL_BENCH_CSV") else { return Ok(()) };
     let (results, peers) = (RESULTS.lock().unwrap(), PEERS.lock().unwrap());
     let mut out = String::from(
-        "row,dtype,view,axes,bytes,typed_layout,typed_layout_1t,memcpy,memcpy_1t,ndarray,to_layout,typed_layout_hot,to_layout_hot\n",
+        "row,dtype,view,axes,bytes,typed_layout,typed_layout_1t,memcpy,memcpy_1t,ndarray,to_layout,typed_layout_hot,to_layout_hot,memcpy_hot,probe_hot\n",
     );
-    let hot = HOT.lock().unwrap();
+    let (hot, probe_hot) = (HOT.lock().unwrap(), PROBE_HOT.lock().unwrap());
     for (row, bytes, best) in results.iter() {
         let Some(p) = peers.iter().find(|p| &p.row == row) else { continue };
         let hot = hot
@@ -86,8 +87,11 @@ pub(crate) fn write_csv() -> std::io::Result<()> {
         let secs = [best[4], best[5], min(&COPIES), min(&ONE_THREAD_COPIES), best[7], best[6]]
             .map(|t| format!("{:e}", t.as_secs_f64()));
         let (dtype, view, axes) = (p.dtype, join(&p.view), join(&p.axes));
-        let hot = hot.unwrap_or_else(|| ",".into());
-        out += &format!("{row},{dtype},{view},{axes},{bytes},{},{hot}\n", secs.join(","));
+        let hot = hot.unwrap_or_else(|| ",,".into());
+        // The strongest of the row's limit probes, where it has one.
+        let probe = probe_hot.iter().filter(|(r, _)| r == row).map(|(_, t)| *t).min();
+        let probe = probe.map_or(String::new(), |t| format!("{:e}", t.as_secs_f64()));
+        out += &format!("{row},{dtype},{view},{axes},{bytes},{},{hot},{probe}\n", secs.join(","));
     }
     std::fs::write(path, out)
 }

@@ -236,10 +236,9 @@ pub(super) fn streamed_task(s: &[u8], d: &mut [u8], t: usize, g: Streamed) {
 /// Panics unless the elements are of 1, 2 or 4 bytes, whole tiles and bands fit, the
 /// destination rows are whole lines starting on one, and the CPU has AVX2.
 pub(super) fn row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], size: usize) {
-    const SWEEP: usize = 4096;
     let (runs, row, col) = (64 / size, k * size, m * size); // source rows a band; bytes a row
     assert!(avx2() && matches!(size, 1 | 2 | 4) && s.len() >= m * row && d.len() >= k * col);
-    assert!(row.is_multiple_of(SWEEP) && m.is_multiple_of(runs) && col.is_multiple_of(64));
+    assert!(row_to_column_fits([m, k], size));
     assert!(d.as_ptr().align_offset(64) == 0);
     for t0 in (0..row).step_by(SWEEP) {
         for m0 in (0..m).step_by(runs) {
@@ -261,6 +260,17 @@ pub(super) fn row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], siz
     }
     #[cfg(target_arch = "x86_64")]
     x86::fence();
+}
+
+/// Bytes of a tile of [`row_to_column_task`] along each source row: the library's sweep
+/// (`SWEEP_BYTES`).
+const SWEEP: usize = 4096;
+
+/// Whether [`row_to_column_task`] takes an `m × k` matrix of `size`-byte elements: whole tiles
+/// along the rows, whole bands down the columns, destination rows of whole lines.
+pub(super) fn row_to_column_fits([m, k]: [usize; 2], size: usize) -> bool {
+    let (runs, row, col) = (64 / size.max(1), k * size, m * size);
+    row.is_multiple_of(SWEEP) && m.is_multiple_of(runs) && col.is_multiple_of(64)
 }
 
 /// The write side of a large matrix's transpose: the task's source read in order and streamed

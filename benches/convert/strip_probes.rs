@@ -8,7 +8,7 @@ use std::time::Duration;
 use typed_layout::{convert, DimsOf, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, SameFamily, Tensor};
 
 use super::strip_loops as strips;
-use super::{hot_best, plane, Bench, Sample};
+use super::{hot_best, plane, Bench, Sample, PROBE_HOT};
 
 /// The strip probe of the 1 MiB NHWC→NCHW rows: the library's own loop for them, without its
 /// shuffles, hot on all threads (the peers' table's way) beside typed-layout hot.
@@ -52,7 +52,8 @@ pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
             .into_par_iter()
             .for_each(|k| strips::task(black_box(s), &d, cuts[k]..cuts[k + 1], geometry))
     });
-    out.push(race(&row, 2 << 20, || convert(black_box(&src), &mut dst).unwrap(), probe));
+    let of = format!("{}/1MiB/NHWC->NCHW", T::NAME);
+    out.push(race(&row, Some(&of), 2 << 20, || convert(black_box(&src), &mut dst).unwrap(), probe));
     eprintln!("{row}: done");
     // The control: one more image row, so that the destination rows lie a few lines past
     // 16 KiB apart instead of exactly 16 KiB (a multiple of the page and of the L1 cache's set
@@ -64,7 +65,7 @@ pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
         Tensor::<T, Nhwc>::from_fn(dims, |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k))).unwrap();
     let mut dst = Tensor::<T, Nchw>::zeros(dims).unwrap();
     let bytes = 2 * src.as_slice().len() * T::SIZE;
-    out.push(race(&control, bytes, || convert(black_box(&src), &mut dst).unwrap(), None::<fn()>));
+    out.push(race(&control, None, bytes, || convert(black_box(&src), &mut dst).unwrap(), None::<fn()>));
     eprintln!("{control}: done");
 }
 
@@ -99,7 +100,8 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
 ) where
     D::Family: SameFamily<S::Family>,
 {
-    let row = format!("{}/16MiB/{what} strip probe", T::NAME);
+    let of = format!("{}/16MiB/{what}", T::NAME);
+    let row = format!("{of} strip probe");
     if b.skips(&row) {
         return;
     }
@@ -119,11 +121,11 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
             .enumerate()
             .for_each(|(t, d)| strips::streamed_task(black_box(s), d, t, geometry))
     });
-    out.push(race(&row, bytes, || convert(black_box(&src), &mut dst).unwrap(), probe));
+    out.push(race(&row, Some(&of), bytes, || convert(black_box(&src), &mut dst).unwrap(), probe));
     eprintln!("{row}: done");
 }
 
-/// The strip probes of the 256 MiB NHWC→NCHW rows. f32 and f16: the library streams each image's
+/// The strip probes of the 16 and 256 MiB NHWC→NCHW rows. f32 and f16: the library streams each image's
 /// plane (64 channels by its pixels) in tiles of 1 KiB (f32) or 4 KiB (f16) of every
 /// destination row, a tile in
 /// bands of one strip's channels, a band in strips along the pixels (each loads one register
@@ -140,51 +142,66 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
 /// prefetching (none with AVX-512, as the library: [`strips::staged_nchw_task`]). Without
 /// AVX-512 (AVX2), f16 and f32 go through staged tiles as u8 does (480 and 240 pixels a tile).
 pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
-    let row = format!("{}/256MiB/NHWC->NCHW strip probe", T::NAME);
-    if b.skips(&row) {
-        return;
-    }
-    let elements = (256 << 20) / T::SIZE;
-    let (n, c) = (16, 64);
-    let (h, w) = plane(elements / (n * c));
-    let src =
-        Tensor::<T, Nhwc>::from_fn([n, c, h, w], |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k)))
-            .unwrap();
-    let mut dst = Tensor::<T, Nchw>::zeros([n, c, h, w]).unwrap();
-    let mut probe_dst = Tensor::<T, Nchw>::zeros([n, c, h, w]).unwrap();
-    let images = n.div_ceil(4 * rayon::current_num_threads()); // a task's, as the library cuts
-    let s: &[u8] = bytemuck::cast_slice(src.as_slice());
-    let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
-    // A strip's channels: a register's with AVX-512 (one register a pixel).
-    let band = 64 / T::SIZE;
-    // The library's tiles: 1 KiB of each destination row where it walks (more than two bands
-    // of AVX-512's strips: f32's four), 4 KiB otherwise.
-    let sweep = if c / band > 2 { 1024 / T::SIZE } else { 4096 / T::SIZE };
-    let geometry = strips::Geometry { channels: c, pixels: h * w, size: T::SIZE, band, sweep };
-    let image = c * h * w * T::SIZE;
-    // Staged tiles for bytes, and at AVX2 for every size; streamed strips otherwise.
-    let staged = T::SIZE == 1 || !strips::avx512();
-    let probe = (strips::avx512() || strips::avx2()).then_some(|| {
-        use rayon::prelude::*;
-        d.par_chunks_mut(images * image).enumerate().for_each(|(t, d)| match staged {
-            true => strips::staged_nchw_task(black_box(&s[t * images * image..]), d, geometry),
-            false => strips::streamed_nchw_task(black_box(&s[t * images * image..]), d, geometry),
+    for (size, mib, n) in [("16MiB", 16, 4), ("256MiB", 256, 16)] {
+        let of = format!("{}/{size}/NHWC->NCHW", T::NAME);
+        let row = format!("{of} strip probe");
+        if b.skips(&row) {
+            continue;
+        }
+        let elements = (mib << 20) / T::SIZE;
+        let c = 64;
+        let (h, w) = plane(elements / (n * c));
+        let src = Tensor::<T, Nhwc>::from_fn([n, c, h, w], |i| {
+            T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k))
         })
-    });
-    out.push(race(&row, 2 * s.len(), || convert(black_box(&src), &mut dst).unwrap(), probe));
-    eprintln!("{row}: done");
+        .unwrap();
+        let mut dst = Tensor::<T, Nchw>::zeros([n, c, h, w]).unwrap();
+        let mut probe_dst = Tensor::<T, Nchw>::zeros([n, c, h, w]).unwrap();
+        let images = n.div_ceil(4 * rayon::current_num_threads()); // a task's, as the library cuts
+        let s: &[u8] = bytemuck::cast_slice(src.as_slice());
+        let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
+        // A strip's channels: a register's with AVX-512 (one register a pixel).
+        let band = 64 / T::SIZE;
+        // The library's tiles: 1 KiB of each destination row where it walks (more than two
+        // bands of AVX-512's strips: f32's four), 4 KiB otherwise.
+        let sweep = if c / band > 2 { 1024 / T::SIZE } else { 4096 / T::SIZE };
+        let geometry = strips::Geometry { channels: c, pixels: h * w, size: T::SIZE, band, sweep };
+        let image = c * h * w * T::SIZE;
+        // Staged tiles for bytes, and at AVX2 for every size; streamed strips otherwise.
+        let staged = T::SIZE == 1 || !strips::avx512();
+        let probe = (strips::avx512() || strips::avx2()).then_some(|| {
+            use rayon::prelude::*;
+            d.par_chunks_mut(images * image).enumerate().for_each(|(t, d)| match staged {
+                true => strips::staged_nchw_task(black_box(&s[t * images * image..]), d, geometry),
+                false => strips::streamed_nchw_task(black_box(&s[t * images * image..]), d, geometry),
+            })
+        });
+        let typed = || convert(black_box(&src), &mut dst).unwrap();
+        out.push(race(&row, Some(&of), 2 * s.len(), typed, probe));
+        eprintln!("{row}: done");
+    }
 }
 
 /// typed-layout and the probe (where there is one), each back to back on all threads,
 /// alternately three times (the machine drifts): the table's line for `row`, counting `bytes`
-/// a call.
-fn race(row: &str, bytes: usize, mut typed: impl FnMut(), mut probe: Option<impl FnMut()>) -> String {
+/// a call. Where the probe is the limit of the conversion row `limit_of`, its best time is kept
+/// for the peers' table ([`PROBE_HOT`]).
+fn race(
+    row: &str,
+    limit_of: Option<&str>,
+    bytes: usize,
+    mut typed: impl FnMut(),
+    mut probe: Option<impl FnMut()>,
+) -> String {
     let (mut best, mut best_probe) = (Duration::MAX, Duration::MAX);
     for _ in 0..3 {
         best = best.min(hot_best(&mut typed));
         if let Some(probe) = probe.as_mut() {
             best_probe = best_probe.min(hot_best(probe));
         }
+    }
+    if let (Some(of), Some(_)) = (limit_of, &probe) {
+        PROBE_HOT.lock().unwrap().push((of.to_owned(), best_probe));
     }
     let gbps = |t: Duration| bytes as f64 / t.as_secs_f64() / 1e9;
     let (probe, ratio) = match probe {

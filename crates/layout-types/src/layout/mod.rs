@@ -3,8 +3,8 @@
 //!
 //! A layout is a type with no data: it names a [`Family`] (which letters, in which logical
 //! order) and a [`Format`] (the letters in decreasing-stride order, possibly with C vectorized).
-//! Everything else, strides included, is derived from those two by [`placement::derive`], once, in
-//! one place.
+//! Everything else, strides included, is derived from those two by
+//! [`placement::derive`](crate::placement::derive), once, in one place.
 //!
 //! # Compile-time errors
 //!

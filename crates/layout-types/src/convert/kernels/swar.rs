@@ -6,7 +6,7 @@ use super::BLOCK;
 use crate::dtype::Element;
 use crate::platform::out::Out;
 
-/// [`transpose_block`] in `u64` words, for any element size.
+/// [`transpose_block`](super::transpose_block) in `u64` words, for any element size.
 ///
 /// The runs are packed into `u64` words (`8 / size` lanes each) and transposed in three stages,
 /// each swapping the off-diagonal halves of 2×2 sub-blocks of half the previous edge: a swap of

@@ -120,11 +120,11 @@ unsafe fn strips<const W: usize, const M: usize, const Q: usize>(
 
 /// `repeat` bands of `count` strips of `W`-byte elements (`M = 16 / W`), strip `i` of band
 /// `k` at `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step`: two
-/// strips a call to [`strips`], and the last one alone when `count` is odd.
+/// strips a call to [`strips`](fn@strips), and the last one alone when `count` is odd.
 ///
 /// # Safety
 ///
-/// As [`strips`], for every strip.
+/// As [`strips`](fn@strips), for every strip.
 #[target_feature(enable = "avx512f,avx512bw")]
 pub(crate) unsafe fn band<const W: usize, const M: usize>(
     src: *const u8,

@@ -98,11 +98,12 @@ fn race_matrices<T: Sample>(
 }
 
 /// The limit probe of the conversion row `of` (16 or 256 MiB), whose source holds `images`
-/// groups of `c` channel planes of `hw` elements, each group one destination run of `hw` pixels of `c` channels: the access
-/// pattern of the conversion without its transpose. Per group and block of 1024 pixels, every
-/// plane's run is copied into a staging buffer and the buffer is streamed out, on all threads
-/// (a group per task): the same source streams and destination lines, no shuffles. Raced
-/// against the strongest copies and typed-layout ([`limit_race`]); printed as its own table.
+/// groups of `c` channel planes of `hw` elements, each group one destination run of `hw` pixels
+/// of `c` channels: the access pattern of the conversion without its transpose. Per group and
+/// block of 1024 pixels, every plane's run is copied into a staging buffer and the buffer is
+/// streamed out, on all threads (a group per task): the same source streams and destination
+/// lines, no shuffles. Raced against the strongest copies and typed-layout ([`limit_race`]);
+/// printed as its own table.
 fn probe_channels_last<T: Sample, S: Layout, D: Layout>(
     b: &Bench,
     out: &mut Vec<String>,

@@ -28,11 +28,12 @@
 //! some ran its contenders slower unevenly, so its ratios are the host's). Two probes follow,
 //! each raced against the copy and typed-layout: the 16 and 256 MiB rows' access patterns
 //! without their transposes (and the row→column rows' writes alone, one line and four lines of
-//! each destination row in turn), and for every 1 MiB transpose row the strips' lines copied whole without
-//! their shuffles: raced on one thread, then timed back to back on all threads beside the copy
-//! and typed-layout (as the peers' table times everyone). In-cache races (the 1 MiB rows, the
-//! in-cache probes) run at least [`IN_CACHE_RACE`], so every contender sees the machine's quiet
-//! seconds.
+//! each destination row in turn), and for every 1 MiB transpose row the strips' lines copied
+//! whole without their shuffles: raced on one thread, then timed back to back on all threads
+//! beside the copy and typed-layout (as the peers' table times everyone). In-cache races (the
+//! 1 MiB rows, the in-cache probes) run at least [`IN_CACHE_RACE`], so every contender sees the
+//! machine's quiet seconds. Each row's copies, and each probe that is a row's limit, are timed
+//! back to back too, for the peers' table.
 //! `cargo bench --bench convert -- 256MiB` runs the rows whose name contains `256MiB` (about 4
 //! minutes for everything).
 

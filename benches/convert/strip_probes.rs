@@ -125,10 +125,9 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
     eprintln!("{row}: done");
 }
 
-/// The strip probes of the 16 and 256 MiB NHWC→NCHW rows. f32 and f16: the library streams each image's
-/// plane (64 channels by its pixels) in tiles of 1 KiB (f32) or 4 KiB (f16) of every
-/// destination row, a tile in
-/// bands of one strip's channels, a band in strips along the pixels (each loads one register
+/// The strip probes of the 16 and 256 MiB NHWC→NCHW rows. f32 and f16: the library streams
+/// each image's plane (64 channels by its pixels) in tiles of 1 KiB (f32) or 4 KiB (f16) of
+/// every destination row, a tile in bands of one strip's channels, a band in strips along the pixels (each loads one register
 /// per pixel, its run of the band's channels, and streams one line per channel), and where a
 /// tile has more than two bands (f32's four), while its first half of bands runs it prefetches
 /// the next tile's source lines in address order (f16's two bands prefetch nothing).

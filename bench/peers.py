@@ -17,11 +17,12 @@ bench times its copies so after each row's race): above 1, being twice as fast a
 means beating the copy. The last is the row's limit probe (its access pattern without the
 transposes, the strongest of its probes, back to back on all threads as the bench times it) over
 ONNX Runtime: under 2×, no pass in that pattern is twice as fast as ONNX Runtime ("-": the row
-has no probe on this CPU). Every result is checked against NumPy's. GB/s counts bytes read + written, best of the repetitions. The peers are timed
-back to back (each call finds the caches as the call before left them); so is the "hot" column,
-typed-layout into a buffer on all threads called back to back the same way by the bench, and
-`to_layout` likewise: the ONNX Runtime ratios use those two (the other typed-layout columns come
-from the bench's interleaved races). Prints one Markdown table; a peer that is not installed leaves its columns empty.
+has no probe on this CPU). Every result is checked against NumPy's. GB/s counts bytes read +
+written, best of the repetitions. The peers are timed back to back (each call finds the caches as
+the call before left them); so is the "hot" column, typed-layout into a buffer on all threads
+called back to back the same way by the bench, and `to_layout` likewise: the ONNX Runtime ratios
+use those two (the other typed-layout columns come from the bench's interleaved races). Prints
+one Markdown table; a peer that is not installed leaves its columns empty.
 """
 
 import csv

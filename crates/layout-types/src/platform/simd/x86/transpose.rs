@@ -179,13 +179,27 @@ macro_rules! strips {
                         }
                     }
                 } else if STREAM && TALL {
-                    // A streamed tall strip's rows are half lines in address order: each block's
-                    // rows go out at once, in that order, so no more than one block is ever held
-                    // in registers.
-                    for b in 0..B {
-                        // SAFETY: block `b`'s source runs are inside `src` (the caller's contract).
-                        let mut v = unsafe { load::<E, TALL>(src, ss, b) };
-                        in_lanes::<W, E, M>(&mut v);
+                    // A streamed tall strip reads each source run's line whole, its blocks'
+                    // registers back to back, a lane group of runs at a time: its runs can share
+                    // one cache set (NC/32HW32's 32 int8 planes 64 KiB apart share one of L1's
+                    // and one of L2's), and read a block at a time every line left the caches
+                    // between the blocks and was read twice. Then each block's rows go out in
+                    // address order (half lines, each pair one whole line).
+                    let mut blocks = [[$zero(); E]; B];
+                    for g in (0..E).step_by(M) {
+                        for j in g..g + M {
+                            for (b, block) in blocks.iter_mut().enumerate() {
+                                // SAFETY: block `b`'s source runs are inside `src` (the
+                                // caller's contract).
+                                block[j] = unsafe { $load(src.add(j * ss + b * V).cast()) };
+                            }
+                        }
+                        for block in blocks.iter_mut() {
+                            let group: &mut [$reg; M] = (&mut block[g..g + M]).try_into().expect("M registers");
+                            in_lanes::<W, M, M>(group);
+                        }
+                    }
+                    for (b, v) in blocks.into_iter().enumerate() {
                         for (r, row) in cross::<W, E>(v).iter().enumerate() {
                             // SAFETY: row `r` of block `b` is inside `dst` (the caller's
                             // contract), and `V`-byte aligned (a tall strip's rows then lie `V`

@@ -33,7 +33,9 @@
 //! beside the copy and typed-layout (as the peers' table times everyone). In-cache races (the
 //! 1 MiB rows, the in-cache probes) run at least [`IN_CACHE_RACE`], so every contender sees the
 //! machine's quiet seconds. Each row's copies, and each probe that is a row's limit, are timed
-//! back to back too, for the peers' table.
+//! back to back too, for the peers' table. A last table races typed-layout and the copy into a
+//! destination on huge pages (as the library allocates) and one held on 4 KiB pages (as a
+//! caller's own buffer can be), for the rows that write across many pages at once.
 //! `cargo bench --bench convert -- 256MiB` runs the rows whose name contains `256MiB` (about 4
 //! minutes for everything).
 
@@ -55,6 +57,9 @@ mod strip_loops;
 // The fused relayout + cast + pad rows.
 #[path = "convert/fused.rs"]
 mod fused;
+// typed-layout and the copy into destinations on huge pages and on 4 KiB pages.
+#[path = "convert/pages.rs"]
+mod pages;
 use machine::{huge_pages_mib, wake_pool, Steal, HUGE_PAGES, STOLEN};
 use probes::{fill_streamed, print_writes, probe, probes_in_cache};
 use report::{print_table, write_csv};
@@ -384,6 +389,9 @@ fn main() {
     streamed_nchw_probe::<f32>(&b, &mut strip_probes);
     streamed_nchw_probe::<f16>(&b, &mut strip_probes);
     streamed_nchw_probe::<u8>(&b, &mut strip_probes);
+    let mut pages = Vec::new();
+    pages::page_rows::<f32>(&b, &mut pages);
+    pages::page_rows::<u8>(&b, &mut pages);
     print_table();
     print_writes(&WRITES.lock().unwrap());
     if !probes.is_empty() {
@@ -419,6 +427,16 @@ fn main() {
         println!("| row | threads | typed-layout hot GB/s | probe hot GB/s | typed-layout ÷ probe |");
         println!("|---|---:|---:|---:|---:|");
         strip_probes.iter().for_each(|p| println!("{p}"));
+    }
+    if !pages.is_empty() {
+        println!();
+        println!("## The destination's pages: huge (the library's allocations) and 4 KiB (a caller's own buffer can be)");
+        println!();
+        println!("Raced round by round: a copy per thread (the stronger of ordinary and streaming stores) and typed-layout, into each kind.");
+        println!();
+        println!("| row | strongest copy: huge pages GB/s | 4 KiB pages | typed-layout: huge | 4 KiB | ÷ copy, huge | ÷ copy, 4 KiB | typed-layout 4 KiB ÷ huge | 4 KiB buffers held no huge page |");
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
+        pages.iter().for_each(|p| println!("{p}"));
     }
     write_csv().expect("TL_BENCH_CSV is writable");
 }

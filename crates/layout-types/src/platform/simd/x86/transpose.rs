@@ -183,8 +183,11 @@ macro_rules! strips {
                     // registers back to back, a lane group of runs at a time: its runs can share
                     // one cache set (NC/32HW32's 32 int8 planes 64 KiB apart share one of L1's
                     // and one of L2's), and read a block at a time every line left the caches
-                    // between the blocks and was read twice. Then each block's rows go out in
-                    // address order (half lines, each pair one whole line).
+                    // between the blocks and was read twice (a block at a time → whole lines, at
+                    // 16 MiB on an AMD EPYC (Zen 3), two threads, back to back, best of five
+                    // alternations: u8 NCHW→NC/32HW32 25.7 → 31.4 GB/s, NCDHW→NDHWC 24.7 →
+                    // 30.7). Then each block's rows go out in address order (half lines, each
+                    // pair one whole line).
                     let mut blocks = [[$zero(); E]; B];
                     for g in (0..E).step_by(M) {
                         for j in g..g + M {

@@ -36,7 +36,7 @@
 //! back to back too, for the peers' table. A last table races typed-layout and the copy into a
 //! destination on huge pages (as the library allocates) and one held on 4 KiB pages (as a
 //! caller's own buffer can be), and typed-layout into one starting 16 bytes past a cache line
-//! (as a `Vec` does), for the rows that write across many pages at once.
+//! (as glibc starts a large `Vec`), for the rows that write across many pages at once.
 //! `cargo bench --bench convert -- 256MiB` runs the rows whose name contains `256MiB` (about 4
 //! minutes for everything).
 
@@ -431,7 +431,7 @@ fn main() {
     }
     if !pages.is_empty() {
         println!();
-        println!("## The destination's pages and start: huge pages (the library's allocations), 4 KiB pages, 16 bytes past a line (a `Vec`'s start)");
+        println!("## The destination's pages and start: huge pages (the library's allocations), 4 KiB pages, 16 bytes past a line (glibc's start of a large `Vec`)");
         println!();
         println!("Raced round by round: a copy per thread (the stronger of ordinary and streaming stores) and typed-layout, into each kind of page on a line, and typed-layout into the 4 KiB pages 16 bytes past a line.");
         println!();

@@ -3,8 +3,8 @@
 //! one held on 4 KiB pages (`MADV_NOHUGEPAGE`), as a caller's own buffer can be (a `Vec` under
 //! the `madvise` setting of transparent huge pages, memory from another library), each starting
 //! on a cache line; and typed-layout into the 4 KiB pages 16 bytes past a line, where a `Vec`
-//! from the system allocator starts. The races of the main table write into huge pages on a
-//! line; this table says what the other two cost.
+//! starts when glibc maps it (its chunk header takes the first 16 bytes). The races of the main
+//! table write into huge pages on a line; this table says what the other two cost.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -32,8 +32,8 @@ pub(crate) fn page_rows<T: Sample>(b: &Bench, out: &mut Vec<String>) {
 
 /// One row: seven contenders raced round by round, five rounds (the best of each): a copy per
 /// thread with ordinary and with streaming stores into each kind of page (on a line), then
-/// typed-layout into each on a line and into the 4 KiB pages 16 bytes past a line (where a
-/// `Vec` from the system allocator starts). The line says whether the buffers held the pages
+/// typed-layout into each on a line and into the 4 KiB pages 16 bytes past a line (where glibc
+/// starts a large `Vec`). The line says whether the buffers held the pages
 /// asked for after the race.
 fn page_row<T: Sample, S: Layout, D: Layout>(
     b: &Bench,

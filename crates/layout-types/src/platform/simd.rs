@@ -81,8 +81,10 @@ fn detect() -> Level {
 pub enum Stores {
     /// Ordinary stores: each destination line is read into the cache before it is written.
     Ordinary,
-    /// Streaming (non-temporal) stores: whole lines go to memory without being read first,
-    /// then a fence; the fastest for outputs larger than the cache, on most machines.
+    /// Streaming (non-temporal) stores: whole lines go to memory without being read first
+    /// (the destination's partial first and last lines, if it does not start or end on a
+    /// line, take ordinary stores), then a fence; the fastest for outputs larger than the
+    /// cache, on most machines.
     Streaming,
 }
 

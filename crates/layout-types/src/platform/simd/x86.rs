@@ -4,9 +4,8 @@ use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::Level;
-
-/// Bytes of a cache line: streaming stores write whole ones only.
-const LINE: usize = 64;
+// Bytes of a cache line (the strips' too): streaming stores write whole ones only.
+use transpose::LINE;
 
 /// Copies `src` into `dst` (equal lengths) with streaming stores of `level`'s width, then a
 /// store fence. `level` is one the CPU has (checked by the caller), and above `Portable`.
@@ -28,9 +27,9 @@ pub(super) fn stream_unfenced(level: Level, dst: &mut [MaybeUninit<u8>], src: &[
     // whole line, with ordinary stores, so that no line is written partly by streaming stores.
     // Aligned to the vector width instead (32 bytes with AVX2), a destination 16 bytes past a
     // line had each streamed row begin and end in a line shared by both kinds of store: on an
-    // AMD EPYC (Zen 3), f32 NHWC→NCHW at 16 MiB into such a buffer (a `Vec`'s own alignment)
-    // moved 19.3 GB/s against 35.9 on a line; with whole lines 34.1 against 41.2 (u8 13.7 →
-    // 28.7, f32 at 256 MiB 14.3 → 24.1).
+    // AMD EPYC (Zen 3), f32 NHWC→NCHW at 16 MiB into such a buffer (where glibc starts a
+    // large `Vec`) moved 19.3 GB/s against 35.9 on a line; with whole lines 34.1 against 41.2
+    // (u8 13.7 → 28.7, f32 at 256 MiB 14.3 → 24.1).
     let head = dst.as_ptr().align_offset(LINE).min(dst.len());
     let body = (dst.len() - head) / LINE * LINE;
     let (dst_head, rest) = dst.split_at_mut(head);

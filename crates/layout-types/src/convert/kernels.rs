@@ -23,7 +23,9 @@
 //! dense, up to 1 KiB, and neither whole lines nor half lines starting on one (NHWC with C = 3
 //! or 40 f32), so that lines hold parts of two or more rows, is staged instead: panels of whole
 //! rows are transposed into a cache-resident buffer and streamed out as one run
-//! ([`by_panels`]). Long destination rows whose strips do not stream them directly (bytes,
+//! ([`by_panels`]); dense rows of two lines or more that start inside one go to the strips,
+//! which stream the lines across two rows (seams) from a staged copy of their source runs
+//! ([`seams`]). Long destination rows whose strips do not stream them directly (bytes,
 //! AVX2's halves, bytes below AVX2 without strips), and at AVX2 every size whose tiles' sources
 //! are contiguous blocks (NHWC→NCHW with C ≤ 64), go through staged tiles transposed in the
 //! cache and streamed out, each next tile's source prefetched meanwhile where its runs are back
@@ -40,6 +42,7 @@ use crate::platform::simd::strips::Strips;
 use core::ops::Range;
 
 mod line_walk;
+mod seams;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
 mod staged;

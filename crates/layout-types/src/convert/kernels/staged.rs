@@ -32,6 +32,15 @@ struct Staging([u8; PANEL_BYTES]);
 /// run (whose unaligned ends take ordinary stores); one fence at the end. Returns `false`,
 /// having written nothing, for any other plane.
 ///
+/// Rows of two or more whole lines that do not start on one go to the strips too, where the
+/// strips stream directly ([`Strips::streams_directly`]): they stream every line but the seams
+/// across two rows, which `seams::stream_seams` assembles and streams (256 MiB NCHW→NHWC into a
+/// destination 16 bytes past a line, two threads, AVX-512 on an AMD EPYC, a scratch loop of
+/// `convert` alternating three times, panels → strips and seams: f32 C = 64 23.7–26.7 →
+/// 26.4–36.7 GB/s, C = 256 16.9–18.5 → 34.0–46.1, f64 C = 32 25.1–31.4 → 31.3–34.6; at
+/// 16 MiB f32 C = 64 30.0–43.5 → 40.4–48.7; f32 C = 32 and f16 C = 64 even). Rows of one line
+/// keep the panels (f32 C = 16: 26.6–31.4 against seams' 22.8–24.5).
+///
 /// Rows of whole lines that start on one go to the strips instead, which stream each line
 /// straight from a register (256 MiB NCHW→NHWC, same process, panels → strips: rows of 64
 /// bytes f32 C = 16 0.95 → 1.34 of a streaming copy per thread, f16 C = 32 0.86–0.90 →
@@ -53,7 +62,11 @@ pub(super) fn by_panels<T: Element>(
     let width = cols.extent;
     let row_bytes = width * T::SIZE;
     let on_line = dst.address(d).is_multiple_of(CACHE_LINE);
-    let whole_lines = row_bytes.is_multiple_of(CACHE_LINE) && on_line && strips.has_blocks();
+    // Rows of whole lines go to the strips where they start on a line, and where they do not
+    // but are two lines at least and the strips stream them directly, writing the lines across
+    // two rows whole (`seams::stream_seams`).
+    let seamed = row_bytes >= 2 * CACHE_LINE && strips.streams_directly();
+    let whole_lines = row_bytes.is_multiple_of(CACHE_LINE) && ((on_line && strips.has_blocks()) || seamed);
     let half_lines = row_bytes == CACHE_LINE / 2 && on_line && strips.tall().is_some();
     let dense = rows.dst as usize == width;
     if !strips.streaming() || !dense || row_bytes > PANEL_ROW_BYTES || whole_lines || half_lines {

@@ -2,6 +2,7 @@
 //! in cache or streamed, in whole-row bands or tiles.
 
 use super::line_walk::LineWalk;
+use super::seams::stream_seams;
 use super::{line_offset, near_lines, plane, square_tile, tiles, tiling, CACHE_LINE, SWEEP_BYTES};
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
@@ -61,7 +62,14 @@ pub(super) fn by_strips<T: Element>(
     };
     let n_cols = (cols.extent - head) / strips.cols() * strips.cols();
     let n_rows = rows.extent / strips.rows() * strips.rows();
-    if n_cols == 0 || n_rows == 0 {
+    // Where dense rows of whole lines start inside one, the lines across two rows (seams) are
+    // streamed whole (rows of one line are all seams); the edges then hold only the rows the
+    // seams leave.
+    let seams = match tall {
+        Some(_) => 0,
+        None => stream_seams(src, s, dst.rb(), d, rows, cols, strips, head),
+    };
+    if (n_cols == 0 && seams == 0) || n_rows == 0 {
         return false;
     }
     let (s0, d0) = (s + head * src_stride, d + head);
@@ -182,8 +190,14 @@ pub(super) fn by_strips<T: Element>(
             plane(src, from as isize, dst.rb(), to as isize, sub_rows, sub_cols);
         }
     };
-    part(0..rows.extent, 0..head);
-    part(0..rows.extent, head + n_cols..cols.extent);
+    match seams {
+        0 => part(0..rows.extent, 0..head),
+        q => {
+            part(0..1, 0..head);
+            part(q + 1..rows.extent, 0..head);
+        }
+    }
+    part(seams..rows.extent, head + n_cols..cols.extent);
     part(n_rows..rows.extent, head..head + n_cols);
     true
 }

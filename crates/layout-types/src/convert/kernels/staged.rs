@@ -405,8 +405,8 @@ pub(super) fn staged_tiles<T: Element>(rows: LoopAxis, cols: LoopAxis, strips: S
     //   20.7–23.4 → 20.5–21.0).
     let contiguous = src_stride == STAGED_ROWS.min(rows.extent) && rows.extent <= STAGED_ROWS;
     let prefetches = strips.prefetches_staged_source();
-    let direct =
-        (strips.streams_directly() && !(contiguous && prefetches)) || (square && strips.has_blocks());
+    let staged_contiguous = contiguous && prefetches && strips.stages_contiguous_sources();
+    let direct = (strips.streams_directly() && !staged_contiguous) || (square && strips.has_blocks());
     // Runs near each other (NHWC→NCHW with C = 128) are prefetched too, run by run: at 256 MiB,
     // two runs alternating three and four times, u8 two threads 7.9–10.4 → 10.7–16.4 GB/s, one
     // thread 6.6–8.1 → 9.7–9.8; f16 two threads 10.7–13.9 → 12.5–14.6.

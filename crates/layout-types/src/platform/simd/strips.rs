@@ -81,7 +81,7 @@ impl Strips {
     /// alternating five times, staged tiles (1 KiB of each of 64 planes streamed at once) took
     /// one thread from 7.0–8.3 to 12.3–13.9 GB/s and two from 15.0–15.7 to 18.1–21.3, where
     /// f32 (and a 2048 × 4096 f16 matrix into columns) stayed even. (Staged tiles that prefetch
-    /// their contiguous sources beat even these: [`Strips::prefetches_staged_source`].)
+    /// their contiguous sources beat even these: [`Strips::stages_contiguous_sources`].)
     pub(crate) fn streams_directly(&self) -> bool {
         self.has_blocks() && self.size >= 2 && !(self.level == Level::Avx2 && self.size == 2)
     }
@@ -163,10 +163,25 @@ impl Strips {
 
     /// Whether a streamed plane transposed tile by tile into a staging buffer
     /// (`convert::kernels`'s `by_staged_tiles`) prefetches the next tile's source (runs back to
-    /// back or near) while a tile streams out, and so whether planes whose tiles' sources are contiguous go
-    /// through staged tiles even where the strips stream directly: AVX2's strips, where it was
-    /// measured (AMD EPYC, Zen 3); AVX-512's were not measured so.
+    /// back or near) while a tile streams out: AVX2's and AVX-512's strips, measured on AMD
+    /// EPYCs (Zen 3 with AVX2, Zen 4 with AVX-512). On the Zen 4, u8 NHWC→NCHW with C = 64 (whose
+    /// byte strips never stream directly, so always staged), two threads, a scratch loop of
+    /// `convert` alternating three times: at 256 MiB 18.8–23.3 → 28.3–34.3 GB/s, at 16 MiB
+    /// 21.0–31.7 → 29.4–37.6; with C = 128 (near runs, prefetched run by run) at 256 MiB
+    /// 16.1–16.6 → 18.1–20.5, at 16 MiB 20.1–29.9 → 31.1–34.5. AVX-512 on Intel was not
+    /// measured with it.
     pub(crate) fn prefetches_staged_source(&self) -> bool {
+        matches!(self.level, Level::Avx2 | Level::Avx512)
+    }
+
+    /// Whether planes whose staged tiles' sources are contiguous blocks (NHWC→NCHW with at most
+    /// 64 channels) go through staged tiles that prefetch them even where the strips stream
+    /// directly: AVX2's strips, where it was measured (AMD EPYC, Zen 3). AVX-512's direct
+    /// strips beat such tiles on an AMD EPYC (Zen 4), two threads, alternating three times: f32
+    /// NHWC→NCHW with C = 64 at 256 MiB 26.0–32.4 GB/s direct, 22.3–29.8 staged; f16
+    /// 30.9–35.5 against 29.0–40.5 (even); at 16 MiB f32 38.1–39.5 against 35.4–36.8, f16
+    /// 41.0–46.6 against 35.1–41.5.
+    pub(crate) fn stages_contiguous_sources(&self) -> bool {
         self.level == Level::Avx2
     }
 

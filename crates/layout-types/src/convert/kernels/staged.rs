@@ -102,8 +102,8 @@ pub(super) fn by_panels<T: Element>(
 ///   place and staged alternating twice: with huge pages 21.1–22.2 → 28.7–29.0 GB/s (0.63–0.65
 ///   → 0.82–0.86 of the strongest copy), with small pages 21.9–26.3 → 25.3–26.0. The copy
 ///   prefetches [`RUNS_AHEAD`].
-/// - **All runs in one L1 set, more of them than it has ways** (AVX2's strips:
-///   [`Strips::stages_aliased_runs`]): runs a multiple of [`L1_SET_PERIOD`] apart (NCHW's and
+/// - **All runs in one L1 set, more of them than it has ways** (AVX2's strips, AVX-512's tall
+///   ones: [`Strips::stages_aliased_runs`]): runs a multiple of [`L1_SET_PERIOD`] apart (NCHW's and
 ///   NCDHW's channel planes of a multiple of 4 KiB into NHWC, NDHWC or NC/32HW32), at least a
 ///   strip's columns of them into a destination starting on a line, [`WIDE_PLANE`] rows at
 ///   least; in cache, or streamed from the last-level cache ([`Strips::cached_source`]) with at
@@ -202,7 +202,9 @@ pub(super) fn staged_runs<T: Element>(
     let strip_cols = strips.tall().map_or(strips.cols(), |t| t.cols());
     let strips_fit = runs >= strip_cols && on_line && rows.extent >= WIDE_PLANE;
     let from_l3 = strips.streaming() && strips.cached_source() && whole_lines && runs <= MAX_CACHED_RUNS;
-    let one_set = strips.stages_aliased_runs()
+    // The strips `by_strips` takes for these runs: tall ones where the rows are short.
+    let tall = strips.tall().is_some() && runs < strips.cols();
+    let one_set = strips.stages_aliased_runs(tall)
         && (strips.in_cache() || from_l3)
         && strips_fit
         && group > L1_WAYS

@@ -187,11 +187,19 @@ impl Strips {
 
     /// Whether a plane (in cache, or streamed from the last-level cache) whose strips read more
     /// source runs from one L1 set than it has ways copies its source into a staging buffer
-    /// first (`convert::kernels`'s `by_staged_source`): AVX2's strips, where it was measured
-    /// (AMD EPYC, Zen 3). AVX-512's byte strips pair neighbouring strips through a tile of
-    /// their source lines instead, and its other strips were not measured staged.
-    pub(crate) fn stages_aliased_runs(&self) -> bool {
-        self.level == Level::Avx2
+    /// first (`convert::kernels`'s `by_staged_source`), `tall` where its strips are tall: the
+    /// strips that read each source line a half at a time, so that a line evicted between its
+    /// halves comes twice from L2. AVX2's strips, where it was measured (AMD EPYC, Zen 3), and
+    /// AVX-512's tall byte strips (AVX2's blocks in their EVEX forms). On an AMD EPYC (Zen 4),
+    /// u8 at 1 MiB (channel planes of 16 KiB, so 32 runs in one set), two threads, a scratch
+    /// loop of `convert` alternating four times, in place → staged: NCHW→NC/32HW32 40.0–42.7 →
+    /// 48.4–60.0 GB/s, NCDHW→NDHWC 39.8–42.3 → 49.3–57.0. AVX-512's other strips lost staged
+    /// there: tall f16 (NCHW→NHWC with C = 16) 68.1–73.0 → 53.4–61.8; f32 NCHW→NC/32HW32
+    /// 65.0–81.2 → 28.5–48.4 and f16 NCHW→NHWC 49.5–68.2 → 37.0–60.9, whose strips load whole
+    /// lines; bytes that are not tall pair neighbouring strips through a tile of their source
+    /// lines instead.
+    pub(crate) fn stages_aliased_runs(&self, tall: bool) -> bool {
+        self.level == Level::Avx2 || (self.level == Level::Avx512 && tall && self.size == 1)
     }
 
     /// Transposes the strips of `band`; they must lie inside `src` and `dst` (for a column part,

@@ -133,9 +133,15 @@ pub(super) fn by_strips<T: Element>(
     // bands, 25.6–25.8 against 27.7–27.8; f32 C = 32, two bands, 28.4–29.3 against 29.7–30.3),
     // while with four and more it gains (f32 C = 64 27.8–28.6 against 27.1–27.2, C = 128
     // 27.6–27.9 against 26.9–27.2; f16 C = 128 25.6–25.8 against 24.4).
-    // (And only where the strips' level gains by it: `Strips::walks_next_tile`.)
+    // (And only where the strips' level gains by it: `Strips::walks_next_tile`.) Nor where the
+    // source comes from the last-level cache when called back to back ([`Strips::cached_source`]):
+    // on an AMD EPYC (Zen 4, AVX-512), two threads, NHWC→NCHW at 16 MiB, a scratch loop of
+    // `convert` alternating three times, walked → not: f32 C = 64 41.3–41.6 → 46.7–48.0 GB/s,
+    // C = 128 40.7–42.6 → 46.2–47.5; f16 C = 64 39.7–47.7 → 44.5–48.0, C = 128 37.7–38.2 →
+    // 38.6–46.3.
     let walk_near = strips.walks_next_tile()
         && strips.streaming()
+        && !strips.cached_source()
         && !along_rows
         && tile.0.min(n_rows) / strips.rows() > 2;
     if walk_near {

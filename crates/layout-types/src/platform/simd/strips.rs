@@ -9,6 +9,14 @@ use super::{Level, Stores};
 use crate::dtype::Element;
 use crate::platform::out::Out;
 
+/// Whether this CPU is AMD's (never, off x86-64).
+fn amd() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return super::x86::amd();
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// Bytes of the destination line a strip writes.
 const LINE: usize = 64;
 
@@ -27,6 +35,13 @@ pub(crate) struct Strips {
     cached_source: bool,
     /// Tall strips ([`Strips::tall`]).
     tall: bool,
+    /// Whether AVX-512's streamed byte strips are whole lines held in 64-byte registers
+    /// (`x86/transpose/avx512_bytes.rs`: measured on Intel's cores, where AVX2's blocks spilled
+    /// when held for streaming), or AVX2's blocks in their EVEX forms: on AMD's. On an AMD EPYC
+    /// (Zen 4), u8 row→column matrices, two threads, a scratch loop of `convert` alternating
+    /// four times, whole-line strips → AVX2's blocks: at 256 MiB 25.7–27.7 → 34.6–37.7 GB/s,
+    /// at 16 MiB 33.2–35.4 → 37.6–42.6 (u8 NCHW→NHWC even). Zen 5 was not measured.
+    whole_line_bytes: bool,
 }
 
 /// `count` strips of a plane whose source runs down its rows and destination along its columns
@@ -60,7 +75,21 @@ impl Strips {
             in_cache: stores == Stores::Ordinary,
             cached_source: stores == Stores::Ordinary,
             tall: false,
+            whole_line_bytes: !amd(),
         })
+    }
+
+    /// Whether AVX-512's streamed byte strips are whole lines (the field's doc says when).
+    #[cfg(test)]
+    pub(crate) fn whole_line_bytes(&self) -> bool {
+        self.whole_line_bytes
+    }
+
+    /// The same strips with AVX-512's streamed byte strips of the other form (tests: both run
+    /// on every CPU with AVX-512).
+    #[cfg(test)]
+    pub(crate) fn with_whole_line_bytes(self, whole_line_bytes: bool) -> Strips {
+        Strips { whole_line_bytes, ..self }
     }
 
     /// Whether there are strips for the element size at this level: always, but for 1-byte
@@ -266,6 +295,7 @@ impl Strips {
                     tall: self.tall,
                     near_runs: band.src_stride * size <= super::x86::NEAR_RUN_BYTES,
                     page_strided_rows: (band.dst_stride * size).is_multiple_of(super::x86::PAGE_STRIDE_BYTES),
+                    whole_line_bytes: self.whole_line_bytes,
                 },
                 &src[band.from * size..],
                 dst.wrapping_add(band.to * size),

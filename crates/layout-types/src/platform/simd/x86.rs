@@ -2,6 +2,7 @@
 
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
+use std::sync::OnceLock;
 
 use super::Level;
 // Bytes of a cache line (the strips' too): streaming stores write whole ones only.
@@ -49,6 +50,16 @@ pub(super) fn stream_unfenced(level: Level, dst: &mut [MaybeUninit<u8>], src: &[
             _ => stream_sse2(dst_body, src_body),
         }
     }
+}
+
+/// Whether this CPU is AMD's (CPUID's vendor string), read once per process: where the best
+/// form of a strip differed between the vendors' cores measured, the strips choose by it.
+pub(super) fn amd() -> bool {
+    static AMD: OnceLock<bool> = OnceLock::new();
+    *AMD.get_or_init(|| {
+        let id = __cpuid(0);
+        [id.ebx, id.edx, id.ecx] == [*b"Auth", *b"enti", *b"cAMD"].map(u32::from_le_bytes)
+    })
 }
 
 /// # Safety
@@ -164,6 +175,9 @@ pub(super) struct Kind {
     /// The destination rows of a strip lie a multiple of [`PAGE_STRIDE_BYTES`] apart (an NCHW
     /// image of f16 whose pixels are a multiple of 2048).
     pub(super) page_strided_rows: bool,
+    /// AVX-512's streamed byte strips are whole lines held in 64-byte registers (else AVX2's
+    /// blocks in their EVEX forms): `super::strips::Strips::whole_line_bytes`.
+    pub(super) whole_line_bytes: bool,
 }
 
 /// Runs `repeat` bands of `count` strips of `kind` (`super::strips::Band`'s geometry in bytes:
@@ -187,7 +201,7 @@ pub(super) unsafe fn band(
 ) {
     use transpose::{avx2, avx2_bytes, avx2_evex, avx512, avx512_bytes, avx512_lanes, sse2, LINE};
     let (s, d) = (src.as_ptr(), dst);
-    let Kind { level, size, writes, tall, near_runs, page_strided_rows } = kind;
+    let Kind { level, size, writes, tall, near_runs, page_strided_rows, whole_line_bytes } = kind;
     macro_rules! with {
         ($isa:ident, $w:literal, $m:literal, $stream:literal, $tall:literal, $whole:literal) => {
             $isa::band::<$w, { $isa::V / $w }, { LINE / $isa::V }, $m, $stream, $tall, $whole>(
@@ -228,7 +242,8 @@ pub(super) unsafe fn band(
             Level::Avx512 if tall => run!(avx2_evex, false, true),
             Level::Avx2 if tall && writes == Writes::Streamed => run!(avx2, true, true),
             Level::Avx2 if tall => run!(avx2, false, true),
-            // Bytes: AVX-512's strips of whole lines where the lines are streamed from registers,
+            // Bytes: AVX-512's strips of whole lines where the lines are streamed from registers
+            // (on Intel's cores; on AMD's, AVX2's blocks: `Strips`'s `whole_line_bytes`),
             // and in cache from far runs (neighbouring strips paired; `avx512_bytes` says how
             // and what it gained); AVX2's blocks in their EVEX forms for a
             // streamed conversion's staged tiles, whose source comes from memory (u8 NHWC→NCHW at
@@ -257,7 +272,7 @@ pub(super) unsafe fn band(
             Level::Avx512 if size == 2 && writes == Writes::InCache && near_runs && page_strided_rows => {
                 avx512_lanes::band::<2, 8>(s, src_geometry, d, dst_geometry, counts)
             }
-            Level::Avx512 if size == 1 && writes == Writes::Streamed => {
+            Level::Avx512 if size == 1 && writes == Writes::Streamed && whole_line_bytes => {
                 avx512_bytes::band::<true>(s, src_geometry, d, dst_geometry, counts)
             }
             Level::Avx512 if size == 1 && writes == Writes::InCache => {

@@ -209,6 +209,52 @@ pub(crate) fn interleave3_at<T: Element>(level: Level, mut dst: Out<'_, T>, stre
     }
 }
 
+/// [`interleave3`] with streaming stores, then a fence, where this CPU has a streamed form
+/// (AVX-512's permutes; bytes need VBMI's): positions up to the first that starts a line of
+/// `dst` and after the last whole group take ordinary stores. Returns `false`, having written
+/// nothing, where it has none. For outputs larger than the caches (an RGB image's planes into
+/// pixels): staged through a cache-resident panel before, each pixel was written twice.
+pub(crate) fn interleave3_streamed<T: Element>(mut dst: Out<'_, T>, streams: [&[T]; 3]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let level = Level::detected();
+        let has = match T::SIZE {
+            1 => x86::streams_interleave3::<1>(level),
+            2 => x86::streams_interleave3::<2>(level),
+            4 => x86::streams_interleave3::<4>(level),
+            _ => x86::streams_interleave3::<8>(level),
+        };
+        if !has {
+            return false;
+        }
+        let [a, b, c] = streams;
+        let n = a.len().min(b.len()).min(c.len()).min(dst.len() / 3);
+        // Positions before the first that starts a line (three elements a position); all of
+        // them where none of the first 64 does (a short run).
+        let head = (0..n.min(64)).find(|h| dst.address(3 * h).is_multiple_of(64)).unwrap_or(n);
+        let from: [&[u8]; 3] = [&a[head..n], &b[head..n], &c[head..n]].map(bytemuck::cast_slice);
+        // SAFETY: the streamed groups store bytes of the three streams, values, into `to`.
+        let to = unsafe { dst.at(3 * head..3 * n).bytes().into_places() };
+        let done = match (head < n, T::SIZE) {
+            (false, _) => n,
+            (true, 1) => head + x86::interleave3_streamed::<1>(to, from),
+            (true, 2) => head + x86::interleave3_streamed::<2>(to, from),
+            (true, 4) => head + x86::interleave3_streamed::<4>(to, from),
+            (true, _) => head + x86::interleave3_streamed::<8>(to, from),
+        };
+        for i in (0..head).chain(done..n) {
+            dst.at(3 * i..3 * i + 3).copy_from(&[a[i], b[i], c[i]]);
+        }
+        fence();
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (dst, streams);
+        false
+    }
+}
+
 /// Pixels of 2-byte values from four runs of them (channel by channel, of equal length; the
 /// missing channels' runs zero) into `dst`, pixels of `words` 64-bit words: channel `c`'s bits
 /// at bits `16 c` of a pixel's first word, the other words zero. Returns the pixels written,

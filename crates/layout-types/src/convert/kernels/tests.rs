@@ -314,3 +314,42 @@ fn rgb_planes_interleave_like_the_definition() {
         check::<f64>(level);
     }
 }
+
+/// Three streams into dense pixels with streaming stores ([`simd::interleave3_streamed`]), every
+/// element size, lengths around the groups and every start within a line, against the
+/// definition; elements around the pixels stay untouched. Where this CPU has no streamed form
+/// it must write nothing (and says SKIPPED).
+#[test]
+fn rgb_planes_stream_into_pixels_like_the_definition() {
+    fn check<T: Element>() -> bool {
+        let fill = T::from_word(0xA5A5);
+        let mut streamed = false;
+        for n in (0..70).chain([200, 257, 1000, 1007, 4099]) {
+            for d in 0..64 / T::SIZE + 1 {
+                let stream = n + 5;
+                let src: Vec<T> = (0..3 * stream).map(|i| T::from_word((i * 37 + 11) as u64)).collect();
+                let mut dst = vec![fill; d + 3 * n + 4];
+                let streams = core::array::from_fn(|c| &src[c * stream..c * stream + n]);
+                let did = simd::interleave3_streamed(Out::new(&mut dst[d..d + 3 * n]), streams);
+                let mut expected = vec![fill; d + 3 * n + 4];
+                for i in (0..n).filter(|_| did) {
+                    for c in 0..3 {
+                        expected[d + 3 * i + c] = src[c * stream + i];
+                    }
+                }
+                // Bits, not values: some of these f16 words are NaNs.
+                let bits = |v: &[T]| bytemuck::cast_slice::<T, u8>(v).to_vec();
+                assert_eq!(bits(&dst), bits(&expected), "size {}: n {n}, start {d}", T::SIZE);
+                streamed |= did;
+            }
+        }
+        streamed
+    }
+    for (size, streamed) in
+        [(1, check::<u8>()), (2, check::<half::f16>()), (4, check::<f32>()), (8, check::<f64>())]
+    {
+        if !streamed {
+            println!("SKIPPED: streamed pixels of {size}-byte elements: no streamed form on this CPU");
+        }
+    }
+}

@@ -64,8 +64,8 @@ pub(in crate::platform) fn interleave3<const W: usize>(
         let (dst_wide, streams_wide) = (&mut dst[..3 * wide], [&a[..wide], &b[..wide], &c[..wide]]);
         match W {
             _ if wide == 0 => {}
-            1 => interleave3_vbmi(dst_wide, streams_wide),
-            _ => interleave3_avx512::<W>(dst_wide, streams_wide),
+            1 => interleave3_vbmi::<false>(dst_wide, streams_wide),
+            _ => interleave3_avx512::<W, false>(dst_wide, streams_wide),
         }
         if narrow > 0 {
             let (streams, end) = (wide..wide + narrow, 3 * (wide + narrow));
@@ -74,6 +74,38 @@ pub(in crate::platform) fn interleave3<const W: usize>(
         }
     }
     (wide + narrow + avx2) / W
+}
+
+/// Whether [`interleave3_streamed`] has a form for `W`-byte elements at `level` (one the CPU
+/// has): AVX-512's permutes (bytes need VBMI's).
+pub(in crate::platform) fn streams_interleave3<const W: usize>(level: Level) -> bool {
+    level == Level::Avx512 && (W >= 2 || has_vbmi())
+}
+
+/// [`interleave3`]'s AVX-512 groups with streaming stores, each output register one line, into
+/// `dst`, which starts on a line; returns the positions done (whole groups of 64 bytes of each
+/// stream, from the first). The caller fences; [`streams_interleave3`] is true for `W`.
+pub(in crate::platform) fn interleave3_streamed<const W: usize>(
+    dst: &mut [MaybeUninit<u8>],
+    [a, b, c]: [&[u8]; 3],
+) -> usize {
+    let n = a.len().min(b.len()).min(c.len()).min(dst.len() / 3);
+    let wide = n / 64 * 64;
+    assert!(
+        streams_interleave3::<W>(Level::detected()) && (dst.as_ptr() as usize).is_multiple_of(64),
+        "a streamed interleave without AVX-512, or off a line"
+    );
+    let (dst_wide, streams_wide) = (&mut dst[..3 * wide], [&a[..wide], &b[..wide], &c[..wide]]);
+    // SAFETY: AVX-512 (and VBMI for bytes) is on this CPU (asserted); whole groups inside every
+    // slice (`wide` is at most `n`); `dst` starts on a line (asserted), so every group's three
+    // registers are whole lines (192 bytes a group).
+    unsafe {
+        match W {
+            1 => interleave3_vbmi::<true>(dst_wide, streams_wide),
+            _ => interleave3_avx512::<W, true>(dst_wide, streams_wide),
+        }
+    }
+    wide / W
 }
 
 /// The permutes of `interleave3_avx512` and `interleave3_vbmi` for `w`-byte elements, `L = 64 / w`
@@ -104,12 +136,13 @@ const fn interleave3_permutes(w: usize) -> ([[[u8; 64]; 3]; 2], [u64; 3]) {
 }
 
 /// The loop [`interleave3_avx512`] and [`interleave3_vbmi`] share, for `$w`-byte elements: per
-/// group of 64 bytes of each stream, output register `$k` (0..3) is `$permute`, of the loaded
+/// group of 64 bytes of each stream, output register `$k` (0..3), stored with `$store`
+/// (unaligned, or streamed into a line), is `$permute`, of the loaded
 /// registers `$va`, `$vb`, `$vc`, register `$k`'s index tables `$ab` (streams 0 and 1) and `$cc`
 /// (stream 2), and `$from_c`, the masks of the elements from stream 2 (`interleave3_permutes`).
 /// Expands to unsafe code: the caller's function has the features its permutes need.
 macro_rules! interleave3_groups {
-    ($w:expr, $dst:expr, [$a:expr, $b:expr, $c:expr],
+    ($w:expr, $store:ident, $dst:expr, [$a:expr, $b:expr, $c:expr],
      |$va:ident, $vb:ident, $vc:ident, $ab:ident, $cc:ident, $from_c:ident, $k:ident| $permute:expr) => {{
         let (indices, $from_c) = const { interleave3_permutes($w) };
         // SAFETY: every index table is 64 bytes of a constant; unaligned loads.
@@ -123,7 +156,7 @@ macro_rules! interleave3_groups {
                 let [$va, $vb, $vc] = [a, b, c].map(|x| _mm512_loadu_si512(x.as_ptr().cast()));
                 for $k in 0..3 {
                     let ($ab, $cc) = (ab[$k], cc[$k]);
-                    _mm512_storeu_si512(out[64 * $k..].as_mut_ptr().cast(), $permute);
+                    $store(out[64 * $k..].as_mut_ptr().cast(), $permute);
                 }
             }
         }
@@ -133,40 +166,60 @@ macro_rules! interleave3_groups {
 /// # Safety
 ///
 /// The CPU has AVX-512 F and BW; the streams hold whole groups of 64 bytes of equal count and
-/// `dst` three times their bytes; `W` is 2, 4 or 8.
+/// `dst` three times their bytes; `W` is 2, 4 or 8; with `STREAM`, `dst` starts on a line.
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn interleave3_avx512<const W: usize>(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) {
-    interleave3_groups!(W, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| match W {
-        2 => _mm512_mask_permutexvar_epi16(
-            _mm512_permutex2var_epi16(va, ab, vb),
-            from_c[k] as __mmask32,
-            cc,
-            vc,
-        ),
-        4 => _mm512_mask_permutexvar_epi32(
-            _mm512_permutex2var_epi32(va, ab, vb),
-            from_c[k] as __mmask16,
-            cc,
-            vc,
-        ),
-        _ => _mm512_mask_permutexvar_epi64(
-            _mm512_permutex2var_epi64(va, ab, vb),
-            from_c[k] as __mmask8,
-            cc,
-            vc,
-        ),
-    });
+unsafe fn interleave3_avx512<const W: usize, const STREAM: bool>(
+    dst: &mut [MaybeUninit<u8>],
+    [a, b, c]: [&[u8]; 3],
+) {
+    match STREAM {
+        true => {
+            interleave3_groups!(W, _mm512_stream_si512, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
+                permute3::<W>([va, vb, vc], ab, cc, from_c[k])
+            })
+        }
+        false => {
+            interleave3_groups!(W, _mm512_storeu_si512, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
+                permute3::<W>([va, vb, vc], ab, cc, from_c[k])
+            })
+        }
+    }
+}
+
+/// Output register of [`interleave3_avx512`] for `W`-byte elements (2, 4 or 8): streams 0 and 1
+/// by the index table `ab`, then the elements `from_c` marks from stream 2 by `cc`.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn permute3<const W: usize>([va, vb, vc]: [__m512i; 3], ab: __m512i, cc: __m512i, from_c: u64) -> __m512i {
+    match W {
+        2 => {
+            _mm512_mask_permutexvar_epi16(_mm512_permutex2var_epi16(va, ab, vb), from_c as __mmask32, cc, vc)
+        }
+        4 => {
+            _mm512_mask_permutexvar_epi32(_mm512_permutex2var_epi32(va, ab, vb), from_c as __mmask16, cc, vc)
+        }
+        _ => _mm512_mask_permutexvar_epi64(_mm512_permutex2var_epi64(va, ab, vb), from_c as __mmask8, cc, vc),
+    }
 }
 
 /// # Safety
 ///
 /// The CPU has AVX-512 F, BW and VBMI; the streams hold whole groups of 64 bytes of equal count
-/// and `dst` three times their bytes.
+/// and `dst` three times their bytes; with `STREAM`, `dst` starts on a line.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-unsafe fn interleave3_vbmi(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) {
-    interleave3_groups!(1, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
-        _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(va, ab, vb), from_c[k], cc, vc)
-    });
+unsafe fn interleave3_vbmi<const STREAM: bool>(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) {
+    match STREAM {
+        true => {
+            interleave3_groups!(1, _mm512_stream_si512, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
+                _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(va, ab, vb), from_c[k], cc, vc)
+            })
+        }
+        false => {
+            interleave3_groups!(1, _mm512_storeu_si512, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
+                _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(va, ab, vb), from_c[k], cc, vc)
+            })
+        }
+    }
 }
 
 /// The tables of [`interleave3_avx2`] for `w`-byte elements (4 or 8), in 4-byte units (`vpermd`'s):

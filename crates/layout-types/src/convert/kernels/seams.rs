@@ -55,9 +55,13 @@ pub(super) fn stream_seams<T: Element>(
     // Staged runs an odd number of lines apart, a chunk of seams each (whole strips).
     let pitch = ((STAGING_BYTES / T::SIZE / line / line).saturating_sub(1) | 1) * line;
     let chunk = (pitch - line) / strip_rows * strip_rows;
+    if !fits || chunk == 0 {
+        return 0;
+    }
+    // Row 1's seam starts `tail` elements before row 1 (inside row 0: `tail < line <= width`).
     let first = d + dst_stride - tail;
     let steps = [(strip_rows * dst_stride, seams / strip_rows), (0, 1), (dst_stride, strip_rows)];
-    if !fits || chunk == 0 || !dst.holds_lines(first, steps, line) {
+    if !dst.holds_lines(first, steps, line) {
         return 0;
     }
     let mut staging = Staging([0; STAGING_BYTES]);

@@ -38,8 +38,10 @@ struct Staging([u8; PANEL_BYTES]);
 /// destination 16 bytes past a line, two threads, AVX-512 on an AMD EPYC, a scratch loop of
 /// `convert` alternating three times, panels → strips and seams: f32 C = 64 23.7–26.7 →
 /// 26.4–36.7 GB/s, C = 256 16.9–18.5 → 34.0–46.1, f64 C = 32 25.1–31.4 → 31.3–34.6; at
-/// 16 MiB f32 C = 64 30.0–43.5 → 40.4–48.7; f32 C = 32 and f16 C = 64 even). Rows of one line
-/// keep the panels (f32 C = 16: 26.6–31.4 against seams' 22.8–24.5).
+/// 16 MiB f32 C = 64 30.0–43.5 → 40.4–48.7; f32 C = 32 and f16 C = 64 even; with the level
+/// forced to AVX2 on the same machine, 256 MiB f32 C = 64 27.4–28.4 → 38.4–40.3, C = 256
+/// 23.4–24.5 → 33.6–38.5, f64 C = 32 32.4–33.5 → 33.8–39.5; Zen 3 was not measured). Rows of
+/// one line keep the panels (f32 C = 16: 26.6–31.4 against seams' 22.8–24.5).
 ///
 /// Rows of whole lines that start on one go to the strips instead, which stream each line
 /// straight from a register (256 MiB NCHW→NHWC, same process, panels → strips: rows of 64
@@ -252,7 +254,7 @@ const PREFETCHED_RUN_BYTES: usize = 256;
 /// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns)
 /// and whose strips do not stream directly ([`Strips::streams_directly`]: bytes, AVX2's halves,
 /// and bytes below AVX2, which have no strips), or whose tiles' sources are contiguous blocks
-/// that the tiles prefetch ([`Strips::prefetches_staged_source`]: at AVX2, 4- and 8-byte
+/// that the tiles prefetch ([`Strips::stages_contiguous_sources`]: at AVX2, 4- and 8-byte
 /// elements too): tiles of [`STAGED_ROWS`] destination rows by the most whole destination lines,
 /// an odd number of them, that fit in [`PANEL_BYTES`] are transposed into a staging buffer
 /// (ordinary stores), then each tile row is streamed out, and where the strips prefetch and the

@@ -148,7 +148,8 @@ fn check_planes<T: Element>(strips: Option<Strips>) -> usize {
             // f16 to f64; 32, f16 to f64; 16, f32 and f64).
             .chain([(260, 300), (300, 257), (400, 64), (300, 48), (300, 32), (260, 16)])
             // Dense rows of whole lines starting inside one, streamed: their seams (the lines
-            // across two rows) go in more than one staged chunk.
+            // across two rows) go in more than one staged chunk (rows of two lines or more:
+            // 16 columns for f64, 64 for f16 to f64).
             .chain([(2100, 16), (1100, 64)])
     {
         // Padded destination rows of whole lines, too: strided streamed rows, and columns

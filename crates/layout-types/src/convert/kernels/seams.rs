@@ -2,18 +2,12 @@
 //! on one ([`stream_seams`]): each line that holds the end of one row and the start of the next
 //! is assembled by the strips from a staged copy of its source runs and streamed whole.
 
+use super::staged::{Staging, PANEL_BYTES};
 use super::CACHE_LINE;
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
 use crate::platform::out::Out;
 use crate::platform::simd::strips::{Band, Strips};
-
-/// Bytes of the staging buffer that holds a chunk of the seams' source runs.
-const STAGING_BYTES: usize = 64 << 10;
-
-/// The staging buffer, on cache-line boundaries.
-#[repr(C, align(64))]
-struct Staging([u8; STAGING_BYTES]);
 
 /// The seams of the plane `rows` × `cols` (unit inner strides) whose dense destination rows are
 /// whole lines starting `head` elements before a line (`0 < head <` a line): row `q`'s seam is
@@ -53,7 +47,7 @@ pub(super) fn stream_seams<T: Element>(
         && seams > 0;
     let tail = line - head;
     // Staged runs an odd number of lines apart, a chunk of seams each (whole strips).
-    let pitch = ((STAGING_BYTES / T::SIZE / line / line).saturating_sub(1) | 1) * line;
+    let pitch = ((PANEL_BYTES / T::SIZE / line / line).saturating_sub(1) | 1) * line;
     let chunk = (pitch - line) / strip_rows * strip_rows;
     if !fits || chunk == 0 {
         return 0;
@@ -64,7 +58,7 @@ pub(super) fn stream_seams<T: Element>(
     if !dst.holds_lines(first, steps, line) {
         return 0;
     }
-    let mut staging = Staging([0; STAGING_BYTES]);
+    let mut staging = Staging([0; PANEL_BYTES]);
     let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
     for q0 in (1..=seams).step_by(chunk) {
         let n = chunk.min(seams + 1 - q0);

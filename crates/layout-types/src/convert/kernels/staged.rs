@@ -11,8 +11,9 @@ use crate::platform::out::Out;
 use crate::platform::simd::strips::Strips;
 use crate::platform::simd::{self, Stores};
 
-/// Bytes of destination a panel stages in the cache before streaming it out.
-const PANEL_BYTES: usize = 64 << 10;
+/// Bytes of destination a panel stages in the cache before streaming it out (and of every
+/// staging buffer: `seams` stages its source runs in one too).
+pub(super) const PANEL_BYTES: usize = 64 << 10;
 
 /// Destination rows of at most this many bytes that are not whole lines starting on one are
 /// staged in panels (a panel holds at least 64 of them). Streamed from the strips instead, such rows end and start inside
@@ -23,7 +24,7 @@ const PANEL_ROW_BYTES: usize = 1024;
 
 /// A panel's staging buffer, on cache-line boundaries.
 #[repr(C, align(64))]
-struct Staging([u8; PANEL_BYTES]);
+pub(super) struct Staging(pub(super) [u8; PANEL_BYTES]);
 
 /// A streamed plane whose destination rows are dense, narrow, and share cache lines (NHWC with
 /// C = 3: a line holds parts of several rows, or of two where the rows are not whole lines or

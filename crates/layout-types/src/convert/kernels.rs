@@ -74,6 +74,14 @@ const TILE_GRAIN: usize = 16;
 /// Bytes of a cache line.
 pub(super) const CACHE_LINE: usize = 64;
 
+/// Bytes of a staging buffer: a panel of destination staged in the cache before it streams out
+/// (`staged`), or source runs staged for the strips (`staged`, `seams`).
+const PANEL_BYTES: usize = 64 << 10;
+
+/// A staging buffer, on cache-line boundaries.
+#[repr(C, align(64))]
+struct Staging([u8; PANEL_BYTES]);
+
 /// Shortest sweep worth making, in bytes per stream.
 const MIN_SWEEP_BYTES: usize = 512;
 

@@ -2,8 +2,7 @@
 //! on one ([`stream_seams`]): each line that holds the end of one row and the start of the next
 //! is assembled by the strips from a staged copy of its source runs and streamed whole.
 
-use super::staged::{Staging, PANEL_BYTES};
-use super::CACHE_LINE;
+use super::{Staging, CACHE_LINE, PANEL_BYTES};
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
 use crate::platform::out::Out;

@@ -4,16 +4,12 @@
 
 use super::line_walk::prefetch;
 use super::strip_sweep::{MAX_CACHED_RUNS, MAX_STREAMED_RUNS, WIDE_PLANE};
-use super::{square_tile, tiling, transpose, CACHE_LINE};
+use super::{square_tile, tiling, transpose, Staging, CACHE_LINE, PANEL_BYTES};
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
 use crate::platform::out::Out;
 use crate::platform::simd::strips::Strips;
 use crate::platform::simd::{self, Stores};
-
-/// Bytes of destination a panel stages in the cache before streaming it out (and of every
-/// staging buffer: `seams` stages its source runs in one too).
-pub(super) const PANEL_BYTES: usize = 64 << 10;
 
 /// Destination rows of at most this many bytes that are not whole lines starting on one are
 /// staged in panels (a panel holds at least 64 of them). Streamed from the strips instead, such rows end and start inside
@@ -21,10 +17,6 @@ pub(super) const PANEL_BYTES: usize = 64 << 10;
 /// rows of 160 to 800 bytes (f32 C = 40, 72, 100, 200; f16 C = 80, 100) ran at 0.33–0.47 of a
 /// streaming copy, through panels at 0.53–0.81 (same process).
 const PANEL_ROW_BYTES: usize = 1024;
-
-/// A panel's staging buffer, on cache-line boundaries.
-#[repr(C, align(64))]
-pub(super) struct Staging(pub(super) [u8; PANEL_BYTES]);
 
 /// A streamed plane whose destination rows are dense, narrow, and share cache lines (NHWC with
 /// C = 3: a line holds parts of several rows, or of two where the rows are not whole lines or

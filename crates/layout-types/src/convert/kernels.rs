@@ -151,7 +151,7 @@ pub(super) fn transpose<T: Element>(
         // Dense three-element pixels from three streams, streamed where this CPU can (an RGB
         // image's planes into its pixels, larger than the caches).
         let rgb = strips.streaming() && cols.extent == 3 && rows.dst == 3;
-        if rgb && streamed_pixels(src, s, cols.src as usize, dst.rb(), d, rows.extent) {
+        if rgb && streamed_pixels(strips.level(), src, s, cols.src as usize, dst.rb(), d, rows.extent) {
             return;
         }
         if by_panels(src, s, dst.rb(), d, rows, cols, strips)
@@ -166,14 +166,15 @@ pub(super) fn transpose<T: Element>(
 }
 
 /// Three streams of `n` elements (at `s`, `stream` apart) into `n` dense pixels of three at `d`
-/// with streaming stores ([`simd::interleave3_streamed`]); `false`, having written nothing,
-/// where this CPU has no streamed form. Staged through panels instead (as before, and still
+/// with streaming stores at `level` ([`simd::interleave3_streamed`]); `false`, having written
+/// nothing, where the level has no streamed form. Staged through panels instead (as before, and still
 /// below AVX-512), each pixel went through the cache and out again: on an AMD EPYC (Zen 4,
 /// AVX-512), C = 3 NCHW→NHWC, two threads, a scratch loop of `convert` alternating three
 /// times, panels → streamed: at 256 MiB f32 29.1–31.4 → 39.0–47.0 GB/s, f16 28.6–32.2 →
 /// 43.5–44.7, u8 29.2–32.1 → 41.7–43.2; at 16 MiB f32 31.0–35.4 → 46.2–47.0, f16 30.6–35.1 →
 /// 42.4–49.3, u8 29.7–31.3 → 42.2–48.1.
 fn streamed_pixels<T: Element>(
+    level: simd::Level,
     src: &[T],
     s: usize,
     stream: usize,
@@ -182,7 +183,7 @@ fn streamed_pixels<T: Element>(
     n: usize,
 ) -> bool {
     let streams: [&[T]; 3] = core::array::from_fn(|c| &src[s + c * stream..s + c * stream + n]);
-    simd::interleave3_streamed(dst.into_at(d..d + 3 * n), streams)
+    simd::interleave3_streamed(level, dst.into_at(d..d + 3 * n), streams)
 }
 
 /// [`transpose`] without strips: the SSE2 or SWAR blocks, the narrow loops, or the scalar loop.

@@ -209,15 +209,20 @@ pub(crate) fn interleave3_at<T: Element>(level: Level, mut dst: Out<'_, T>, stre
     }
 }
 
-/// [`interleave3`] with streaming stores, then a fence, where this CPU has a streamed form
-/// (AVX-512's permutes; bytes need VBMI's): positions up to the first that starts a line of
-/// `dst` and after the last whole group take ordinary stores. Returns `false`, having written
-/// nothing, where it has none. For outputs larger than the caches (an RGB image's planes into
-/// pixels): staged through a cache-resident panel before, each pixel was written twice.
-pub(crate) fn interleave3_streamed<T: Element>(mut dst: Out<'_, T>, streams: [&[T]; 3]) -> bool {
+/// [`interleave3`] with streaming stores, then a fence, where `level` (one the conversion chose,
+/// so one this CPU has) has a streamed form (AVX-512's permutes; bytes need VBMI's): positions
+/// up to the first that starts a line of `dst` and after the last whole group take ordinary
+/// stores. Returns `false`, having written nothing, where it has none. For outputs larger than
+/// the caches (an RGB image's planes into pixels): staged through a cache-resident panel
+/// before, each pixel was written twice.
+pub(crate) fn interleave3_streamed<T: Element>(
+    level: Level,
+    mut dst: Out<'_, T>,
+    streams: [&[T]; 3],
+) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        let level = Level::detected();
+        let level = level.min(Level::detected());
         let has = match T::SIZE {
             1 => x86::streams_interleave3::<1>(level),
             2 => x86::streams_interleave3::<2>(level),
@@ -237,10 +242,10 @@ pub(crate) fn interleave3_streamed<T: Element>(mut dst: Out<'_, T>, streams: [&[
         let to = unsafe { dst.at(3 * head..3 * n).bytes().into_places() };
         let done = match (head < n, T::SIZE) {
             (false, _) => n,
-            (true, 1) => head + x86::interleave3_streamed::<1>(to, from),
-            (true, 2) => head + x86::interleave3_streamed::<2>(to, from),
-            (true, 4) => head + x86::interleave3_streamed::<4>(to, from),
-            (true, _) => head + x86::interleave3_streamed::<8>(to, from),
+            (true, 1) => head + x86::interleave3_streamed::<1>(level, to, from),
+            (true, 2) => head + x86::interleave3_streamed::<2>(level, to, from),
+            (true, 4) => head + x86::interleave3_streamed::<4>(level, to, from),
+            (true, _) => head + x86::interleave3_streamed::<8>(level, to, from),
         };
         for i in (0..head).chain(done..n) {
             dst.at(3 * i..3 * i + 3).copy_from(&[a[i], b[i], c[i]]);
@@ -250,7 +255,7 @@ pub(crate) fn interleave3_streamed<T: Element>(mut dst: Out<'_, T>, streams: [&[
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let _ = (dst, streams);
+        let _ = (level, dst, streams);
         false
     }
 }

@@ -316,13 +316,13 @@ fn rgb_planes_interleave_like_the_definition() {
     }
 }
 
-/// Three streams into dense pixels with streaming stores ([`simd::interleave3_streamed`]), every
-/// element size, lengths around the groups and every start within a line, against the
-/// definition; elements around the pixels stay untouched. Where this CPU has no streamed form
-/// it must write nothing (and says SKIPPED).
+/// Three streams into dense pixels with streaming stores ([`simd::interleave3_streamed`]) at
+/// every level this CPU has, every element size, lengths around the groups and every start
+/// within a line, against the definition; elements around the pixels stay untouched. A level
+/// without a streamed form must write nothing (and says SKIPPED).
 #[test]
 fn rgb_planes_stream_into_pixels_like_the_definition() {
-    fn check<T: Element>() -> bool {
+    fn check<T: Element>(level: Level) -> bool {
         let fill = T::from_word(0xA5A5);
         let mut streamed = false;
         for n in (0..70).chain([200, 257, 1000, 1007, 4099]) {
@@ -331,7 +331,7 @@ fn rgb_planes_stream_into_pixels_like_the_definition() {
                 let src: Vec<T> = (0..3 * stream).map(|i| T::from_word((i * 37 + 11) as u64)).collect();
                 let mut dst = vec![fill; d + 3 * n + 4];
                 let streams = core::array::from_fn(|c| &src[c * stream..c * stream + n]);
-                let did = simd::interleave3_streamed(Out::new(&mut dst[d..d + 3 * n]), streams);
+                let did = simd::interleave3_streamed(level, Out::new(&mut dst[d..d + 3 * n]), streams);
                 let mut expected = vec![fill; d + 3 * n + 4];
                 for i in (0..n).filter(|_| did) {
                     for c in 0..3 {
@@ -340,17 +340,21 @@ fn rgb_planes_stream_into_pixels_like_the_definition() {
                 }
                 // Bits, not values: some of these f16 words are NaNs.
                 let bits = |v: &[T]| bytemuck::cast_slice::<T, u8>(v).to_vec();
-                assert_eq!(bits(&dst), bits(&expected), "size {}: n {n}, start {d}", T::SIZE);
+                assert_eq!(bits(&dst), bits(&expected), "{level:?} size {}: n {n}, start {d}", T::SIZE);
                 streamed |= did;
             }
         }
         streamed
     }
-    for (size, streamed) in
-        [(1, check::<u8>()), (2, check::<half::f16>()), (4, check::<f32>()), (8, check::<f64>())]
-    {
-        if !streamed {
-            println!("SKIPPED: streamed pixels of {size}-byte elements: no streamed form on this CPU");
+    for level in Level::ALL.into_iter().filter(|l| l.available()) {
+        let sizes = [(1, check::<u8>(level)), (2, check::<half::f16>(level))];
+        for (size, streamed) in sizes.into_iter().chain([(4, check::<f32>(level)), (8, check::<f64>(level))])
+        {
+            if !streamed {
+                println!(
+                    "SKIPPED: streamed pixels of {size}-byte elements at {level:?}: no streamed form there"
+                );
+            }
         }
     }
 }

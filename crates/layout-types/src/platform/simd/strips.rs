@@ -92,6 +92,11 @@ impl Strips {
         Strips { whole_line_bytes, ..self }
     }
 
+    /// The SIMD level the strips run at (one this CPU has).
+    pub(crate) fn level(&self) -> Level {
+        self.level
+    }
+
     /// Whether there are strips for the element size at this level: always, but for 1-byte
     /// elements below AVX2. SSE2's 1-byte strip is four 16×16 blocks side by side, which lost
     /// to the SSE2 blocks of `convert::kernels` (measured: u8 NHWC→NCHW at 256 MiB 0.29 of the

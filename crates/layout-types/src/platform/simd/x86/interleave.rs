@@ -84,15 +84,17 @@ pub(in crate::platform) fn streams_interleave3<const W: usize>(level: Level) -> 
 
 /// [`interleave3`]'s AVX-512 groups with streaming stores, each output register one line, into
 /// `dst`, which starts on a line; returns the positions done (whole groups of 64 bytes of each
-/// stream, from the first). The caller fences; [`streams_interleave3`] is true for `W`.
+/// stream, from the first). The caller fences; `level` is one the CPU has, and
+/// [`streams_interleave3`] is true for it and `W`.
 pub(in crate::platform) fn interleave3_streamed<const W: usize>(
+    level: Level,
     dst: &mut [MaybeUninit<u8>],
     [a, b, c]: [&[u8]; 3],
 ) -> usize {
     let n = a.len().min(b.len()).min(c.len()).min(dst.len() / 3);
     let wide = n / 64 * 64;
     assert!(
-        streams_interleave3::<W>(Level::detected()) && (dst.as_ptr() as usize).is_multiple_of(64),
+        level.available() && streams_interleave3::<W>(level) && (dst.as_ptr() as usize).is_multiple_of(64),
         "a streamed interleave without AVX-512, or off a line"
     );
     let (dst_wide, streams_wide) = (&mut dst[..3 * wide], [&a[..wide], &b[..wide], &c[..wide]]);

@@ -26,10 +26,11 @@
 //! ([`by_panels`]; C = 3 where the CPU has AVX-512 streams its pixels straight from the
 //! permutes instead: [`streamed_pixels`]); dense rows of two lines or more that start inside
 //! one go to the strips where those stream them directly, and the strips stream the lines
-//! across two rows (seams) from a staged copy of their source runs ([`seams`]). Long destination rows whose strips do not stream them directly (bytes,
-//! AVX2's halves, bytes below AVX2 without strips), and at AVX2 every size whose tiles' sources
-//! are contiguous blocks (NHWC→NCHW with C ≤ 64), go through staged tiles transposed in the
-//! cache and streamed out, each next tile's source prefetched meanwhile where its runs are back
+//! across two rows (seams) from a staged copy of their source runs ([`seams`]). Long
+//! destination rows whose strips do not stream them directly (bytes, AVX2's halves, bytes
+//! below AVX2 without strips), and at AVX2 every size whose tiles' sources are contiguous
+//! blocks (NHWC→NCHW with C ≤ 64), go through staged tiles transposed in the cache and
+//! streamed out, each next tile's source prefetched meanwhile where its runs are back
 //! to back or near ([`by_staged_tiles`]). Strips whose source runs the caches cannot hold together
 //! copy them into a staging buffer first ([`by_staged_source`]): streamed byte strips, which read
 //! 64 runs far apart at once, and AVX2's in cache or from the last-level cache, where more runs
@@ -167,9 +168,9 @@ pub(super) fn transpose<T: Element>(
 
 /// Three streams of `n` elements (at `s`, `stream` apart) into `n` dense pixels of three at `d`
 /// with streaming stores at `level` ([`simd::interleave3_streamed`]); `false`, having written
-/// nothing, where the level has no streamed form. Staged through panels instead (as before, and still
-/// below AVX-512), each pixel went through the cache and out again: on an AMD EPYC (Zen 4,
-/// AVX-512), C = 3 NCHW→NHWC, two threads, a scratch loop of `convert` alternating three
+/// nothing, where the level has no streamed form. Staged through panels instead (as before,
+/// and still below AVX-512), each pixel went through the cache and out again: on an AMD EPYC
+/// (Zen 4, AVX-512), C = 3 NCHW→NHWC, two threads, a scratch loop of `convert` alternating three
 /// times, panels → streamed: at 256 MiB f32 29.1–31.4 → 39.0–47.0 GB/s, f16 28.6–32.2 →
 /// 43.5–44.7, u8 29.2–32.1 → 41.7–43.2; at 16 MiB f32 31.0–35.4 → 46.2–47.0, f16 30.6–35.1 →
 /// 42.4–49.3, u8 29.7–31.3 → 42.2–48.1.

@@ -62,16 +62,15 @@ pub(super) fn by_strips<T: Element>(
     };
     let n_cols = (cols.extent - head) / strips.cols() * strips.cols();
     let n_rows = rows.extent / strips.rows() * strips.rows();
+    if n_cols == 0 || n_rows == 0 {
+        return false;
+    }
     // Where dense rows of whole lines start inside one, the lines across two rows (seams) are
-    // streamed whole (rows of one line are all seams); the edges then hold only the rows the
-    // seams leave.
+    // streamed whole; the edges then hold only the rows the seams leave.
     let seams = match tall {
         Some(_) => 0,
         None => stream_seams(src, s, dst.rb(), d, rows, cols, strips, head),
     };
-    if (n_cols == 0 && seams == 0) || n_rows == 0 {
-        return false;
-    }
     let (s0, d0) = (s + head * src_stride, d + head);
     let (mut along_rows, (mut tr, mut tc)) = tiling::<T>(src_stride, dst_stride);
     // Tall strips' dense rows of half a line are whole lines two by two.

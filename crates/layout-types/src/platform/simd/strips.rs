@@ -145,9 +145,9 @@ impl Strips {
         }
         let register = match self.level {
             // Bytes at AVX-512 take 32-row strips (AVX2's blocks, or two of them paired in
-            // 64-byte registers when streamed on Intel's cores: `whole_line_bytes`): a 64-byte register's block is 64 registers,
-            // which spill (measured: u8 NCHW→NHWC at 256 MiB 0.29 of the strongest copy, 0.61
-            // with 32-row strips).
+            // 64-byte registers when streamed on Intel's cores: `whole_line_bytes`): a 64-byte
+            // register's block is 64 registers, which spill (measured: u8 NCHW→NHWC at 256 MiB
+            // 0.29 of the strongest copy, 0.61 with 32-row strips).
             Level::Avx512 if self.size == 1 => 32,
             Level::Avx512 => 64,
             Level::Avx2 => 32,

@@ -138,13 +138,13 @@ const fn interleave3_permutes(w: usize) -> ([[[u8; 64]; 3]; 2], [u64; 3]) {
 }
 
 /// The loop [`interleave3_avx512`] and [`interleave3_vbmi`] share, for `$w`-byte elements: per
-/// group of 64 bytes of each stream, output register `$k` (0..3), stored with `$store`
-/// (unaligned, or streamed into a line), is `$permute`, of the loaded
+/// group of 64 bytes of each stream, output register `$k` (0..3), streamed into its line where
+/// `$stream` (a constant) and stored unaligned otherwise, is `$permute`, of the loaded
 /// registers `$va`, `$vb`, `$vc`, register `$k`'s index tables `$ab` (streams 0 and 1) and `$cc`
 /// (stream 2), and `$from_c`, the masks of the elements from stream 2 (`interleave3_permutes`).
 /// Expands to unsafe code: the caller's function has the features its permutes need.
 macro_rules! interleave3_groups {
-    ($w:expr, $store:ident, $dst:expr, [$a:expr, $b:expr, $c:expr],
+    ($w:expr, $stream:expr, $dst:expr, [$a:expr, $b:expr, $c:expr],
      |$va:ident, $vb:ident, $vc:ident, $ab:ident, $cc:ident, $from_c:ident, $k:ident| $permute:expr) => {{
         let (indices, $from_c) = const { interleave3_permutes($w) };
         // SAFETY: every index table is 64 bytes of a constant; unaligned loads.
@@ -158,7 +158,11 @@ macro_rules! interleave3_groups {
                 let [$va, $vb, $vc] = [a, b, c].map(|x| _mm512_loadu_si512(x.as_ptr().cast()));
                 for $k in 0..3 {
                     let ($ab, $cc) = (ab[$k], cc[$k]);
-                    $store(out[64 * $k..].as_mut_ptr().cast(), $permute);
+                    let (to, v) = (out[64 * $k..].as_mut_ptr().cast(), $permute);
+                    match $stream {
+                        true => _mm512_stream_si512(to, v),
+                        false => _mm512_storeu_si512(to, v),
+                    }
                 }
             }
         }
@@ -174,18 +178,9 @@ unsafe fn interleave3_avx512<const W: usize, const STREAM: bool>(
     dst: &mut [MaybeUninit<u8>],
     [a, b, c]: [&[u8]; 3],
 ) {
-    match STREAM {
-        true => {
-            interleave3_groups!(W, _mm512_stream_si512, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
-                permute3::<W>([va, vb, vc], ab, cc, from_c[k])
-            })
-        }
-        false => {
-            interleave3_groups!(W, _mm512_storeu_si512, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
-                permute3::<W>([va, vb, vc], ab, cc, from_c[k])
-            })
-        }
-    }
+    interleave3_groups!(W, STREAM, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
+        permute3::<W>([va, vb, vc], ab, cc, from_c[k])
+    })
 }
 
 /// Output register of [`interleave3_avx512`] for `W`-byte elements (2, 4 or 8): streams 0 and 1
@@ -210,18 +205,9 @@ fn permute3<const W: usize>([va, vb, vc]: [__m512i; 3], ab: __m512i, cc: __m512i
 /// and `dst` three times their bytes; with `STREAM`, `dst` starts on a line.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 unsafe fn interleave3_vbmi<const STREAM: bool>(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) {
-    match STREAM {
-        true => {
-            interleave3_groups!(1, _mm512_stream_si512, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
-                _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(va, ab, vb), from_c[k], cc, vc)
-            })
-        }
-        false => {
-            interleave3_groups!(1, _mm512_storeu_si512, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
-                _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(va, ab, vb), from_c[k], cc, vc)
-            })
-        }
-    }
+    interleave3_groups!(1, STREAM, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
+        _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(va, ab, vb), from_c[k], cc, vc)
+    })
 }
 
 /// The tables of [`interleave3_avx2`] for `w`-byte elements (4 or 8), in 4-byte units (`vpermd`'s):

@@ -23,8 +23,8 @@
 //! dense, up to 1 KiB, and neither whole lines nor half lines starting on one (NHWC with C = 3
 //! or 40 f32), so that lines hold parts of two or more rows, is staged instead: panels of whole
 //! rows are transposed into a cache-resident buffer and streamed out as one run
-//! ([`by_panels`]; C = 3 where the CPU has AVX-512 streams its pixels straight from the
-//! permutes instead: [`streamed_pixels`]); dense rows of two lines or more that start inside
+//! ([`by_panels`]; C = 3 streams its pixels straight from the shuffles instead, at every level
+//! but the portable one: [`streamed_pixels`]); dense rows of two lines or more that start inside
 //! one go to the strips where those stream them directly, and the strips stream the lines
 //! across two rows (seams) from a staged copy of their source runs ([`seams`]). Long
 //! destination rows whose strips do not stream them directly (bytes, AVX2's halves, bytes
@@ -168,12 +168,17 @@ pub(super) fn transpose<T: Element>(
 
 /// Three streams of `n` elements (at `s`, `stream` apart) into `n` dense pixels of three at `d`
 /// with streaming stores at `level` ([`simd::interleave3_streamed`]); `false`, having written
-/// nothing, where the level has no streamed form. Staged through panels instead (as before,
-/// and still below AVX-512), each pixel went through the cache and out again: on an AMD EPYC
-/// (Zen 4, AVX-512), C = 3 NCHW→NHWC, two threads, a scratch loop of `convert` alternating three
-/// times, panels → streamed: at 256 MiB f32 29.1–31.4 → 39.0–47.0 GB/s, f16 28.6–32.2 →
+/// nothing, where the level has no streamed form (the portable level; SSE2's 4- and 8-byte
+/// elements, and bytes and halves without SSSE3). Staged through panels instead (as those
+/// still are), each pixel went through the cache and out again: on an AMD EPYC (Zen 4), C = 3
+/// NCHW→NHWC, two threads, a scratch loop of `convert` alternating three times, panels →
+/// streamed, at AVX-512: at 256 MiB f32 29.1–31.4 → 39.0–47.0 GB/s, f16 28.6–32.2 →
 /// 43.5–44.7, u8 29.2–32.1 → 41.7–43.2; at 16 MiB f32 31.0–35.4 → 46.2–47.0, f16 30.6–35.1 →
-/// 42.4–49.3, u8 29.7–31.3 → 42.2–48.1.
+/// 42.4–49.3, u8 29.7–31.3 → 42.2–48.1. The level forced to AVX2 (AVX2's permutes for f32,
+/// SSSE3's shuffle for f16 and u8): at 256 MiB f32 29.3–34.1 → 44.4–46.8, f16 29.2–32.8 →
+/// 46.5–48.1, u8 29.1–31.1 → 45.6–45.7; at 16 MiB f32 32.3–36.7 → 44.9–47.7, f16 30.5–33.2 →
+/// 42.1–47.8, u8 26.8–35.3 → 43.8–46.2. Forced to SSE2, at 256 MiB f16 27.4–30.2 → 46.4–47.9,
+/// u8 25.1–29.8 → 44.8–48.6.
 fn streamed_pixels<T: Element>(
     level: simd::Level,
     src: &[T],

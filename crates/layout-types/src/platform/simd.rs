@@ -13,6 +13,7 @@
 //! # Ok::<(), typed_layout::LayoutError>(())
 //! ```
 
+use core::ops::Range;
 use std::sync::OnceLock;
 
 use crate::dtype::Element;
@@ -203,53 +204,46 @@ pub(crate) fn interleave3_at<T: Element>(level: Level, mut dst: Out<'_, T>, stre
         let _ = (level, from);
         0
     };
-    let [a, b, c] = streams;
-    for (i, mut px) in dst.chunks_exact(3).enumerate().skip(done) {
-        px.copy_from(&[a[i], b[i], c[i]]);
+    let n = streams.iter().map(|s| s.len()).min().unwrap_or(0).min(dst.len() / 3);
+    pixels_one_by_one(dst, streams, done..n);
+}
+
+/// Positions `at` of three streams into their three-element pixels of `dst`, one by one (the
+/// ends the groups leave).
+fn pixels_one_by_one<T: Element>(mut dst: Out<'_, T>, [a, b, c]: [&[T]; 3], at: Range<usize>) {
+    for i in at {
+        dst.at(3 * i..3 * i + 3).copy_from(&[a[i], b[i], c[i]]);
     }
 }
 
 /// [`interleave3`] with streaming stores, then a fence, where `level` (one the conversion chose,
-/// so one this CPU has) has a streamed form (AVX-512's permutes; bytes need VBMI's): positions
-/// up to the first that starts a line of `dst` and after the last whole group take ordinary
-/// stores. Returns `false`, having written nothing, where it has none. For outputs larger than
-/// the caches (an RGB image's planes into pixels): staged through a cache-resident panel
-/// before, each pixel was written twice.
-pub(crate) fn interleave3_streamed<T: Element>(
-    level: Level,
-    mut dst: Out<'_, T>,
-    streams: [&[T]; 3],
-) -> bool {
+/// so one this CPU has) has a streamed form: [`interleave3`]'s groups of AVX-512, AVX2 (4- and
+/// 8-byte elements) and SSSE3 (bytes and halves, where the CPU has it), all but the portable
+/// level's. Positions up to the first that starts a line of `dst` and after the last whole
+/// group take ordinary stores. Returns `false`, having written nothing, where it has none. For
+/// outputs larger than the caches (an RGB image's planes into pixels): staged through a
+/// cache-resident panel before, each pixel was written twice.
+pub(crate) fn interleave3_streamed<T: Element>(level: Level, dst: Out<'_, T>, streams: [&[T]; 3]) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
+        let mut dst = dst;
         let level = level.min(Level::detected());
-        let has = match T::SIZE {
-            1 => x86::streams_interleave3::<1>(level),
-            2 => x86::streams_interleave3::<2>(level),
-            4 => x86::streams_interleave3::<4>(level),
-            _ => x86::streams_interleave3::<8>(level),
-        };
-        if !has {
-            return false;
-        }
-        let [a, b, c] = streams;
-        let n = a.len().min(b.len()).min(c.len()).min(dst.len() / 3);
+        let n = streams.iter().map(|s| s.len()).min().unwrap_or(0).min(dst.len() / 3);
         // Positions before the first that starts a line (three elements a position); all of
         // them where none of the first 64 does (a short run).
         let head = (0..n.min(64)).find(|h| dst.address(3 * h).is_multiple_of(64)).unwrap_or(n);
-        let from: [&[u8]; 3] = [&a[head..n], &b[head..n], &c[head..n]].map(bytemuck::cast_slice);
+        let from: [&[u8]; 3] = streams.map(|s| bytemuck::cast_slice(&s[head..n]));
         // SAFETY: the streamed groups store bytes of the three streams, values, into `to`.
         let to = unsafe { dst.at(3 * head..3 * n).bytes().into_places() };
-        let done = match (head < n, T::SIZE) {
-            (false, _) => n,
-            (true, 1) => head + x86::interleave3_streamed::<1>(level, to, from),
-            (true, 2) => head + x86::interleave3_streamed::<2>(level, to, from),
-            (true, 4) => head + x86::interleave3_streamed::<4>(level, to, from),
-            (true, _) => head + x86::interleave3_streamed::<8>(level, to, from),
+        let done = match T::SIZE {
+            1 => x86::interleave3_streamed::<1>(level, to, from),
+            2 => x86::interleave3_streamed::<2>(level, to, from),
+            4 => x86::interleave3_streamed::<4>(level, to, from),
+            _ => x86::interleave3_streamed::<8>(level, to, from),
         };
-        for i in (0..head).chain(done..n) {
-            dst.at(3 * i..3 * i + 3).copy_from(&[a[i], b[i], c[i]]);
-        }
+        let Some(done) = done.map(|d| head + d) else { return false };
+        pixels_one_by_one(dst.rb(), streams, 0..head);
+        pixels_one_by_one(dst, streams, done..n);
         fence();
         true
     }

@@ -318,8 +318,9 @@ fn rgb_planes_interleave_like_the_definition() {
 
 /// Three streams into dense pixels with streaming stores ([`simd::interleave3_streamed`]) at
 /// every level this CPU has, every element size, lengths around the groups and every start
-/// within a line, against the definition; elements around the pixels stay untouched. A level
-/// without a streamed form must write nothing (and says SKIPPED).
+/// within a line, against the definition; elements around the pixels stay untouched. Every
+/// level from AVX2 up streams every size, SSE2 bytes and halves where the CPU has SSSE3; a
+/// level without a streamed form must write nothing (and says SKIPPED).
 #[test]
 fn rgb_planes_stream_into_pixels_like_the_definition() {
     fn check<T: Element>(level: Level) -> bool {
@@ -346,10 +347,16 @@ fn rgb_planes_stream_into_pixels_like_the_definition() {
         }
         streamed
     }
+    #[cfg(target_arch = "x86_64")]
+    let ssse3 = is_x86_feature_detected!("ssse3");
+    #[cfg(not(target_arch = "x86_64"))]
+    let ssse3 = false;
     for level in Level::ALL.into_iter().filter(|l| l.available()) {
         let sizes = [(1, check::<u8>(level)), (2, check::<half::f16>(level))];
         for (size, streamed) in sizes.into_iter().chain([(4, check::<f32>(level)), (8, check::<f64>(level))])
         {
+            let has = level >= Level::Avx2 || (level == Level::Sse2 && size <= 2 && ssse3);
+            assert_eq!(streamed, has, "{level:?}: whether {size}-byte elements stream");
             if !streamed {
                 println!(
                     "SKIPPED: streamed pixels of {size}-byte elements at {level:?}: no streamed form there"

@@ -104,7 +104,7 @@ mod interleave;
 mod transpose;
 
 pub(super) use halves::{byte_halves, float_halves, half_pixels, half_pixels_streamed};
-pub(super) use interleave::{interleave3, interleave3_streamed, streams_interleave3};
+pub(super) use interleave::{interleave3, interleave3_streamed};
 
 /// Whether this CPU converts f32 to f16 in hardware (F16C, with the AVX it is encoded in).
 pub(super) fn has_f16c() -> bool {

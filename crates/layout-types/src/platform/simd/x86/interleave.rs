@@ -59,7 +59,7 @@ pub(in crate::platform) fn interleave3<const W: usize>(
     // and `narrow` is 0 where `avx2` is not: `W` is 4 or 8 there).
     unsafe {
         if avx2 > 0 {
-            interleave3_avx2::<W>(&mut dst[..3 * avx2], [&a[..avx2], &b[..avx2], &c[..avx2]]);
+            interleave3_avx2::<W, false>(&mut dst[..3 * avx2], [&a[..avx2], &b[..avx2], &c[..avx2]]);
         }
         let (dst_wide, streams_wide) = (&mut dst[..3 * wide], [&a[..wide], &b[..wide], &c[..wide]]);
         match W {
@@ -70,44 +70,51 @@ pub(in crate::platform) fn interleave3<const W: usize>(
         if narrow > 0 {
             let (streams, end) = (wide..wide + narrow, 3 * (wide + narrow));
             let (a, b, c) = (&a[streams.clone()], &b[streams.clone()], &c[streams]);
-            interleave3_ssse3::<W>(&mut dst[3 * wide..end], [a, b, c]);
+            interleave3_ssse3::<W, false>(&mut dst[3 * wide..end], [a, b, c]);
         }
     }
     (wide + narrow + avx2) / W
 }
 
-/// Whether [`interleave3_streamed`] has a form for `W`-byte elements at `level` (one the CPU
-/// has): AVX-512's permutes (bytes need VBMI's).
-pub(in crate::platform) fn streams_interleave3<const W: usize>(level: Level) -> bool {
-    level == Level::Avx512 && (W >= 2 || has_vbmi())
-}
-
-/// [`interleave3`]'s AVX-512 groups with streaming stores, each output register one line, into
-/// `dst`, which starts on a line; returns the positions done (whole groups of 64 bytes of each
-/// stream, from the first). The caller fences; `level` is one the CPU has, and
-/// [`streams_interleave3`] is true for it and `W`.
+/// [`interleave3`] with streaming stores into `dst`, which starts on a line: the same groups
+/// (AVX-512's, AVX2's or SSSE3's, as `level` and `W` pick them), each store a whole register
+/// and the registers back to back, so every line is written whole. Returns the positions done
+/// (whole groups of 64 bytes of each stream, 192 of `dst`, from the first), or `None`, having
+/// written nothing, where `level` (one the CPU has) has no such groups for `W`-byte elements
+/// (the portable level; bytes and halves without SSSE3). The caller fences; an empty `dst` may
+/// start anywhere.
 pub(in crate::platform) fn interleave3_streamed<const W: usize>(
     level: Level,
     dst: &mut [MaybeUninit<u8>],
     [a, b, c]: [&[u8]; 3],
-) -> usize {
+) -> Option<usize> {
+    assert!(
+        level.available() && (dst.is_empty() || (dst.as_ptr() as usize).is_multiple_of(64)),
+        "a streamed interleave at a level this CPU lacks, or off a line"
+    );
+    let avx512 = level == Level::Avx512 && (W >= 2 || has_vbmi());
+    let avx2 = !avx512 && level >= Level::Avx2 && W >= 4;
+    let ssse3 = !avx512 && level > Level::Portable && W <= 2 && has_ssse3();
+    if !(avx512 || avx2 || ssse3) {
+        return None;
+    }
     let n = a.len().min(b.len()).min(c.len()).min(dst.len() / 3);
     let wide = n / 64 * 64;
-    assert!(
-        level.available() && streams_interleave3::<W>(level) && (dst.as_ptr() as usize).is_multiple_of(64),
-        "a streamed interleave without AVX-512, or off a line"
-    );
     let (dst_wide, streams_wide) = (&mut dst[..3 * wide], [&a[..wide], &b[..wide], &c[..wide]]);
-    // SAFETY: AVX-512 (and VBMI for bytes) is on this CPU (asserted); whole groups inside every
-    // slice (`wide` is at most `n`); `dst` starts on a line (asserted), so every group's three
-    // registers are whole lines (192 bytes a group).
+    // SAFETY: the level's features are on this CPU (asserted; VBMI and SSSE3 detected), and
+    // AVX2 is at `level` or below it; whole groups inside every slice (`wide` is at most `n`,
+    // and a multiple of each kind's group); `dst` starts on a line (asserted), so each group's
+    // stores are aligned to their width (192, 96 and 48 bytes a group) and a line's stores are
+    // back to back.
     unsafe {
         match W {
+            _ if avx2 => interleave3_avx2::<W, true>(dst_wide, streams_wide),
+            _ if ssse3 => interleave3_ssse3::<W, true>(dst_wide, streams_wide),
             1 => interleave3_vbmi::<true>(dst_wide, streams_wide),
             _ => interleave3_avx512::<W, true>(dst_wide, streams_wide),
         }
     }
-    wide / W
+    Some(wide / W)
 }
 
 /// The permutes of `interleave3_avx512` and `interleave3_vbmi` for `w`-byte elements, `L = 64 / w`
@@ -252,9 +259,12 @@ const fn interleave3_avx2_tables(w: usize) -> ([[u32; 8]; 3], [[[u8; 32]; 3]; 2]
 /// # Safety
 ///
 /// The CPU has AVX2; the streams hold whole groups of 32 bytes of equal count and `dst` three
-/// times their bytes; `W` is 4 or 8.
+/// times their bytes; `W` is 4 or 8; with `STREAM`, `dst` starts on 32 bytes.
 #[target_feature(enable = "avx2")]
-unsafe fn interleave3_avx2<const W: usize>(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) {
+unsafe fn interleave3_avx2<const W: usize, const STREAM: bool>(
+    dst: &mut [MaybeUninit<u8>],
+    [a, b, c]: [&[u8]; 3],
+) {
     let (permutes, masks) = const { interleave3_avx2_tables(W) };
     // SAFETY: every table is 32 bytes of a constant; unaligned loads.
     let load = |t: *const u8| unsafe { _mm256_loadu_si256(t.cast()) };
@@ -268,7 +278,11 @@ unsafe fn interleave3_avx2<const W: usize>(dst: &mut [MaybeUninit<u8>], [a, b, c
             let [pa, pb, pc] = [0, 1, 2].map(|s| _mm256_permutevar8x32_epi32(v[s], p[s]));
             for k in 0..3 {
                 let w = _mm256_blendv_epi8(_mm256_blendv_epi8(pa, pb, m1[k]), pc, m2[k]);
-                _mm256_storeu_si256(out[32 * k..].as_mut_ptr().cast(), w);
+                let to = out[32 * k..].as_mut_ptr().cast();
+                match STREAM {
+                    true => _mm256_stream_si256(to, w),
+                    false => _mm256_storeu_si256(to, w),
+                }
             }
         }
     }
@@ -291,9 +305,12 @@ const fn interleave3_masks(w: usize) -> [[[u8; 16]; 3]; 3] {
 /// # Safety
 ///
 /// The CPU has SSSE3; the streams hold whole groups of 16 bytes of equal count and `dst` three
-/// times their bytes.
+/// times their bytes; with `STREAM`, `dst` starts on 16 bytes.
 #[target_feature(enable = "ssse3")]
-unsafe fn interleave3_ssse3<const W: usize>(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) {
+unsafe fn interleave3_ssse3<const W: usize, const STREAM: bool>(
+    dst: &mut [MaybeUninit<u8>],
+    [a, b, c]: [&[u8]; 3],
+) {
     let masks = const { interleave3_masks(W) };
     let m: [[__m128i; 3]; 3] = core::array::from_fn(|k| {
         core::array::from_fn(|s| {
@@ -309,7 +326,11 @@ unsafe fn interleave3_ssse3<const W: usize>(dst: &mut [MaybeUninit<u8>], [a, b, 
             for (k, m) in m.iter().enumerate() {
                 let lo = _mm_or_si128(_mm_shuffle_epi8(v[0], m[0]), _mm_shuffle_epi8(v[1], m[1]));
                 let w = _mm_or_si128(lo, _mm_shuffle_epi8(v[2], m[2]));
-                _mm_storeu_si128(out[16 * k..].as_mut_ptr().cast(), w);
+                let to = out[16 * k..].as_mut_ptr().cast();
+                match STREAM {
+                    true => _mm_stream_si128(to, w),
+                    false => _mm_storeu_si128(to, w),
+                }
             }
         }
     }

@@ -19,17 +19,38 @@ transposes, the strongest of its probes, back to back on all threads as the benc
 ONNX Runtime: under 2×, no pass in that pattern is twice as fast as ONNX Runtime ("-": the row
 has no probe on this CPU). Every result is checked against NumPy's. GB/s counts bytes read +
 written, best of the repetitions. The peers are timed back to back (each call finds the caches as
-the call before left them); so is the "hot" column, typed-layout into a buffer on all threads
-called back to back the same way by the bench, and `to_layout` likewise: the ONNX Runtime ratios
-use those two (the other typed-layout columns come from the bench's interleaved races). Prints
-one Markdown table; a peer that is not installed leaves its columns empty.
+the call before left them); so are the "hot" column, typed-layout into a buffer on all threads,
+and "to_layout hot", which the ONNX Runtime ratios use (the other typed-layout columns come from
+the bench's interleaved races). Given the bench's executable (the second argument, as
+`bench/peers.sh` passes it), those two are timed beside ONNX Runtime: per row, ONNX Runtime
+(both forms) and the bench's `TL_BENCH_HOT` run of the same row alternate
+`ALTERNATIONS` times and each keeps its best, so that both are timed in the same minutes of a
+machine whose speed drifts (taken minutes apart, a row's ratio moved by half between runs);
+without it they are the bench's own back-to-back times. Prints one Markdown table; a peer that
+is not installed leaves its columns empty.
 """
 
 import csv
+import os
+import subprocess
 import sys
 import time
 
 DTYPES = {"f32": "float32", "f16": "float16", "u8": "uint8"}
+
+# How many times ONNX Runtime and the bench's back-to-back run of a row take turns.
+ALTERNATIONS = 3
+
+
+def bench_hot(binary, row):
+    """The bench's back-to-back times of `row` (seconds: typed-layout into a buffer, `to_layout`)."""
+    env = dict(os.environ, TL_BENCH_HOT=row)
+    out = subprocess.run([binary, "--bench"], env=env, capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        if line.startswith("hot ") and line[4:].rsplit(" ", 2)[0] == row:
+            into, fresh = line.rsplit(" ", 2)[1:]
+            return float(into), float(fresh)
+    raise RuntimeError(f"the bench printed no hot times for {row}: {out!r}")
 
 
 def best(f, budget=1.0, least=3):
@@ -44,7 +65,7 @@ def best(f, budget=1.0, least=3):
     return min(times)
 
 
-def main(path):
+def main(path, binary=None):
     try:
         import numpy as np
     except ImportError:
@@ -72,6 +93,12 @@ def main(path):
         f"{threads} threads; ONNX Runtime {ort.__version__ if ort else '-'}, all threads)"
     )
     print()
+    if binary and ort:
+        print(
+            f"ONNX Runtime and typed-layout's hot columns (hot, to_layout hot) take turns {ALTERNATIONS} times "
+            "a row, each keeping its best."
+        )
+        print()
     print(
         "| row | typed-layout | 1 thread | hot | to_layout hot | NumPy | PyTorch | ORT | ORT fresh | "
         "typed-layout 1 thread / NumPy | typed-layout / PyTorch | typed-layout hot / ORT | "
@@ -123,21 +150,29 @@ def main(path):
                 [helper.make_tensor_value_info("y", types[r["dtype"]], [view[a] for a in axes])],
             )
             model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+            runs = []
             for arena in (True, False):
                 options = ort.SessionOptions()
                 options.enable_cpu_mem_arena = arena
                 session = ort.InferenceSession(
                     model.SerializeToString(), options, providers=["CPUExecutionProvider"]
                 )
-                run = lambda: session.run(None, {"x": x})[0]
+                run = lambda session=session: session.run(None, {"x": x})[0]
                 got = run()
                 assert np.array_equal(got, expected), r["row"]
                 owns.add((arena, bool(got.flags.owndata)))
                 del got
-                if arena:
-                    ort_gbps = gbps(best(run))
-                else:
-                    ort_fresh_gbps = gbps(best(run))
+                runs.append(run)
+            times = [float("inf")] * 4
+            for _ in range(ALTERNATIONS if binary else 1):
+                times[0] = min(times[0], best(runs[0]))
+                times[1] = min(times[1], best(runs[1]))
+                if binary:
+                    into, fresh_t = bench_hot(binary, r["row"])
+                    times[2], times[3] = min(times[2], into), min(times[3], fresh_t)
+            ort_gbps, ort_fresh_gbps = gbps(times[0]), gbps(times[1])
+            if binary:
+                hot, fresh = gbps(times[2]), gbps(times[3])
 
         show = lambda v, unit="": "-" if v is None else f"{v:.2f}{unit}"
         ratio = lambda a, b: None if a is None or b is None else a / b
@@ -155,4 +190,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "target/convert-bench.csv")
+    main(sys.argv[1] if len(sys.argv) > 1 else "target/convert-bench.csv", *sys.argv[2:3])

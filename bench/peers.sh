@@ -2,7 +2,7 @@
 # Runs the CPU conversion benchmark, then times NumPy, PyTorch and ONNX Runtime on the same rows
 # and prints one table of GB/s and ratios (bench/peers.py).
 #
-#   bench/peers.sh                 # every row (about 15 minutes on 2 cores)
+#   bench/peers.sh                 # every row (about 30 minutes on 2 cores)
 #   bench/peers.sh 256MiB          # a row filter: only the 256 MiB rows
 #   PEERS_INSTALL=1 bench/peers.sh # first install NumPy, PyTorch and ONNX Runtime into target/peers-venv
 #   PEERS_PYTHON=python3 bench/peers.sh   # use an interpreter that already has them
@@ -21,4 +21,12 @@ fi
 
 csv=$PWD/target/convert-bench.csv
 TL_BENCH_CSV=$csv cargo bench --bench convert -- "$@"
-"$python" bench/peers.py "$csv"
+# The bench's executable, which peers.py runs for one row's back-to-back times between its
+# timings of ONNX Runtime on that row.
+bin=$(cargo bench --bench convert --no-run --message-format=json 2>/dev/null |
+  "$python" -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "convert" and m.get("executable"):
+        print(m["executable"])')
+"$python" bench/peers.py "$csv" $bin

@@ -185,7 +185,15 @@ fn hot_best(mut f: impl FnMut()) -> Duration {
 struct Bench {
     one_thread: rayon::ThreadPool,
     filter: Option<String>,
+    /// Only the row named by [`HOT_ONLY`], only its back-to-back times ([`Bench::hot_only`]).
+    hot_only: bool,
 }
+
+/// The environment variable that names one row to time back to back only (typed-layout into
+/// its buffer and `to_layout`), printed as `hot ROW SECONDS SECONDS`: `bench/peers.py` runs the
+/// bench so between its timings of ONNX Runtime on the same row, so both are timed in the same
+/// minute of this machine's drifting speed.
+const HOT_ONLY: &str = "TL_BENCH_HOT";
 
 impl Bench {
     /// `f`'s time on the one-thread pool, measured on its worker: what a caller whose rayon pool
@@ -200,9 +208,25 @@ impl Bench {
         })
     }
 
-    /// Whether `row` is left out by the command line's filter.
+    /// Whether `row` is left out by the command line's filter (by [`HOT_ONLY`]'s name: every
+    /// row but that one).
     fn skips(&self, row: &str) -> bool {
-        self.filter.as_ref().is_some_and(|f| !row.contains(f.as_str()))
+        match self.hot_only {
+            true => self.filter.as_deref() != Some(row),
+            false => self.filter.as_ref().is_some_and(|f| !row.contains(f.as_str())),
+        }
+    }
+
+    /// [`HOT_ONLY`]'s times of `row`: typed-layout into `dst` and `to_layout`, each called back
+    /// to back ([`hot_best`]), after one call that faults the destination in.
+    fn hot_only<T: Sample, S: Layout, D: Layout>(row: &str, src: &Tensor<T, S>, dst: &mut Tensor<T, D>)
+    where
+        D::Family: SameFamily<S::Family>,
+    {
+        convert(src, &mut *dst).unwrap();
+        let into = hot_best(|| convert(black_box(src), &mut *dst).unwrap());
+        let fresh = hot_best(|| drop(black_box(src.to_layout::<D>().unwrap())));
+        println!("hot {row} {:e} {:e}", into.as_secs_f64(), fresh.as_secs_f64());
     }
 
     /// One row: `src` converted to `D`, raced against the copies and the peer, which sees the
@@ -226,6 +250,9 @@ impl Bench {
             .expect("the row's shape is valid");
         let fresh = || Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
         let mut dst = fresh();
+        if self.hot_only {
+            return Self::hot_only(&row, &src, &mut dst);
+        }
         convert(&src, &mut dst).unwrap();
         if size == "256MiB" {
             HUGE_PAGES.lock().unwrap().extend(huge_pages_mib());
@@ -368,10 +395,18 @@ fn main() {
     // `cargo bench --bench convert -- FILTER`: cargo passes `--bench` too.
     let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a one-thread pool");
-    let mut b = Bench { one_thread, filter };
+    let hot = std::env::var(HOT_ONLY).ok();
+    let (filter, hot_only) = match hot {
+        Some(row) => (Some(row), true),
+        None => (filter, false),
+    };
+    let mut b = Bench { one_thread, filter, hot_only };
     rows::<f32>(&mut b);
     rows::<f16>(&mut b);
     rows::<u8>(&mut b);
+    if hot_only {
+        return;
+    }
     b.fused_rows();
     let mut probes = Vec::new();
     probe::<f32>(&b, &mut probes);

@@ -13,8 +13,8 @@ use super::machine::wake_pool;
 use super::{hot_best, plane, Bench, Sample, IN_CACHE_RACE, PROBE_HOT};
 
 /// The limit probes of the 16 and 256 MiB rows: those that gather channel planes into pixels,
-/// NCHW→NHWC (64 channels), NCHW→NC/32HW32 and NCDHW→NDHWC (32 channels a pixel), each
-/// [`probe_channels_last`]; and row→column ([`probe_row_to_column`], and its writes alone:
+/// NCHW→NHWC (64 channels, and RGB's 3), NCHW→NC/32HW32 and NCDHW→NDHWC (32 channels a
+/// pixel), each [`probe_channels_last`]; and row→column ([`probe_row_to_column`], and its writes alone:
 /// [`probe_write_runs`]). The shapes are the rows' (`rows` in `convert.rs`).
 pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     for (size, mib, n) in [("16MiB", 16, 4), ("256MiB", 256, 16)] {
@@ -42,6 +42,16 @@ pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
         );
         let (m, k) = plane(elements / n);
         probe_row_to_column::<T>(b, out, &row("BMN row->col"), [n, m, k]);
+        // The C = 3 rows' shape (`rows` in `convert.rs`): three planes of `h × w3` pixels.
+        let w3 = elements.div_ceil(n * 3 * h).next_multiple_of(8);
+        probe_channels_last::<T, Nchw, Nhwc>(
+            b,
+            out,
+            &row("C=3 NCHW->NHWC"),
+            [n, 3, h, w3],
+            [n, 3, h * w3],
+            src,
+        );
         for lines in [1, 4] {
             probe_write_runs::<T>(b, out, size, [n, m, k], lines);
         }

@@ -262,6 +262,44 @@ pub(super) fn row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], siz
     x86::fence();
 }
 
+/// [`row_to_column_task`] in AVX-512's order for 2- and 4-byte elements: the same tiles and
+/// bands, down which a strip loads a line (64 bytes) of each of the band's `64 / size` source
+/// rows and streams a line of each of its `64 / size` destination rows (the library's 32×32 f16
+/// and 16×16 f32 strips), without the shuffles; then a store fence. Panics unless the elements
+/// are of 2 or 4 bytes, whole tiles and bands fit, the destination rows are whole lines
+/// starting on one, and the CPU passes [`avx512`].
+pub(super) fn row_to_column_avx512_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], size: usize) {
+    let (runs, row, col) = (64 / size, k * size, m * size); // source rows a band; bytes a row
+    assert!(avx512() && matches!(size, 2 | 4) && s.len() >= m * row && d.len() >= k * col);
+    assert!(row_to_column_fits([m, k], size));
+    assert!(d.as_ptr().align_offset(64) == 0);
+    for t0 in (0..row).step_by(SWEEP) {
+        for m0 in (0..m).step_by(runs) {
+            for b in (t0..t0 + SWEEP).step_by(64) {
+                let (from, to) = (m0 * row + b, b / size * col + m0 * size);
+                // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads 64
+                // bytes of source rows `m0..m0 + runs` (`m0 + runs <= m`) at byte `b` of each
+                // (`b + 64 <= row`: `row` is whole tiles), inside `s`, and streams `runs`
+                // lines, `col` bytes apart from `to` (destination rows `b / size ..` up to
+                // `(b + 64) / size <= k`, columns `m0 .. m0 + runs` of `m`: inside `d`), each
+                // on a line (`d`, `col` and `m0 * size = 64 · m0 / runs` are multiples of 64).
+                #[cfg(target_arch = "x86_64")]
+                unsafe {
+                    let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
+                    match runs {
+                        16 => x86::streamed_strip::<16>(src, row, dst, col),
+                        _ => x86::streamed_strip::<32>(src, row, dst, col),
+                    }
+                };
+                #[cfg(not(target_arch = "x86_64"))]
+                unreachable!("no AVX-512 here: asserted above {from} {to}");
+            }
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    x86::fence();
+}
+
 /// Bytes of a tile of [`row_to_column_task`] along each source row: the library's sweep
 /// (`SWEEP_BYTES`).
 const SWEEP: usize = 4096;

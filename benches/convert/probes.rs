@@ -202,25 +202,20 @@ fn limit_race(row: &str, limit_of: Option<&str>, bytes: usize, mut run: impl FnM
 
 /// The limit probe of the row→column row `of`: the library's streamed pass over large square
 /// planes without the shuffles, the same source runs and destination lines in the same order,
-/// a matrix a task on all threads ([`race_matrices`]). With AVX-512, its strips of whole lines
-/// for 2- and 4-byte elements (`strip_loops::row_to_column_avx512_task`); with AVX2 only, its
-/// strips of half lines (`strip_loops::row_to_column_task`). Left out elsewhere (AVX-512's
+/// a matrix a task on all threads ([`race_matrices`]; `strip_loops::row_to_column_task`). With
+/// AVX-512, its strips of whole lines for 2- and 4-byte elements; with AVX2 only, its strips of
+/// half lines. Left out elsewhere (AVX-512's
 /// bytes take AVX2's blocks in other orders) and where the matrices hold no whole tiles (a
 /// 2048-wide u8 matrix: its rows are shorter than the library's sweep).
 fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>, of: &str, nmk: [usize; 3]) {
-    use super::strip_loops::{
-        avx2, avx512, row_to_column_avx512_task, row_to_column_fits, row_to_column_task,
-    };
+    use super::strip_loops::{avx2, avx512, row_to_column_fits, row_to_column_task};
     let row = format!("{of} probe");
     let [_, m, k] = nmk;
     let wide = avx512() && T::SIZE >= 2;
     if b.skips(&row) || !(wide || (avx2() && !avx512())) || !row_to_column_fits([m, k], T::SIZE) {
         return;
     }
-    race_matrices::<T>(&row, Some(of), nmk, out, |s, d, mk| match wide {
-        true => row_to_column_avx512_task(s, d, mk, T::SIZE),
-        false => row_to_column_task(s, d, mk, T::SIZE),
-    });
+    race_matrices::<T>(&row, Some(of), nmk, out, |s, d, mk| row_to_column_task(s, d, mk, T::SIZE, wide));
 }
 
 /// The in-cache limit probe of a 1 MiB row: the transpose's access pattern without its

@@ -228,71 +228,46 @@ pub(super) fn streamed_task(s: &[u8], d: &mut [u8], t: usize, g: Streamed) {
 }
 
 /// The streamed row→column pass of one `m × k` matrix (bytes: `m` source rows of `k` elements
-/// of `size` bytes, into `k` destination rows of `m` elements) in the library's order with AVX2
-/// (`by_strips` on a large square plane), without the shuffles: tiles of 4 KiB along each
-/// source row (`SWEEP_BYTES`), in each a band of the `64 / size` source rows one destination
-/// line takes, down which a strip loads 32 bytes of each row and streams one line of each of
-/// its `32 / size` destination rows, a load pair and its line in turn; then a store fence.
-/// Panics unless the elements are of 1, 2 or 4 bytes, whole tiles and bands fit, the
-/// destination rows are whole lines starting on one, and the CPU has AVX2.
-pub(super) fn row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], size: usize) {
+/// of `size` bytes, into `k` destination rows of `m` elements) in the library's order
+/// (`by_strips` on a large square plane), without the shuffles: tiles of 4 KiB along each source
+/// row (`SWEEP_BYTES`), in each a band of the `64 / size` source rows one destination line
+/// takes, down which a strip loads a piece of each row and streams one line of each of its
+/// destination rows, then a store fence. With `wide` (AVX-512's strips of whole lines, 2- and
+/// 4-byte elements: the library's 32×32 f16 and 16×16 f32 strips) a strip loads a line of each
+/// row and streams a line of each of its `64 / size` destination rows; otherwise (AVX2's) 32
+/// bytes of each and a line of each of its `32 / size` rows, a load pair and its line in turn.
+/// Panics unless the elements are of 1, 2 or 4 bytes (2 or 4 `wide`), whole tiles and bands
+/// fit, the destination rows are whole lines starting on one, and the CPU has AVX2 (passes
+/// [`avx512`] where `wide`).
+pub(super) fn row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], size: usize, wide: bool) {
     let (runs, row, col) = (64 / size, k * size, m * size); // source rows a band; bytes a row
-    assert!(avx2() && matches!(size, 1 | 2 | 4) && s.len() >= m * row && d.len() >= k * col);
+    let has = if wide { avx512() && matches!(size, 2 | 4) } else { avx2() && matches!(size, 1 | 2 | 4) };
+    assert!(has && s.len() >= m * row && d.len() >= k * col);
     assert!(row_to_column_fits([m, k], size));
     assert!(d.as_ptr().align_offset(64) == 0);
+    let piece = if wide { 64 } else { 32 }; // bytes of each source row a strip loads
     for t0 in (0..row).step_by(SWEEP) {
         for m0 in (0..m).step_by(runs) {
-            for b in (t0..t0 + SWEEP).step_by(32) {
+            for b in (t0..t0 + SWEEP).step_by(piece) {
                 let (from, to) = (m0 * row + b, b / size * col + m0 * size);
-                // SAFETY: the CPU has AVX2 (asserted); the strip reads 32 bytes of source rows
-                // `m0..m0 + runs` (`m0 + runs <= m`) at byte `b < row` of each (inside `s`),
-                // and streams `runs / 2` lines, `col` bytes apart from `to` (destination rows
-                // `b / size ..` below `k`, columns `m0 .. m0 + runs` of `m`: inside `d`), each
-                // on a line (`d`, `col` and `m0 * size = 64 · m0 / runs` are multiples of 64).
-                #[cfg(target_arch = "x86_64")]
-                unsafe {
-                    x86::streamed_pairs_avx2(s.as_ptr().add(from), row, runs, d.as_mut_ptr().add(to), col)
-                };
-                #[cfg(not(target_arch = "x86_64"))]
-                unreachable!("no AVX2 here: asserted above {from} {to}");
-            }
-        }
-    }
-    #[cfg(target_arch = "x86_64")]
-    x86::fence();
-}
-
-/// [`row_to_column_task`] in AVX-512's order for 2- and 4-byte elements: the same tiles and
-/// bands, down which a strip loads a line (64 bytes) of each of the band's `64 / size` source
-/// rows and streams a line of each of its `64 / size` destination rows (the library's 32×32 f16
-/// and 16×16 f32 strips), without the shuffles; then a store fence. Panics unless the elements
-/// are of 2 or 4 bytes, whole tiles and bands fit, the destination rows are whole lines
-/// starting on one, and the CPU passes [`avx512`].
-pub(super) fn row_to_column_avx512_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], size: usize) {
-    let (runs, row, col) = (64 / size, k * size, m * size); // source rows a band; bytes a row
-    assert!(avx512() && matches!(size, 2 | 4) && s.len() >= m * row && d.len() >= k * col);
-    assert!(row_to_column_fits([m, k], size));
-    assert!(d.as_ptr().align_offset(64) == 0);
-    for t0 in (0..row).step_by(SWEEP) {
-        for m0 in (0..m).step_by(runs) {
-            for b in (t0..t0 + SWEEP).step_by(64) {
-                let (from, to) = (m0 * row + b, b / size * col + m0 * size);
-                // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads 64
+                // SAFETY: the CPU has the strip's features (asserted); the strip reads `piece`
                 // bytes of source rows `m0..m0 + runs` (`m0 + runs <= m`) at byte `b` of each
-                // (`b + 64 <= row`: `row` is whole tiles), inside `s`, and streams `runs`
-                // lines, `col` bytes apart from `to` (destination rows `b / size ..` up to
-                // `(b + 64) / size <= k`, columns `m0 .. m0 + runs` of `m`: inside `d`), each
-                // on a line (`d`, `col` and `m0 * size = 64 · m0 / runs` are multiples of 64).
+                // (`b + piece <= row`: `row` is whole tiles), inside `s`, and streams a line of
+                // each of its destination rows (`runs`, or `runs / 2`), `col` bytes apart from
+                // `to` (rows `b / size ..` up to `(b + piece) / size <= k`, columns
+                // `m0 .. m0 + runs` of `m`: inside `d`), each on a line (`d`, `col` and
+                // `m0 * size = 64 · m0 / runs` are multiples of 64).
                 #[cfg(target_arch = "x86_64")]
                 unsafe {
                     let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
-                    match runs {
-                        16 => x86::streamed_strip::<16>(src, row, dst, col),
-                        _ => x86::streamed_strip::<32>(src, row, dst, col),
+                    match (wide, runs) {
+                        (false, _) => x86::streamed_pairs_avx2(src, row, runs, dst, col),
+                        (true, 16) => x86::streamed_strip::<16>(src, row, dst, col),
+                        (true, _) => x86::streamed_strip::<32>(src, row, dst, col),
                     }
                 };
                 #[cfg(not(target_arch = "x86_64"))]
-                unreachable!("no AVX-512 here: asserted above {from} {to}");
+                unreachable!("no AVX2 here: asserted above {from} {to}");
             }
         }
     }

@@ -277,10 +277,13 @@ impl Bench {
         });
         let threads = rayon::current_num_threads();
         let s = src.as_slice();
+        // Eleven rounds at 256 MiB, not five: this host's memory bandwidth swings between
+        // windows of 45 and 60-70 GB/s, and with five rounds one contender could catch such a
+        // window where the others did not (the strongest copy read 38-67 GB/s between rows of
+        // one run, and a row's ratio moved by a third with it).
         let rounds = match bytes {
             b if b <= 4 << 20 => 41,
-            b if b <= 64 << 20 => 11,
-            _ => 5,
+            _ => 11,
         };
         // ndarray takes seconds a round at 256 MiB. Raced there, it left the memory the others
         // freed idle long enough for this machine class's host to take it back (the VM reports

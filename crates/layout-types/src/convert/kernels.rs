@@ -23,8 +23,9 @@
 //! dense, up to 1 KiB, and neither whole lines nor half lines starting on one (NHWC with C = 3
 //! or 40 f32), so that lines hold parts of two or more rows, is staged instead: panels of whole
 //! rows are transposed into a cache-resident buffer and streamed out as one run
-//! ([`by_panels`]; C = 3 streams its pixels straight from the shuffles instead, at every level
-//! but the portable one: [`streamed_pixels`]); dense rows of two lines or more that start inside
+//! ([`by_panels`]; C = 3 streams its pixels straight from the shuffles instead, from AVX2 up,
+//! and at SSE2 for bytes and halves where the CPU has SSSE3: [`streamed_pixels`]); dense rows of
+//! two lines or more that start inside
 //! one go to the strips where those stream them directly, and the strips stream the lines
 //! across two rows (seams) from a staged copy of their source runs ([`seams`]). Long
 //! destination rows whose strips do not stream them directly (bytes, AVX2's halves, bytes
@@ -189,7 +190,7 @@ fn streamed_pixels<T: Element>(
     n: usize,
 ) -> bool {
     let streams: [&[T]; 3] = core::array::from_fn(|c| &src[s + c * stream..s + c * stream + n]);
-    simd::interleave3_streamed(level, dst.into_at(d..d + 3 * n), streams)
+    simd::interleave3_streamed(level, dst.into_at(d..d + 3 * n), streams).is_some()
 }
 
 /// [`transpose`] without strips: the SSE2 or SWAR blocks, the narrow loops, or the scalar loop.

@@ -184,8 +184,13 @@ pub(crate) fn interleave3<T: Element>(dst: Out<'_, T>, streams: [&[T]; 3]) {
     interleave3_at(Level::detected(), dst, streams);
 }
 
-/// [`interleave3`] at `level` (one this CPU has, or lower: the tests run every level).
+/// [`interleave3`] at `level` (one this CPU has, or lower: the tests run every level). The
+/// streams hold `dst.len() / 3` elements each.
 pub(crate) fn interleave3_at<T: Element>(level: Level, mut dst: Out<'_, T>, streams: [&[T]; 3]) {
+    debug_assert!(
+        dst.len().is_multiple_of(3) && streams.iter().all(|s| s.len() == dst.len() / 3),
+        "three streams of one pixel's share of the destination each"
+    );
     let from: [&[u8]; 3] = streams.map(bytemuck::cast_slice);
     #[cfg(target_arch = "x86_64")]
     let done = {
@@ -218,12 +223,22 @@ fn pixels_one_by_one<T: Element>(mut dst: Out<'_, T>, [a, b, c]: [&[T]; 3], at: 
 
 /// [`interleave3`] with streaming stores, then a fence, where `level` (one the conversion chose,
 /// so one this CPU has) has a streamed form: [`interleave3`]'s groups of AVX-512, AVX2 (4- and
-/// 8-byte elements) and SSSE3 (bytes and halves, where the CPU has it), all but the portable
-/// level's. Positions up to the first that starts a line of `dst` and after the last whole
-/// group take ordinary stores. Returns `false`, having written nothing, where it has none. For
+/// 8-byte elements) and SSSE3 (bytes and halves, where the CPU has it; not SSE2's 4- and 8-byte
+/// elements, nor the portable level). Positions up to the first that starts a line of `dst` and
+/// after the last whole group take ordinary stores. Returns how many positions the streamed
+/// groups wrote, or `None`, having written nothing, where the level has no streamed form. For
 /// outputs larger than the caches (an RGB image's planes into pixels): staged through a
-/// cache-resident panel before, each pixel was written twice.
-pub(crate) fn interleave3_streamed<T: Element>(level: Level, dst: Out<'_, T>, streams: [&[T]; 3]) -> bool {
+/// cache-resident panel before, each pixel was written twice. The streams hold `dst.len() / 3`
+/// elements each.
+pub(crate) fn interleave3_streamed<T: Element>(
+    level: Level,
+    dst: Out<'_, T>,
+    streams: [&[T]; 3],
+) -> Option<usize> {
+    debug_assert!(
+        dst.len().is_multiple_of(3) && streams.iter().all(|s| s.len() == dst.len() / 3),
+        "three streams of one pixel's share of the destination each"
+    );
     #[cfg(target_arch = "x86_64")]
     {
         let mut dst = dst;
@@ -241,16 +256,16 @@ pub(crate) fn interleave3_streamed<T: Element>(level: Level, dst: Out<'_, T>, st
             4 => x86::interleave3_streamed::<4>(level, to, from),
             _ => x86::interleave3_streamed::<8>(level, to, from),
         };
-        let Some(done) = done.map(|d| head + d) else { return false };
+        let streamed = done?;
         pixels_one_by_one(dst.rb(), streams, 0..head);
-        pixels_one_by_one(dst, streams, done..n);
+        pixels_one_by_one(dst, streams, head + streamed..n);
         fence();
-        true
+        Some(streamed)
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = (level, dst, streams);
-        false
+        None
     }
 }
 

@@ -332,7 +332,19 @@ fn rgb_planes_stream_into_pixels_like_the_definition() {
                 let src: Vec<T> = (0..3 * stream).map(|i| T::from_word((i * 37 + 11) as u64)).collect();
                 let mut dst = vec![fill; d + 3 * n + 4];
                 let streams = core::array::from_fn(|c| &src[c * stream..c * stream + n]);
-                let did = simd::interleave3_streamed(level, Out::new(&mut dst[d..d + 3 * n]), streams);
+                let groups = simd::interleave3_streamed(level, Out::new(&mut dst[d..d + 3 * n]), streams);
+                let did = groups.is_some();
+                // The groups, not the one-by-one loop, wrote all but the ends: at most a line's
+                // positions before the first line, and fewer than a group's (64 bytes of each
+                // stream) after the last.
+                let ends = 2 * (64 / T::SIZE);
+                if let Some(groups) = groups.filter(|_| n >= ends) {
+                    assert!(
+                        groups + ends >= n,
+                        "{level:?} size {}: n {n}, start {d}: {groups} streamed",
+                        T::SIZE
+                    );
+                }
                 let mut expected = vec![fill; d + 3 * n + 4];
                 for i in (0..n).filter(|_| did) {
                     for c in 0..3 {

@@ -14,8 +14,8 @@ use super::{hot_best, plane, Bench, Sample, IN_CACHE_RACE, PROBE_HOT};
 
 /// The limit probes of the 16 and 256 MiB rows: those that gather channel planes into pixels,
 /// NCHW→NHWC (64 channels, and RGB's 3), NCHW→NC/32HW32 and NCDHW→NDHWC (32 channels a
-/// pixel), each [`probe_channels_last`]; and row→column ([`probe_row_to_column`], and its writes alone:
-/// [`probe_write_runs`]). The shapes are the rows' (`rows` in `convert.rs`).
+/// pixel), each [`probe_channels_last`]; and row→column ([`probe_row_to_column`], and its
+/// writes alone: [`probe_write_runs`]). The shapes are the rows' (`rows` in `convert.rs`).
 pub(crate) fn probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     for (size, mib, n) in [("16MiB", 16, 4), ("256MiB", 256, 16)] {
         let elements = (mib << 20) / T::SIZE;
@@ -204,9 +204,9 @@ fn limit_race(row: &str, limit_of: Option<&str>, bytes: usize, mut run: impl FnM
 /// planes without the shuffles, the same source runs and destination lines in the same order,
 /// a matrix a task on all threads ([`race_matrices`]; `strip_loops::row_to_column_task`). With
 /// AVX-512, its strips of whole lines for 2- and 4-byte elements; with AVX2 only, its strips of
-/// half lines. Left out elsewhere (AVX-512's
-/// bytes take AVX2's blocks in other orders) and where the matrices hold no whole tiles (a
-/// 2048-wide u8 matrix: its rows are shorter than the library's sweep).
+/// half lines. Left out elsewhere (AVX-512's bytes take AVX2's blocks in other orders) and where
+/// the matrices hold no whole tiles (a 2048-wide u8 matrix: its rows are shorter than the
+/// library's sweep).
 fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>, of: &str, nmk: [usize; 3]) {
     use super::strip_loops::{avx2, avx512, row_to_column_fits, row_to_column_task};
     let row = format!("{of} probe");

@@ -24,10 +24,10 @@
 //! or 40 f32), so that lines hold parts of two or more rows, is staged instead: panels of whole
 //! rows are transposed into a cache-resident buffer and streamed out as one run
 //! ([`by_panels`]; C = 3 streams its pixels straight from the shuffles instead, from AVX2 up,
-//! and at SSE2 for bytes and halves where the CPU has SSSE3: [`streamed_pixels`]); dense rows of
-//! two lines or more that start inside
-//! one go to the strips where those stream them directly, and the strips stream the lines
-//! across two rows (seams) from a staged copy of their source runs ([`seams`]). Long
+//! and at SSE2 for bytes and halves where the CPU has SSSE3: [`streamed_pixels`]); dense rows
+//! of two lines or more that start inside one go to the strips where those stream them
+//! directly, and the strips stream the lines across two rows (seams) from a staged copy of
+//! their source runs ([`seams`]). Long
 //! destination rows whose strips do not stream them directly (bytes, AVX2's halves, bytes
 //! below AVX2 without strips), and at AVX2 every size whose tiles' sources are contiguous
 //! blocks (NHWC→NCHW with C ≤ 64), go through staged tiles transposed in the cache and

@@ -30,6 +30,17 @@ pub(super) fn avx2() -> bool {
     false
 }
 
+/// Whether this CPU is AMD's (CPUID's vendor string), as the library tells its cores apart.
+pub(super) fn amd() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let id = std::arch::x86_64::__cpuid(0);
+        [id.ebx, id.edx, id.ecx] == [*b"Auth", *b"enti", *b"cAMD"].map(u32::from_le_bytes)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
 /// The NCHW destination (bytes) that the tasks write side by side, each its own pixels of
 /// every channel's plane: [`task`] asserts that its strips lie inside it, and the caller
 /// gives the tasks disjoint pixel ranges.

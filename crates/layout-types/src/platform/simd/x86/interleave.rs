@@ -18,12 +18,52 @@ fn has_vbmi() -> bool {
     *VBMI.get_or_init(|| is_x86_feature_detected!("avx512vbmi") && Level::Avx512.available())
 }
 
+/// The groups that interleave three streams of `W`-byte elements at a level, in the order of
+/// preference [`groups`] states once for both forms ([`interleave3`], [`interleave3_streamed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Groups {
+    /// 64 bytes of each stream with AVX-512's two-source permutes (bytes: VBMI's).
+    Avx512,
+    /// 32 bytes with AVX2's permutes and blends (4- and 8-byte elements: no 256-bit way moves
+    /// bytes and halves across lanes in one instruction).
+    Avx2,
+    /// 16 bytes with SSSE3's byte shuffle (bytes and halves: 4- and 8-byte elements below AVX2
+    /// keep the plain loop, against which the shuffle was measured for the smaller elements
+    /// only).
+    Ssse3,
+}
+
+impl Groups {
+    /// Bytes of each stream a group takes.
+    const fn bytes(self) -> usize {
+        match self {
+            Groups::Avx512 => 64,
+            Groups::Avx2 => 32,
+            Groups::Ssse3 => 16,
+        }
+    }
+}
+
+/// The groups `level` (one the CPU has) interleaves `W`-byte elements with, the widest first:
+/// AVX-512's at [`Level::Avx512`] (bytes where the CPU has VBMI), AVX2's from [`Level::Avx2`]
+/// for 4- and 8-byte elements, SSSE3's above [`Level::Portable`] for bytes and halves where the
+/// CPU has it; `None` where there are none (the plain loop then takes every position).
+fn groups<const W: usize>(level: Level) -> Option<Groups> {
+    if level == Level::Avx512 && (W >= 2 || has_vbmi()) {
+        Some(Groups::Avx512)
+    } else if level >= Level::Avx2 && W >= 4 {
+        Some(Groups::Avx2)
+    } else if level > Level::Portable && W <= 2 && has_ssse3() {
+        Some(Groups::Ssse3)
+    } else {
+        None
+    }
+}
+
 /// Interleaves the whole groups of three equally long streams of `W`-byte elements into `dst`
-/// (three elements per position): groups of 64 bytes with AVX-512's two-source permutes (at
-/// `level` [`Level::Avx512`]; bytes need VBMI's), or of 32 with AVX2's permutes and blends
-/// (`W` of 4 and 8 at [`Level::Avx2`]), then groups of 16 with SSSE3's byte shuffle (`W` of 1
-/// and 2, where the CPU has it, at levels above [`Level::Portable`]); returns the positions
-/// done. `level` is one the CPU has.
+/// (three elements per position), with the groups `level` takes ([`groups`]); where those are
+/// AVX-512's, bytes and halves past its last group take SSSE3's, where the CPU has it. Returns
+/// the positions done. `level` is one the CPU has.
 ///
 /// For bytes, VBMI's permutes take 6 shuffles a 64-byte group where SSSE3 takes 36. u8 C = 3
 /// NCHW→NHWC at 1 MiB, back to back, SSSE3 and VBMI alternating twice: one thread 51–52 →
@@ -34,55 +74,34 @@ pub(in crate::platform) fn interleave3<const W: usize>(
     dst: &mut [MaybeUninit<u8>],
     [a, b, c]: [&[u8]; 3],
 ) -> usize {
+    let Some(kind) = groups::<W>(level) else { return 0 };
     let n = a.len().min(b.len()).min(c.len()).min(dst.len() / 3);
-    let wide = match level == Level::Avx512 && (W >= 2 || has_vbmi()) {
-        true => n / 64 * 64,
-        false => 0,
-    };
-    // AVX2 for 4- and 8-byte elements where AVX-512 did not run (no 256-bit way to move bytes
-    // and halves across lanes in one instruction: SSSE3 takes those).
-    let avx2 = match wide == 0 && level >= Level::Avx2 && W >= 4 {
-        true => n / 32 * 32,
-        false => 0,
-    };
-    // SSSE3's shuffle for bytes and halves only: 4- and 8-byte elements below AVX2 keep the
-    // plain loop (the shuffle was measured against it for the smaller elements only).
-    let narrow = match level > Level::Portable && W <= 2 && has_ssse3() {
-        true => (n - wide) / 16 * 16,
-        false => 0,
-    };
-    // SAFETY: `level` is available (the caller's contract), and AVX-512 implies the features
-    // its functions are compiled for, with VBMI detected for bytes; AVX2 is `level` or below
-    // it; SSSE3 was detected. Each function touches whole groups inside every slice: bytes
-    // `wide..wide + narrow` of the streams and three times that of `dst` for SSSE3, bytes
-    // `..wide` for AVX-512 and `..avx2` for AVX2 (`wide + narrow` and `avx2` are at most `n`,
-    // and `narrow` is 0 where `avx2` is not: `W` is 4 or 8 there).
-    unsafe {
-        if avx2 > 0 {
-            interleave3_avx2::<W, false>(&mut dst[..3 * avx2], [&a[..avx2], &b[..avx2], &c[..avx2]]);
-        }
-        let (dst_wide, streams_wide) = (&mut dst[..3 * wide], [&a[..wide], &b[..wide], &c[..wide]]);
-        match W {
-            _ if wide == 0 => {}
-            1 => interleave3_vbmi::<false>(dst_wide, streams_wide),
-            _ => interleave3_avx512::<W, false>(dst_wide, streams_wide),
-        }
-        if narrow > 0 {
-            let (streams, end) = (wide..wide + narrow, 3 * (wide + narrow));
-            let (a, b, c) = (&a[streams.clone()], &b[streams.clone()], &c[streams]);
-            interleave3_ssse3::<W, false>(&mut dst[3 * wide..end], [a, b, c]);
-        }
+    let done = n / kind.bytes() * kind.bytes();
+    if done > 0 {
+        // SAFETY: `level` is available (the caller's contract) and `groups` picked a kind it
+        // has (AVX2 at `level` or below it; VBMI and SSSE3 detected); whole groups inside every
+        // slice (`done` is at most `n`, a multiple of the kind's group).
+        unsafe { groups_of::<W, false>(kind, &mut dst[..3 * done], [&a[..done], &b[..done], &c[..done]]) };
     }
-    (wide + narrow + avx2) / W
+    let rest = match kind == Groups::Avx512 && W <= 2 && has_ssse3() {
+        true => (n - done) / 16 * 16,
+        false => 0,
+    };
+    if rest > 0 {
+        let (streams, end) = (done..done + rest, 3 * (done + rest));
+        let (a, b, c) = (&a[streams.clone()], &b[streams.clone()], &c[streams]);
+        // SAFETY: SSSE3 was detected; 16-byte groups inside every slice (`done + rest` is at
+        // most `n`).
+        unsafe { groups_of::<W, false>(Groups::Ssse3, &mut dst[3 * done..end], [a, b, c]) };
+    }
+    (done + rest) / W
 }
 
 /// [`interleave3`] with streaming stores into `dst`, which starts on a line: the same groups
-/// (AVX-512's, AVX2's or SSSE3's, as `level` and `W` pick them), each store a whole register
-/// and the registers back to back, so every line is written whole. Returns the positions done
-/// (whole groups of 64 bytes of each stream, 192 of `dst`, from the first), or `None`, having
-/// written nothing, where `level` (one the CPU has) has no such groups for `W`-byte elements
-/// (the portable level; bytes and halves without SSSE3). The caller fences; an empty `dst` may
-/// start anywhere.
+/// ([`groups`]), each store a whole register and the registers back to back, so every line is
+/// written whole. Returns the positions done (whole groups of 64 bytes of each stream, 192 of
+/// `dst`, from the first), or `None`, having written nothing, where `level` (one the CPU has)
+/// has no groups for `W`-byte elements. The caller fences; an empty `dst` may start anywhere.
 pub(in crate::platform) fn interleave3_streamed<const W: usize>(
     level: Level,
     dst: &mut [MaybeUninit<u8>],
@@ -92,29 +111,41 @@ pub(in crate::platform) fn interleave3_streamed<const W: usize>(
         level.available() && (dst.is_empty() || (dst.as_ptr() as usize).is_multiple_of(64)),
         "a streamed interleave at a level this CPU lacks, or off a line"
     );
-    let avx512 = level == Level::Avx512 && (W >= 2 || has_vbmi());
-    let avx2 = !avx512 && level >= Level::Avx2 && W >= 4;
-    let ssse3 = !avx512 && level > Level::Portable && W <= 2 && has_ssse3();
-    if !(avx512 || avx2 || ssse3) {
-        return None;
-    }
+    let kind = groups::<W>(level)?;
     let n = a.len().min(b.len()).min(c.len()).min(dst.len() / 3);
     let wide = n / 64 * 64;
-    let (dst_wide, streams_wide) = (&mut dst[..3 * wide], [&a[..wide], &b[..wide], &c[..wide]]);
-    // SAFETY: the level's features are on this CPU (asserted; VBMI and SSSE3 detected), and
-    // AVX2 is at `level` or below it; whole groups inside every slice (`wide` is at most `n`,
-    // and a multiple of each kind's group); `dst` starts on a line (asserted), so each group's
-    // stores are aligned to their width (192, 96 and 48 bytes a group) and a line's stores are
-    // back to back.
-    unsafe {
-        match W {
-            _ if avx2 => interleave3_avx2::<W, true>(dst_wide, streams_wide),
-            _ if ssse3 => interleave3_ssse3::<W, true>(dst_wide, streams_wide),
-            1 => interleave3_vbmi::<true>(dst_wide, streams_wide),
-            _ => interleave3_avx512::<W, true>(dst_wide, streams_wide),
-        }
+    if wide > 0 {
+        // SAFETY: `level` is available (asserted) and `groups` picked a kind it has; whole
+        // groups inside every slice (`wide` is at most `n`, and a multiple of each kind's
+        // group); `dst` starts on a line (asserted), so each group's stores are aligned to
+        // their width (192, 96 and 48 bytes a group) and a line's stores are back to back.
+        unsafe { groups_of::<W, true>(kind, &mut dst[..3 * wide], [&a[..wide], &b[..wide], &c[..wide]]) };
     }
     Some(wide / W)
+}
+
+/// The whole groups of `kind` in `dst` and the streams, streamed when `STREAM`.
+///
+/// # Safety
+///
+/// The CPU has `kind`'s features (AVX-512 with VBMI for bytes; AVX2; SSSE3); the streams hold
+/// whole groups of `kind` and `dst` three times their bytes; when `STREAM`, `dst` starts on a
+/// line.
+#[inline]
+unsafe fn groups_of<const W: usize, const STREAM: bool>(
+    kind: Groups,
+    dst: &mut [MaybeUninit<u8>],
+    streams: [&[u8]; 3],
+) {
+    // SAFETY: the caller's contract is each function's.
+    unsafe {
+        match kind {
+            Groups::Avx2 => interleave3_avx2::<W, STREAM>(dst, streams),
+            Groups::Ssse3 => interleave3_ssse3::<W, STREAM>(dst, streams),
+            Groups::Avx512 if W == 1 => interleave3_vbmi::<STREAM>(dst, streams),
+            Groups::Avx512 => interleave3_avx512::<W, STREAM>(dst, streams),
+        }
+    }
 }
 
 /// The permutes of `interleave3_avx512` and `interleave3_vbmi` for `w`-byte elements, `L = 64 / w`

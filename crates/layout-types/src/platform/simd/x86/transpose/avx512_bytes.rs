@@ -130,12 +130,18 @@ unsafe fn strip_pair<const STREAM: bool>(src: *const u8, ss: usize, dst: *mut u8
 /// every strip missed it on all 64 and waited on them behind its shuffles, the second strip
 /// again on the lines the first had loaded; copied, each line is missed once, by loads nothing
 /// waits on, and the tile's 64 lines are 64 sets. (Holding the second strip's registers
-/// instead, as [`strip_pair`] does, spilled them and was slower still in cache.) The tile's
-/// loads still take most of a pass (`perf`, u8 NCHW→NHWC at 1 MiB on an AMD EPYC, Zen 4: about
-/// two thirds of the band's samples on them). Asking for the next pair's lines meanwhile lost:
-/// one thread, a scratch loop of `convert` alternating three times, 33.5–35.1 GB/s without,
-/// 31.4–32.7 with the next pair into L1, 29.5–31.8 with the pair after it into L2; two threads
-/// even.
+/// instead, as [`strip_pair`] does, spilled them and was slower still in cache.)
+///
+/// The tile's loads took most of a pass (`perf`, u8 NCHW→NHWC at 1 MiB on an AMD EPYC, Zen 4:
+/// about two thirds of the band's samples on them), so each load asks for the same run's next
+/// line, the next pair's, into L2 (64 lines of one L1 set would evict each other there). A
+/// scratch loop of `convert`, u8 NCHW→NHWC at 1 MiB, alternating four times: with C = 64 two
+/// threads 56.4–58.3 → 60.9–63.1 GB/s, one thread even (33.3–35.4 against 34.1–34.4); with
+/// C = 128 two threads 55.9–57.0 → 59.3–63.1, one thread 27.7–31.0 → 37.9–39.0. The bench's
+/// row (C = 64), alternating twice: two threads 46.9–47.4 → 48.3–54.4, one thread 30.2–31.3
+/// → 35.0–35.9. Asked for after the tile's loads instead, the next pair into L1 lost (one
+/// thread 33.5–35.1 → 31.4–32.7), as did the pair after it into L2 (29.5–31.8). Intel's cores
+/// were not measured with it.
 ///
 /// # Safety
 ///
@@ -147,6 +153,8 @@ unsafe fn staged_pair(src: *const u8, ss: usize, dst: *mut u8, [ds, step]: [usiz
         // SAFETY: both strips' 64 bytes of source run `j` are inside `src` (the caller's
         // contract).
         *line = unsafe { _mm512_loadu_si512(src.add(j * ss).cast()) };
+        // A hint: it reads nothing the program sees, and an address past `src` faults nothing.
+        _mm_prefetch::<_MM_HINT_T1>(src.wrapping_add(j * ss + 2 * E).cast());
     }
     let t = tile.0.as_ptr().cast::<u8>();
     // SAFETY: the tile holds both strips' source runs, 64 bytes apart; their rows are inside

@@ -30,16 +30,16 @@
 //! each raced against the copy and typed-layout: the 16 and 256 MiB rows' access patterns
 //! without their transposes (and the row→column rows' writes alone, one line and four lines of
 //! each destination row in turn), and for every 1 MiB row the lines its transpose reads and
-//! writes, copied whole without the shuffles: raced on one thread, then timed back to back on all threads
-//! beside the copy and typed-layout (as the peers' table times everyone). In-cache races (the
-//! 1 MiB rows, the in-cache probes) run at least [`IN_CACHE_RACE`], so every contender sees the
-//! machine's quiet seconds. Each row's copies, and each probe that is a row's limit, are timed
-//! back to back too, for the peers' table. A last table races typed-layout and the copy into a
-//! destination on huge pages (as the library allocates) and one held on 4 KiB pages (as a
-//! caller's own buffer can be), and typed-layout into one starting 16 bytes past a cache line
-//! (as glibc starts a large `Vec`), for the rows that write across many pages at once.
-//! `cargo bench --bench convert -- 256MiB` runs the rows whose name contains `256MiB` (about 4
-//! minutes for everything).
+//! writes, copied whole without the shuffles: raced on one thread, then timed back to back on
+//! all threads beside the copy and typed-layout (as the peers' table times everyone). In-cache
+//! races (the 1 MiB rows, the in-cache probes) run at least [`IN_CACHE_RACE`], so every
+//! contender sees the machine's quiet seconds. Each row's copies, and each probe that is a
+//! row's limit, are timed back to back too, for the peers' table. A last table races
+//! typed-layout and the copy into a destination on huge pages (as the library allocates) and
+//! one held on 4 KiB pages (as a caller's own buffer can be), and typed-layout into one
+//! starting 16 bytes past a cache line (as glibc starts a large `Vec`), for the rows that write
+//! across many pages at once. `cargo bench --bench convert -- 256MiB` runs the rows whose name
+//! contains `256MiB` (about 4 minutes for everything).
 
 // The limit probes of the 16 and 256 MiB rows, each raced against the copy and typed-layout.
 #[path = "convert/probes.rs"]

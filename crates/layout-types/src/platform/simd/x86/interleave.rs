@@ -148,11 +148,12 @@ unsafe fn groups_of<const W: usize, const STREAM: bool>(
     }
 }
 
-/// The permutes of `interleave3_avx512` and `interleave3_vbmi` for `w`-byte elements, `L = 64 / w`
-/// a register: output register `k`'s element `l` is element `p = k L + l` of the interleaved run, position `p / 3`
-/// of stream `p % 3`. Per output register: the indices that take streams 0 and 1 from two
-/// registers (`i` of the first, `L + i` of the second), those that take stream 2 from a third,
-/// and a bit per element that comes from stream 2. Indices are `w`-byte little-endian integers.
+/// The permutes of `interleave3_avx512` and `interleave3_vbmi` for `w`-byte elements,
+/// `L = 64 / w` a register: output register `k`'s element `l` is element `p = k L + l` of the
+/// interleaved run, position `p / 3` of stream `p % 3`. Per output register: the indices that
+/// take streams 0 and 1 from two registers (`i` of the first, `L + i` of the second), those that
+/// take stream 2 from a third, and a bit per element that comes from stream 2. Indices are
+/// `w`-byte little-endian integers.
 const fn interleave3_permutes(w: usize) -> ([[[u8; 64]; 3]; 2], [u64; 3]) {
     let (mut indices, mut from_c) = ([[[0u8; 64]; 3]; 2], [0u64; 3]);
     let lanes = 64 / w;

@@ -16,6 +16,16 @@
 /// Bytes of the destination line a strip writes at once: one cache line.
 pub(crate) const LINE: usize = 64;
 
+/// Asks for the cache line at `at` into L2, for source runs more than the prefetchers follow
+/// (the in-cache strips from page-strided runs: `band`'s doc, and `avx512_bytes`'s staged
+/// pairs). A hint: it reads nothing the program sees, and an address past the source faults
+/// nothing.
+#[inline(always)]
+fn next_line_into_l2(at: *const u8) {
+    // SAFETY: SSE is part of x86-64; a prefetch reads nothing the program sees.
+    unsafe { core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T1 }>(at.cast()) }
+}
+
 /// Calls `strip(src, dst)` for `repeat` bands of `count` strips, strip `i` of band `k` at
 /// `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step` (the band geometry
 /// of `super::super::strips::Band`, in bytes): the walk every kind of strip below shares, but
@@ -226,11 +236,10 @@ macro_rules! strips {
                         let mut v = unsafe { load::<E, TALL>(src, ss, b) };
                         // In cache, AVX-512's strips of 4- and 8-byte elements from runs a
                         // multiple of 4 KiB apart ask for each run's next line into L2 (`band`'s
-                        // doc says why and what it gained). A hint: it reads nothing the
-                        // program sees, and an address past `src` faults nothing.
+                        // doc says why and what it gained).
                         if !STREAM && !TALL && V == 64 && W >= 4 && ss.is_multiple_of(PAGE_STRIDE_BYTES) {
                             for j in 0..E {
-                                _mm_prefetch::<_MM_HINT_T1>(src.wrapping_add((b * E + j) * ss + V).cast());
+                                super::next_line_into_l2(src.wrapping_add((b * E + j) * ss + V));
                             }
                         }
                         in_lanes::<W, E, M>(&mut v);

@@ -153,8 +153,7 @@ unsafe fn staged_pair(src: *const u8, ss: usize, dst: *mut u8, [ds, step]: [usiz
         // SAFETY: both strips' 64 bytes of source run `j` are inside `src` (the caller's
         // contract).
         *line = unsafe { _mm512_loadu_si512(src.add(j * ss).cast()) };
-        // A hint: it reads nothing the program sees, and an address past `src` faults nothing.
-        _mm_prefetch::<_MM_HINT_T1>(src.wrapping_add(j * ss + 2 * E).cast());
+        super::next_line_into_l2(src.wrapping_add(j * ss + 2 * E));
     }
     let t = tile.0.as_ptr().cast::<u8>();
     // SAFETY: the tile holds both strips' source runs, 64 bytes apart; their rows are inside

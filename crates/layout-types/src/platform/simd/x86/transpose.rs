@@ -84,6 +84,7 @@ macro_rules! strips {
         pub(crate) mod $module {
             use core::arch::x86_64::*;
             use super::super::PAGE_STRIDE_BYTES;
+            use super::staging::GROUP;
 
             /// Bytes of a register.
             pub(crate) const V: usize = $v;
@@ -234,14 +235,6 @@ macro_rules! strips {
                     for b in 0..B {
                         // SAFETY: block `b`'s source runs are inside `src` (the caller's contract).
                         let mut v = unsafe { load::<E, TALL>(src, ss, b) };
-                        // In cache, AVX-512's strips of 4- and 8-byte elements from runs a
-                        // multiple of 4 KiB apart ask for each run's next line into L2 (`band`'s
-                        // doc says why and what it gained).
-                        if !STREAM && !TALL && V == 64 && W >= 4 && ss.is_multiple_of(PAGE_STRIDE_BYTES) {
-                            for j in 0..E {
-                                super::next_line_into_l2(src.wrapping_add((b * E + j) * ss + V));
-                            }
-                        }
                         in_lanes::<W, E, M>(&mut v);
                         cross_each::<W, E>(v, |r, row| {
                             let at = if TALL { (b * E + r) * ds } else { r * ds + b * V };
@@ -276,21 +269,48 @@ macro_rules! strips {
                 v
             }
 
+            /// `L` neighbouring strips in cache (strip `l`'s source runs `l` lines on from
+            /// `src`, its rows `l * step` bytes on from `dst`) through `tiles`
+            /// ([`staging`](super::staging)): each source run's `L` lines are copied into the
+            /// tiles, and the strips read them there.
+            ///
+            /// # Safety
+            ///
+            /// As [`strip`] with ordinary stores, for every strip of the `L`; the CPU has
+            /// AVX-512 F (a register is a line).
+            #[target_feature(enable = $feature)]
+            #[inline]
+            unsafe fn staged<const W: usize, const E: usize, const B: usize, const M: usize, const WHOLE: bool, const L: usize>(
+                src: *const u8,
+                ss: usize,
+                dst: *mut u8,
+                [ds, step]: [usize; 2],
+                tiles: &mut super::staging::Tiles<E>,
+            ) {
+                // SAFETY: the CPU has AVX-512 F, and the `L` strips' source lines are inside
+                // `src` (the caller's contract).
+                unsafe { tiles.fill::<L>(src, ss) };
+                for l in 0..L {
+                    // SAFETY: tile `l` holds the strip's `E` source runs, a line apart; its rows
+                    // are inside `dst` (the caller's contract).
+                    unsafe { strip::<W, E, B, M, false, false, WHOLE>(tiles.tile(l), V, dst.wrapping_add(l * step), ds) };
+                }
+            }
+
             /// `repeat` bands of `count` strips, strip `i` of band `k` at
             /// `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step`, then
             /// a store fence when streaming.
             ///
-            /// In cache, AVX-512's strips of 4- and 8-byte elements whose source runs lie a
-            /// multiple of 4 KiB apart (NCHW's and NCDHW's channel planes: 16 runs in one L1
-            /// set, more streams than the prefetchers follow) ask for each run's next line into
-            /// L2 as they load it. On an AMD EPYC (Zen 4), f32 at 1 MiB, a scratch loop of
-            /// `convert` alternating four times, medians: NCHW→NHWC one thread 43.5 → 47.2
-            /// GB/s, two 74.2 → 83.3; NCHW→NC/32HW32 one thread 43.5 → 55.8, two even;
-            /// NCDHW→NDHWC one thread 43.2 → 56.0, two 80.1 → 84.3. The bench's rows,
-            /// alternating twice: one thread 45.6–48.9 → 48.2–57.3, two threads 59.1–68.6 →
-            /// 60.3–74.8. f16's 32 runs gained on two threads and lost on one (NC/32HW32,
-            /// medians 50.5 → 44.8), so halves do without; so do runs that are not
-            /// page-strided. Intel's cores were not measured with it.
+            /// In cache, AVX-512's strips whose source runs lie a multiple of 4 KiB apart (NCHW's
+            /// and NCDHW's channel planes: 16 or 32 runs in one L1 set) read them through tiles
+            /// ([`staged`]). Before, each strip read its runs in place and asked for each run's
+            /// next line into L2 (f32 and f64 only: f16 lost on one thread with it); against
+            /// that, on an AMD EPYC (Zen 4), the bench's 1 MiB rows, old and new in turn twice,
+            /// ÷ the strongest copy on two threads (one): f32 NCHW→NHWC 0.70–0.75 (0.54) →
+            /// 0.72–0.78 (0.63–0.65), NCHW→NC/32HW32 0.71–0.77 (0.60–0.62) → 0.71–0.76
+            /// (0.62–0.64); f16 NCHW→NHWC 0.53–0.58 (0.48–0.54) → 0.70–0.71 (0.59–0.60),
+            /// NC/32HW32 0.62–0.71 (0.48–0.55) → 0.67–0.75 (0.56–0.60), NCDHW→NDHWC 0.68–0.69
+            /// (0.57–0.58) → 0.68–0.72 (0.58–0.63). Intel's cores were not measured with it.
             ///
             /// # Safety
             ///
@@ -312,7 +332,29 @@ macro_rules! strips {
                 [count, repeat]: [usize; 2],
             ) {
                 let steps = ([src_step, src_next], [dst_step, dst_next]);
-                if STREAM && !TALL && B > 1 && E >= 16 && V == 32 {
+                let walk = match !STREAM && !TALL && V == super::LINE && ss.is_multiple_of(PAGE_STRIDE_BYTES) {
+                    true => super::staging::LineWalk::new(steps.0, steps.1, [count, repeat], 1),
+                    false => None,
+                };
+                if let Some(walk) = walk {
+                    let mut tiles = super::staging::Tiles::<E>::new();
+                    walk.run(
+                        src,
+                        dst,
+                        // SAFETY: every strip of the bands is inside both buffers (the caller's
+                        // contract); a strip's register is a line only in AVX-512's strips,
+                        // whose CPU has AVX-512 F.
+                        |s, d, n| unsafe {
+                            let rows = [ds, walk.dst_step()];
+                            match n {
+                                GROUP => staged::<W, E, B, M, WHOLE, GROUP>(s, ss, d, rows, &mut tiles),
+                                _ => staged::<W, E, B, M, WHOLE, 1>(s, ss, d, rows, &mut tiles),
+                            }
+                        },
+                        // SAFETY: as above.
+                        |s, d| unsafe { strip::<W, E, B, M, false, false, WHOLE>(s, ss, d, ds) },
+                    );
+                } else if STREAM && !TALL && B > 1 && E >= 16 && V == 32 {
                     // SAFETY: the CPU has the feature; every strip of the bands is inside both
                     // buffers and its streamed rows start `V`-byte aligned (the caller's
                     // contract, `pipelined`'s).
@@ -475,3 +517,4 @@ strips!(
 pub(crate) mod avx2_bytes;
 pub(crate) mod avx512_bytes;
 pub(crate) mod avx512_lanes;
+mod staging;

@@ -17,6 +17,8 @@
 
 use core::arch::x86_64::*;
 
+use super::staging::{LineWalk, Tiles, GROUP};
+
 /// Rows of a strip (bytes of a source run).
 const E: usize = 32;
 
@@ -123,36 +125,12 @@ unsafe fn strip_pair<const STREAM: bool>(src: *const u8, ss: usize, dst: *mut u8
     rows!(second, dst.wrapping_add(step), ds, STREAM);
 }
 
-/// Neighbouring pairs of strips in cache, `L` pairs one after the other along their source
-/// runs (pair `l`'s runs `l` lines on from `src`, its rows `l * step` bytes on from `dst`),
-/// as [`strip_pair`], through `tiles`: each source run's `L` lines (both strips' 64 bytes of
-/// each pair) are copied whole into the tiles, line `j` of pair `l` into tile `l`, and the
-/// strips read their halves there. A strip's 64 source runs a multiple of 4 KiB apart (NCHW's
-/// channel planes) share one set of the L1 data cache, which holds 12 of them: read in place,
-/// every strip missed it on all 64 and waited on them behind its shuffles, the second strip
-/// again on the lines the first had loaded; copied, each line is missed once, by loads nothing
-/// waits on, and a tile's 64 lines are 64 sets. (Holding the second strip's registers
-/// instead, as [`strip_pair`] does, spilled them and was slower still in cache.)
-///
-/// Each load asks for the same run's line `L` lines on, the next group's, into L2 (64 lines
-/// of one L1 set would evict each other there): the tiles' loads took most of a pass (`perf`,
-/// u8 NCHW→NHWC at 1 MiB on an AMD EPYC, Zen 4: about two thirds of the band's samples on
-/// them). A scratch loop of `convert`, u8 NCHW→NHWC at 1 MiB, one pair a group, alternating
-/// four times: with C = 64 two threads 56.4–58.3 → 60.9–63.1 GB/s, one thread even; with
-/// C = 128 two threads 55.9–57.0 → 59.3–63.1, one thread 27.7–31.0 → 37.9–39.0. Asked for
-/// after the tile's loads instead, the next pair into L1 lost, as did the pair after it into
-/// L2.
-///
-/// Four pairs a group ([`GROUP`]): each run's four neighbouring lines are loaded one after the
-/// other. The same loop without the shuffles (u8 NCHW→NHWC at 1 MiB, C = 64, against a copy
-/// per thread in the same rounds, run twice) moved 0.50–0.53 of the copy on one thread and
-/// 0.59 on two with one pair a group, 0.60–0.61 and 0.67 with two, 0.64 and 0.74 with four.
-/// The library's (20 000 calls a process, four against one pair a group, in turn 10 times,
-/// the medians of the paired ratios of time): C = 64 0.82 on two threads and on one, C = 128
-/// 0.84, C = 256 0.80 (two threads); two pairs a group took 1.04–1.12 × four's time, eight
-/// (a tile as large as L1) 1.28–1.46 ×. Runs 1 KiB apart (u8 row→column, 16 lines a set)
-/// staged in groups of four were even (0.96–0.99), so they still read in place. Intel's cores
-/// were not measured with it.
+/// `L` neighbouring pairs of strips in cache (pair `l`'s source runs `l` lines on from `src`,
+/// its rows `2 * l * step` bytes on from `dst`), as [`strip_pair`], through `tiles`
+/// ([`staging`](super::staging)): each source run's `L` lines (both strips' 64 bytes of each
+/// pair) are copied whole into the tiles, and the strips read their halves there. (Holding
+/// the second strip's registers instead, as [`strip_pair`] does, spilled them and was slower
+/// in cache.)
 ///
 /// # Safety
 ///
@@ -164,20 +142,12 @@ unsafe fn staged_pairs<const L: usize>(
     ss: usize,
     dst: *mut u8,
     [ds, step]: [usize; 2],
-    tiles: &mut [Tile; GROUP],
+    tiles: &mut Tiles<{ 2 * E }>,
 ) {
-    const { assert!(L <= GROUP) };
-    for j in 0..2 * E {
-        for (l, tile) in tiles.iter_mut().take(L).enumerate() {
-            let at = src.wrapping_add(j * ss + l * super::LINE);
-            // SAFETY: both strips' 64 bytes of pair `l`'s source run `j` are inside `src` (the
-            // caller's contract).
-            tile.0[j] = unsafe { _mm512_loadu_si512(at.cast()) };
-            super::next_line_into_l2(at.wrapping_add(L * super::LINE));
-        }
-    }
-    for (l, tile) in tiles.iter().take(L).enumerate() {
-        let (t, dst) = (tile.0.as_ptr().cast::<u8>(), dst.wrapping_add(l * 2 * step));
+    // SAFETY: the `L` pairs' source lines are inside `src` (the caller's contract).
+    unsafe { tiles.fill::<L>(src, ss) };
+    for l in 0..L {
+        let (t, dst) = (tiles.tile(l), dst.wrapping_add(l * 2 * step));
         // SAFETY: the tile holds both strips' source runs, 64 bytes apart; their rows are
         // inside `dst` (the caller's contract).
         unsafe {
@@ -186,12 +156,6 @@ unsafe fn staged_pairs<const L: usize>(
         }
     }
 }
-
-/// Pairs of strips that [`staged_pairs`] stages at once, where a band has them.
-const GROUP: usize = 4;
-
-/// The source lines of a pair of strips, staged ([`staged_pairs`]).
-struct Tile([__m512i; 2 * E]);
 
 /// `repeat` bands of `count` strips, strip `i` of band `k` at
 /// `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step`, then (when
@@ -209,48 +173,38 @@ pub(crate) unsafe fn band<const STREAM: bool>(
     [count, repeat]: [usize; 2],
 ) {
     let steps = ([src_step, src_next], [dst_step, dst_next]);
-    // Neighbouring strips (the second's source runs 32 bytes on) along a band, or from band to
-    // band.
-    let (along_band, across_bands) = (src_step == E && count > 1, src_next == E && repeat > 1);
+    // Neighbouring strips (the second's source runs 32 bytes on) along a band, or (staged)
+    // from band to band.
+    let along_band = src_step == E && count > 1;
     let page_strided_runs = ss.is_multiple_of(super::super::PAGE_STRIDE_BYTES);
-    if !STREAM && page_strided_runs && (along_band || across_bands) {
+    let staged = match !STREAM && page_strided_runs {
+        true => LineWalk::new(steps.0, steps.1, [count, repeat], 2),
+        false => None,
+    };
+    if let Some(walk) = staged {
         // In cache, from runs a multiple of 4 KiB apart, neighbouring strips go two at a time
-        // through staged tiles, four pairs at once where the band has them: along the band,
-        // or from band to band where a band is one strip wide (NCHW→NHWC's). One pair at a
-        // time against none (each strip reading in place), alternating three times, u8
-        // NCHW→NHWC at 1 MiB: one thread 35.1–35.8 → 39.3–39.6 GB/s, two threads back to back
-        // 90.5–91.3 → 96.8–98.2. Runs 1 KiB apart (1024-wide matrices, 16 lines a set) were
+        // through staged tiles, four pairs at once where the band has them. One pair at a time
+        // against each strip reading in place, alternating three times, u8 NCHW→NHWC at
+        // 1 MiB: one thread 35.1–35.8 → 39.3–39.6 GB/s, two threads back to back 90.5–91.3 →
+        // 96.8–98.2. Four pairs against one, 20 000 calls a process in turn ten times, the
+        // medians of the paired ratios of time: C = 64 0.82 on two threads and on one, C = 128
+        // 0.84, C = 256 0.80. Runs 1 KiB apart (1024-wide matrices, 16 lines a set) were
         // slower staged one pair at a time (two threads back to back 77–82 → 71–75) and even
-        // four at a time.
-        let mut tiles: [Tile; GROUP] = core::array::from_fn(|_| Tile([_mm512_setzero_si512(); 2 * E]));
-        let (src_steps, dst_steps, [count, repeat]) = match along_band {
-            true => (steps.0, steps.1, [count, repeat]),
-            false => ([src_next, src_step], [dst_next, dst_step], [repeat, count]),
-        };
-        for k in 0..repeat {
-            let (src, dst) = (src.wrapping_add(k * src_steps[1]), dst.wrapping_add(k * dst_steps[1]));
-            let at = |i: usize| (src.wrapping_add(i * src_steps[0]), dst.wrapping_add(i * dst_steps[0]));
-            // Groups of four pairs, then the pairs left one at a time, then an odd last strip.
-            let mut i = 0;
-            while i + 2 * GROUP <= count {
-                let (s, d) = at(i);
-                // SAFETY: every strip of the bands is inside both buffers (the caller's
-                // contract).
-                unsafe { staged_pairs::<GROUP>(s, ss, d, [ds, dst_steps[0]], &mut tiles) };
-                i += 2 * GROUP;
-            }
-            while i + 2 <= count {
-                let (s, d) = at(i);
-                // SAFETY: as above.
-                unsafe { staged_pairs::<1>(s, ss, d, [ds, dst_steps[0]], &mut tiles) };
-                i += 2;
-            }
-            if i < count {
-                let (s, d) = at(i);
-                // SAFETY: as above.
-                unsafe { strip::<false>(s, ss, d, ds) };
-            }
-        }
+        // four at a time (0.96–0.99), so they read in place.
+        let mut tiles = Tiles::new();
+        walk.run(
+            src,
+            dst,
+            // SAFETY: every strip of the bands is inside both buffers (the caller's contract).
+            |s, d, n| unsafe {
+                match n {
+                    GROUP => staged_pairs::<GROUP>(s, ss, d, [ds, walk.dst_step()], &mut tiles),
+                    _ => staged_pairs::<1>(s, ss, d, [ds, walk.dst_step()], &mut tiles),
+                }
+            },
+            // SAFETY: as above.
+            |s, d| unsafe { strip::<false>(s, ss, d, ds) },
+        );
     } else if along_band {
         // Neighbouring strips share their source lines: two at a time, the odd last alone.
         // Each line is then loaded once, whole, where one strip at a time loaded its halves

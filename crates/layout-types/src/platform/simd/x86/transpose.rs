@@ -16,63 +16,6 @@
 /// Bytes of the destination line a strip writes at once: one cache line.
 pub(crate) const LINE: usize = 64;
 
-/// Asks for the cache line at `at` into L2, for source runs more than the prefetchers follow
-/// (the in-cache strips from page-strided runs: `band`'s doc, and `avx512_bytes`'s staged
-/// pairs). A hint: it reads nothing the program sees, and an address past the source faults
-/// nothing.
-#[inline(always)]
-fn next_line_into_l2(at: *const u8) {
-    // SAFETY: SSE is part of x86-64; a prefetch reads nothing the program sees.
-    unsafe { core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T1 }>(at.cast()) }
-}
-
-/// Calls `strip(src, dst)` for `repeat` bands of `count` strips, strip `i` of band `k` at
-/// `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step` (the band geometry
-/// of `super::super::strips::Band`, in bytes): the walk every kind of strip below shares, but
-/// those that go two at a time ([`each_pair`]).
-#[inline(always)]
-fn each_strip(
-    src: *const u8,
-    [src_step, src_next]: [usize; 2],
-    dst: *mut u8,
-    [dst_step, dst_next]: [usize; 2],
-    [count, repeat]: [usize; 2],
-    mut strip: impl FnMut(*const u8, *mut u8),
-) {
-    for k in 0..repeat {
-        let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
-        for i in 0..count {
-            strip(src.wrapping_add(i * src_step), dst.wrapping_add(i * dst_step));
-        }
-    }
-}
-
-/// [`each_strip`]'s walk two strips at a time: `pair(src, dst)` for strips `i` and `i + 1` of a
-/// band (`i` even) and `single(src, dst)` for the last strip of a band of odd `count`.
-#[inline(always)]
-fn each_pair(
-    src: *const u8,
-    [src_step, src_next]: [usize; 2],
-    dst: *mut u8,
-    [dst_step, dst_next]: [usize; 2],
-    [count, repeat]: [usize; 2],
-    mut pair: impl FnMut(*const u8, *mut u8),
-    mut single: impl FnMut(*const u8, *mut u8),
-) {
-    for k in 0..repeat {
-        let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
-        let at = |i: usize| (src.wrapping_add(i * src_step), dst.wrapping_add(i * dst_step));
-        for i in (0..count / 2 * 2).step_by(2) {
-            let (s, d) = at(i);
-            pair(s, d);
-        }
-        if count % 2 == 1 {
-            let (s, d) = at(count - 1);
-            single(s, d);
-        }
-    }
-}
-
 /// One instruction set's strips; `$reg` is its register, `$v` its bytes.
 macro_rules! strips {
     (
@@ -333,7 +276,7 @@ macro_rules! strips {
             ) {
                 let steps = ([src_step, src_next], [dst_step, dst_next]);
                 let walk = match !STREAM && !TALL && V == super::LINE && ss.is_multiple_of(PAGE_STRIDE_BYTES) {
-                    true => super::staging::LineWalk::new(steps.0, steps.1, [count, repeat], 1),
+                    true => super::walks::LineWalk::new(steps.0, steps.1, [count, repeat], 1),
                     false => None,
                 };
                 if let Some(walk) = walk {
@@ -518,3 +461,6 @@ pub(crate) mod avx2_bytes;
 pub(crate) mod avx512_bytes;
 pub(crate) mod avx512_lanes;
 mod staging;
+mod walks;
+
+use walks::{each_pair, each_strip};

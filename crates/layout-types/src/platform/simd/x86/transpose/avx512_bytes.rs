@@ -17,7 +17,8 @@
 
 use core::arch::x86_64::*;
 
-use super::staging::{LineWalk, Tiles, GROUP};
+use super::staging::{Tiles, GROUP};
+use super::walks::LineWalk;
 
 /// Rows of a strip (bytes of a source run).
 const E: usize = 32;

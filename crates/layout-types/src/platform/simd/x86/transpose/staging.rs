@@ -53,7 +53,7 @@ impl<const RUNS: usize> Tiles<RUNS> {
                 let at = src.wrapping_add(j * ss + l * LINE);
                 // SAFETY: line `l` of run `j` is inside `src` (the caller's contract).
                 tile[j] = unsafe { _mm512_loadu_si512(at.cast()) };
-                super::next_line_into_l2(at.wrapping_add(L * LINE));
+                next_line_into_l2(at.wrapping_add(L * LINE));
             }
         }
     }
@@ -64,77 +64,11 @@ impl<const RUNS: usize> Tiles<RUNS> {
     }
 }
 
-/// Bands of strips turned so that neighbouring strips read the neighbouring parts of the same
-/// source lines, `per_line` strips a line (AVX-512's byte strips read half a line of each run,
-/// the others a line): along the band, or from band to band where each band is one strip wide
-/// (NCHW→NHWC's).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct LineWalk {
-    /// Bytes from a strip's source to the next strip's (`LINE / per_line`), and to the next
-    /// band's.
-    src_steps: [usize; 2],
-    /// The same for the strips' destinations.
-    dst_steps: [usize; 2],
-    /// Strips a band, and bands.
-    counts: [usize; 2],
-    /// Strips that read one line of each run.
-    per_line: usize,
-}
-
-impl LineWalk {
-    /// The walk of `counts[1]` bands of `counts[0]` strips (strip `i` of band `k` at
-    /// `k * steps[1] + i * steps[0]` bytes, source and destination), turned where that puts
-    /// neighbouring strips on neighbouring parts of the same lines; `None` where neither way
-    /// does.
-    pub(super) fn new(
-        src_steps: [usize; 2],
-        dst_steps: [usize; 2],
-        counts: [usize; 2],
-        per_line: usize,
-    ) -> Option<LineWalk> {
-        let part = LINE / per_line;
-        let turned = |[a, b]: [usize; 2]| [b, a];
-        if src_steps[0] == part && counts[0] > 1 {
-            Some(LineWalk { src_steps, dst_steps, counts, per_line })
-        } else if src_steps[1] == part && counts[1] > 1 {
-            let (src_steps, dst_steps, counts) = (turned(src_steps), turned(dst_steps), turned(counts));
-            Some(LineWalk { src_steps, dst_steps, counts, per_line })
-        } else {
-            None
-        }
-    }
-
-    /// Bytes from a strip's destination to the next strip's along the walk.
-    pub(super) fn dst_step(&self) -> usize {
-        self.dst_steps[0]
-    }
-
-    /// Walks the bands: `lines(src, dst, n)` for each group of `n` lines (`per_line * n`
-    /// strips from `src` and `dst`), [`GROUP`] lines where the band has them and then one at
-    /// a time, and `strip(src, dst)` for each strip left at a band's end.
-    pub(super) fn run(
-        self,
-        src: *const u8,
-        dst: *mut u8,
-        mut lines: impl FnMut(*const u8, *mut u8, usize),
-        mut strip: impl FnMut(*const u8, *mut u8),
-    ) {
-        let LineWalk { src_steps, dst_steps, counts: [count, repeat], per_line } = self;
-        for k in 0..repeat {
-            let (src, dst) = (src.wrapping_add(k * src_steps[1]), dst.wrapping_add(k * dst_steps[1]));
-            let at = |i: usize| (src.wrapping_add(i * src_steps[0]), dst.wrapping_add(i * dst_steps[0]));
-            let mut i = 0;
-            for n in [GROUP, 1] {
-                while i + n * per_line <= count {
-                    let (s, d) = at(i);
-                    lines(s, d, n);
-                    i += n * per_line;
-                }
-            }
-            for i in i..count {
-                let (s, d) = at(i);
-                strip(s, d);
-            }
-        }
-    }
+/// Asks for the cache line at `at` into L2: a staged run's line a group on, for more runs
+/// than the prefetchers follow. A hint: it reads nothing the program sees, and an address past
+/// the source faults nothing.
+#[inline(always)]
+fn next_line_into_l2(at: *const u8) {
+    // SAFETY: SSE is part of x86-64; a prefetch reads nothing the program sees.
+    unsafe { _mm_prefetch::<_MM_HINT_T1>(at.cast()) }
 }

@@ -17,19 +17,30 @@ use super::{hot_best, plane, Bench, Sample, IN_CACHE_RACE, PROBE_HOT};
 #[derive(Clone, Copy)]
 enum Walk {
     /// The strips' lines ([`lines`]): a tile's source runs, each copied whole into the
-    /// destination rows the strip writes them to.
-    Lines,
+    /// destination rows the strip writes them to, `group` neighbouring lines of each run one
+    /// after the other ([`Walk::lines`]).
+    Lines { group: usize },
     /// Dense pixels of `a` channels from `a` planes (C = 3; [`pixel_runs`]): the planes' runs
     /// read side by side and the pixels written in order, as the interleave does.
     Pixels,
 }
 
 impl Walk {
+    /// The strips' lines of planes of `a` source runs of `bb` elements, in the library's
+    /// order: where AVX-512 stages the runs (in cache, runs a multiple of 4 KiB apart,
+    /// destination rows of a line or more), four neighbouring lines of each run one after the
+    /// other (`platform/simd/x86/transpose/staging.rs`), else one line of each run in turn.
+    fn lines<T>(a: usize, bb: usize) -> Walk {
+        let size = core::mem::size_of::<T>();
+        let staged = super::strip_loops::avx512() && (bb * size).is_multiple_of(4096) && a * size >= 64;
+        Walk::Lines { group: if staged { 4 } else { 1 } }
+    }
+
     /// Whether the walk takes `len` destination rows of a plane of `a` source rows (`line`
     /// elements a cache line): whole pieces.
     fn fits(self, a: usize, len: usize, line: usize) -> bool {
         match self {
-            Walk::Lines => fits(a, len, line),
+            Walk::Lines { .. } => fits(a, len, line),
             Walk::Pixels => len > 0,
         }
     }
@@ -38,7 +49,7 @@ impl Walk {
     /// `rows.start`).
     fn run<T: Copy>(self, s: &[T], d: &mut [T], ab: [usize; 2], rows: core::ops::Range<usize>, line: usize) {
         match self {
-            Walk::Lines => wide_lines(s, d, ab, rows, line),
+            Walk::Lines { group } => wide_lines(s, d, ab, rows, [line, group]),
             Walk::Pixels => pixel_runs(s, d, ab, rows),
         }
     }
@@ -207,11 +218,23 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
 /// [`lines`] compiled for AVX-512 where the CPU has it, so that a piece of a line moves in one
 /// register as the strips move it (the bench is built for baseline x86-64: 16-byte moves
 /// otherwise).
-fn wide_lines<T: Copy>(s: &[T], d: &mut [T], ab: [usize; 2], rows: core::ops::Range<usize>, line: usize) {
+fn wide_lines<T: Copy>(
+    s: &[T],
+    d: &mut [T],
+    ab: [usize; 2],
+    rows: core::ops::Range<usize>,
+    line: [usize; 2],
+) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         #[target_feature(enable = "avx512f")]
-        fn avx512<T: Copy>(s: &[T], d: &mut [T], ab: [usize; 2], rows: core::ops::Range<usize>, line: usize) {
+        fn avx512<T: Copy>(
+            s: &[T],
+            d: &mut [T],
+            ab: [usize; 2],
+            rows: core::ops::Range<usize>,
+            line: [usize; 2],
+        ) {
             lines(s, d, ab, rows, line)
         }
         // SAFETY: the CPU has AVX-512 F (detected just above); the function is otherwise safe.
@@ -227,17 +250,23 @@ fn wide_lines<T: Copy>(s: &[T], d: &mut [T], ab: [usize; 2], rows: core::ops::Ra
 /// starts at destination row `rows.start`. Pieces are copied as arrays of their 16, 32 or 64
 /// elements, which compile to register moves, not calls.
 #[inline(always)]
-fn lines<T: Copy>(s: &[T], d: &mut [T], [a, bb]: [usize; 2], rows: core::ops::Range<usize>, line: usize) {
+fn lines<T: Copy>(
+    s: &[T],
+    d: &mut [T],
+    [a, bb]: [usize; 2],
+    rows: core::ops::Range<usize>,
+    [line, group]: [usize; 2],
+) {
     let (ta, w) = (a.min(line), line.min(rows.len()));
     assert!(fits(a, rows.len(), line), "whole runs");
     match ta.min(w) {
-        1 => lines_of::<T, 1>(s, d, [a, bb], rows, [ta, w]),
-        2 => lines_of::<T, 2>(s, d, [a, bb], rows, [ta, w]),
-        4 => lines_of::<T, 4>(s, d, [a, bb], rows, [ta, w]),
-        8 => lines_of::<T, 8>(s, d, [a, bb], rows, [ta, w]),
-        16 => lines_of::<T, 16>(s, d, [a, bb], rows, [ta, w]),
-        32 => lines_of::<T, 32>(s, d, [a, bb], rows, [ta, w]),
-        64 => lines_of::<T, 64>(s, d, [a, bb], rows, [ta, w]),
+        1 => lines_of::<T, 1>(s, d, [a, bb], rows, [ta, w, group]),
+        2 => lines_of::<T, 2>(s, d, [a, bb], rows, [ta, w, group]),
+        4 => lines_of::<T, 4>(s, d, [a, bb], rows, [ta, w, group]),
+        8 => lines_of::<T, 8>(s, d, [a, bb], rows, [ta, w, group]),
+        16 => lines_of::<T, 16>(s, d, [a, bb], rows, [ta, w, group]),
+        32 => lines_of::<T, 32>(s, d, [a, bb], rows, [ta, w, group]),
+        64 => lines_of::<T, 64>(s, d, [a, bb], rows, [ta, w, group]),
         n => panic!("pieces of {n} elements"),
     }
 }
@@ -260,23 +289,30 @@ fn lines_of<T: Copy, const N: usize>(
     d: &mut [T],
     [a, bb]: [usize; 2],
     rows: core::ops::Range<usize>,
-    [ta, w]: [usize; 2],
+    [ta, w, group]: [usize; 3],
 ) {
     let copy = |d: &mut [T], s: &[T]| {
         let to: &mut [T; N] = (&mut d[..N]).try_into().expect("N elements");
         *to = s[..N].try_into().expect("N elements");
     };
+    // Tiles `group` at a time where the destination rows are a line or more (the staged
+    // strips'): each run's pieces of the group's tiles one after the other.
+    let group = if ta >= w { group } else { 1 };
     for a0 in (0..a).step_by(ta) {
-        for b0 in rows.clone().step_by(w) {
-            let b = b0 - rows.start;
+        for g0 in rows.clone().step_by(w * group) {
+            let tiles = group.min((rows.end - g0) / w);
             for j in 0..ta {
-                let run = &s[(a0 + j) * bb + b0..][..w];
-                if ta >= w {
-                    // Here `w` is `N`: a constant, so no division per piece.
-                    copy(&mut d[(b + j % N) * a + a0 + j / N * N..], run);
-                } else {
-                    for (q, part) in run.chunks_exact(N).enumerate() {
-                        copy(&mut d[(b + j * (w / ta) + q) * a + a0..], part);
+                for t in 0..tiles {
+                    let b0 = g0 + t * w;
+                    let b = b0 - rows.start;
+                    let run = &s[(a0 + j) * bb + b0..][..w];
+                    if ta >= w {
+                        // Here `w` is `N`: a constant, so no division per piece.
+                        copy(&mut d[(b + j % N) * a + a0 + j / N * N..], run);
+                    } else {
+                        for (q, part) in run.chunks_exact(N).enumerate() {
+                            copy(&mut d[(b + j * (w / ta) + q) * a + a0..], part);
+                        }
                     }
                 }
             }
@@ -291,16 +327,31 @@ pub(crate) fn probes_in_cache<T: Sample>(b: &Bench, out: &mut [Vec<String>; 2]) 
     let (n, c) = (1, 64);
     let (h, w) = plane(elements / (n * c));
     let hw = h * w;
-    let lines = Walk::Lines;
-    probe_in_cache::<T, Nchw, Nhwc>(b, "NCHW->NHWC", [n, c, h, w], [n, c, hw], lines, out);
-    probe_in_cache::<T, Nhwc, Nchw>(b, "NHWC->NCHW", [n, c, h, w], [n, hw, c], lines, out);
+    // The strips' lines of planes `[batch, a, bb]`, in the library's order.
+    let lines = |[_, a, bb]: [usize; 3]| Walk::lines::<T>(a, bb);
+    probe_in_cache::<T, Nchw, Nhwc>(b, "NCHW->NHWC", [n, c, h, w], [n, c, hw], lines([n, c, hw]), out);
+    probe_in_cache::<T, Nhwc, Nchw>(b, "NHWC->NCHW", [n, c, h, w], [n, hw, c], lines([n, hw, c]), out);
     let split = [n * c / 32, 32, hw];
-    probe_in_cache::<T, Nchw, NcxHwx<32>>(b, "NCHW->NC/32HW32", [n, c, h, w], split, lines, out);
+    probe_in_cache::<T, Nchw, NcxHwx<32>>(b, "NCHW->NC/32HW32", [n, c, h, w], split, lines(split), out);
     let (d, (h3, w3)) = (8, plane(elements / (n * 32 * 8)));
     let dhw = d * h3 * w3;
-    probe_in_cache::<T, Ncdhw, Ndhwc>(b, "NCDHW->NDHWC", [n, 32, d, h3, w3], [n, 32, dhw], lines, out);
+    probe_in_cache::<T, Ncdhw, Ndhwc>(
+        b,
+        "NCDHW->NDHWC",
+        [n, 32, d, h3, w3],
+        [n, 32, dhw],
+        lines([n, 32, dhw]),
+        out,
+    );
     let (m, k) = plane(elements / n);
-    probe_in_cache::<T, Bmn<RowMajor>, Bmn<ColMajor>>(b, "BMN row->col", [n, m, k], [n, m, k], lines, out);
+    probe_in_cache::<T, Bmn<RowMajor>, Bmn<ColMajor>>(
+        b,
+        "BMN row->col",
+        [n, m, k],
+        [n, m, k],
+        lines([n, m, k]),
+        out,
+    );
     // The C = 3 row's shape (`rows`): three planes of `h × w3` pixels.
     let w3 = elements.div_ceil(n * 3 * h).next_multiple_of(8);
     let pixels = Walk::Pixels;

@@ -223,7 +223,14 @@ macro_rules! strips {
             /// AVX-512 F (a register is a line).
             #[target_feature(enable = $feature)]
             #[inline]
-            unsafe fn staged<const W: usize, const E: usize, const B: usize, const M: usize, const WHOLE: bool, const L: usize>(
+            unsafe fn staged<
+                const W: usize,
+                const E: usize,
+                const B: usize,
+                const M: usize,
+                const WHOLE: bool,
+                const L: usize,
+            >(
                 src: *const u8,
                 ss: usize,
                 dst: *mut u8,
@@ -234,9 +241,10 @@ macro_rules! strips {
                 // `src` (the caller's contract).
                 unsafe { tiles.fill::<L>(src, ss) };
                 for l in 0..L {
+                    let dst = dst.wrapping_add(l * step);
                     // SAFETY: tile `l` holds the strip's `E` source runs, a line apart; its rows
                     // are inside `dst` (the caller's contract).
-                    unsafe { strip::<W, E, B, M, false, false, WHOLE>(tiles.tile(l), V, dst.wrapping_add(l * step), ds) };
+                    unsafe { strip::<W, E, B, M, false, false, WHOLE>(tiles.tile(l), V, dst, ds) };
                 }
             }
 
@@ -275,7 +283,8 @@ macro_rules! strips {
                 [count, repeat]: [usize; 2],
             ) {
                 let steps = ([src_step, src_next], [dst_step, dst_next]);
-                let walk = match !STREAM && !TALL && V == super::LINE && ss.is_multiple_of(PAGE_STRIDE_BYTES) {
+                let page_strided_runs = ss.is_multiple_of(PAGE_STRIDE_BYTES);
+                let walk = match !STREAM && !TALL && V == super::LINE && page_strided_runs {
                     true => super::walks::LineWalk::new(steps.0, steps.1, [count, repeat], 1),
                     false => None,
                 };

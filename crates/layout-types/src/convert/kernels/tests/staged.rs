@@ -109,10 +109,11 @@ fn streamed_planes_take_staged_tiles() {
 /// 4096 or 8192 bytes into NHWC): AVX2 stages the source panel by panel ([`by_staged_source`]),
 /// AVX-512 copies the strips' source lines into tiles first, four lines of each run at once
 /// where the band has them, then one (byte strips two to a line), along a band or from band to
-/// band (tall strips, for rows of 32 to 64 bytes, read in place there). Every element size at every level this CPU has, against the
-/// definition: 64 and 128 runs (one band a strip wide, and bands of several strips), ragged
-/// runs and rows (an odd last strip alone), rows past a panel, tall rows, destination rows
-/// padded, starts on a line and off it; elements outside the plane stay untouched.
+/// band (tall strips, for rows of 32 to 64 bytes, read in place there). Every element size at
+/// every level this CPU has, against the definition: 64 and 128 runs (one band a strip wide,
+/// and bands of several strips), ragged runs and rows (an odd last strip alone), rows past a
+/// panel, tall rows, destination rows padded, starts on a line and off it; elements outside
+/// the plane stay untouched.
 #[test]
 fn page_strided_runs_transpose_like_the_definition() {
     use crate::platform::simd::Stores;

@@ -30,8 +30,9 @@ pub(super) struct Tables<U> {
     channels: usize,
     values: [[U; 256]; MAX_CHANNELS],
     /// For two- and four-byte results: channel `c`'s bits shifted to their place in the
-    /// pixel's word `c · size / 8`.
-    words: Option<[[u64; 256]; MAX_CHANNELS]>,
+    /// pixel's word `c · size / 8`; made at the first use (where SIMD widens the bytes, only
+    /// a run's last pixels need them, if any).
+    words: core::cell::OnceCell<Option<[[u64; 256]; MAX_CHANNELS]>>,
     /// Whether every channel's results are the bytes' exact f16 (or bf16) values, which SIMD
     /// widening computes instead of looking them up: `(signed, bf16)`.
     halves: Option<(bool, bool)>,
@@ -54,7 +55,7 @@ impl<U: Element> Tables<U> {
         let mut values = [[U::default(); 256]; MAX_CHANNELS];
         for (c, table) in values.iter_mut().enumerate().take(channels) {
             match (&exact, unscaled) {
-                (Some(exact), true) => table.copy_from_slice(bytemuck::cast_slice(exact)),
+                (Some(exact), true) => table.copy_from_slice(bytemuck::cast_slice(&exact[..])),
                 _ => {
                     for (slot, &v) in table.iter_mut().zip(every) {
                         *slot = cast.cast_at(v, c);
@@ -62,22 +63,30 @@ impl<U: Element> Tables<U> {
                 }
             }
         }
-        // (Little-endian: the first channel is the word's low bits, so first in memory.)
-        let words = (cfg!(target_endian = "little") && matches!(U::SIZE, 2 | 4)).then(|| {
-            let mut words = [[0u64; 256]; MAX_CHANNELS];
-            for (c, (words, values)) in words.iter_mut().zip(&values).enumerate() {
-                for (w, v) in words.iter_mut().zip(values) {
-                    *w = v.to_word() << (8 * (c * U::SIZE % 8));
-                }
-            }
-            words
-        });
         // Bits compared, not values: a cast giving -0 for 0 is not the widening.
         let halves = exact.filter(|exact| {
-            values[..channels].iter().all(|table| bytemuck::cast_slice::<U, u16>(table) == exact)
+            values[..channels].iter().all(|table| bytemuck::cast_slice::<U, u16>(table) == *exact)
         });
         let halves = halves.map(|_| (T::DATA_TYPE == DataType::Int8, U::DATA_TYPE == DataType::BFloat16));
-        Some(Tables { channels, values, words, halves })
+        Some(Tables { channels, values, words: core::cell::OnceCell::new(), halves })
+    }
+
+    /// The words of the results ([`Tables::words`]'s doc), for two- and four-byte results.
+    fn words(&self) -> Option<&[[u64; 256]; MAX_CHANNELS]> {
+        self.words
+            .get_or_init(|| {
+                // (Little-endian: the first channel is the word's low bits, so first in memory.)
+                (cfg!(target_endian = "little") && matches!(U::SIZE, 2 | 4)).then(|| {
+                    let mut words = [[0u64; 256]; MAX_CHANNELS];
+                    for (c, (words, values)) in words.iter_mut().zip(&self.values).enumerate() {
+                        for (w, v) in words.iter_mut().zip(values) {
+                            *w = v.to_word() << (8 * (c * U::SIZE % 8));
+                        }
+                    }
+                    words
+                })
+            })
+            .as_ref()
     }
 
     /// Writes `out`, pixels of `padded` values: pixel `j`'s channel `c` is the result of
@@ -131,7 +140,7 @@ impl<U: Element> Tables<U> {
     /// The tables' words of [`direct_pixels`](Self::direct_pixels), streamed, `K` channels.
     #[inline(always)]
     fn stream_words_of<const K: usize>(&self, runs: &[&[u8]], padded: usize, dst: Out<'_, U>) -> usize {
-        let Some(words) = &self.words else { return 0 };
+        let Some(words) = self.words() else { return 0 };
         let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / padded);
         let runs: [&[u8]; K] = core::array::from_fn(|c| &runs[c][..n]);
         let groups = n / 8;
@@ -151,7 +160,7 @@ impl<U: Element> Tables<U> {
     fn pixels_of<const K: usize>(&self, runs: &[&[u8]], padded: usize, out: &mut [U]) {
         let n = out.len() / padded;
         let runs: [&[u8]; K] = core::array::from_fn(|c| &runs[c][..n]);
-        if let (Some(words), Ok(out)) = (&self.words, bytemuck::try_cast_slice_mut::<U, u64>(&mut *out)) {
+        if let (Some(words), Ok(out)) = (self.words(), bytemuck::try_cast_slice_mut::<U, u64>(&mut *out)) {
             let per = padded * U::SIZE / 8; // words a pixel
             if matches!(padded, 4 | 8 | 16) {
                 let done = match self.halves {
@@ -252,17 +261,28 @@ fn values_of<U: Element, const K: usize, const P: usize>(
 }
 
 /// The exact f16 (or bf16) bits of every byte value, index by the byte's bits, when `T` is a
-/// byte and `U` one of the two: what [`simd::byte_halves`] computes.
-fn exact_halves<T: Element, U: Element>() -> Option<[u16; 256]> {
-    let value = |b: u8| match T::DATA_TYPE {
-        DataType::Int8 => f32::from(b as i8),
-        _ => f32::from(b),
+/// byte and `U` one of the two: what [`simd::byte_halves`] computes. Made once a process for
+/// each of the four pairs.
+fn exact_halves<T: Element, U: Element>() -> Option<&'static [u16; 256]> {
+    use std::sync::OnceLock;
+    static PAIRS: [OnceLock<[u16; 256]>; 4] = [const { OnceLock::new() }; 4];
+    let signed = match T::DATA_TYPE {
+        DataType::Int8 => true,
+        DataType::Uint8 => false,
+        _ => return None,
     };
-    let bits = |b: u8| match U::DATA_TYPE {
-        DataType::Half => half::f16::from_f32(value(b)).to_bits(),
-        _ => half::bf16::from_f32(value(b)).to_bits(),
+    let bf16 = match U::DATA_TYPE {
+        DataType::Half => false,
+        DataType::BFloat16 => true,
+        _ => return None,
     };
-    (matches!(T::DATA_TYPE, DataType::Int8 | DataType::Uint8)
-        && matches!(U::DATA_TYPE, DataType::Half | DataType::BFloat16))
-    .then(|| core::array::from_fn(|b| bits(b as u8)))
+    let value = |b: u8| if signed { f32::from(b as i8) } else { f32::from(b) };
+    let bits = |b: u8| match bf16 {
+        false => half::f16::from_f32(value(b)).to_bits(),
+        true => half::bf16::from_f32(value(b)).to_bits(),
+    };
+    Some(
+        PAIRS[usize::from(signed) * 2 + usize::from(bf16)]
+            .get_or_init(|| core::array::from_fn(|b| bits(b as u8))),
+    )
 }

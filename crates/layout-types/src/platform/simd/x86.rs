@@ -102,9 +102,17 @@ unsafe fn stream_avx512(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 mod halves;
 mod interleave;
 mod transpose;
+mod widen;
 
-pub(super) use halves::{byte_halves, float_halves, half_pixels, half_pixels_streamed};
+pub(super) use halves::{float_halves, half_pixels, half_pixels_streamed};
 pub(super) use interleave::{interleave3, interleave3_streamed};
+pub(super) use widen::byte_halves;
+
+/// Whether this CPU has AVX-512 VBMI's byte permutes (`vpermb`, `vpermt2b`), detected once.
+pub(super) fn has_vbmi() -> bool {
+    static VBMI: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *VBMI.get_or_init(|| is_x86_feature_detected!("avx512vbmi") && Level::Avx512.available())
+}
 
 /// Whether this CPU converts f32 to f16 in hardware (F16C, with the AVX it is encoded in).
 pub(super) fn has_f16c() -> bool {

@@ -8,8 +8,9 @@ use crate::platform::simd::{fence, Level};
 
 /// Image bytes widened into pixels of 2-byte floats, at every level, against `half`'s conversion
 /// of each value: one to four channels, u8 and i8, f16 and bf16, pixels of 1, 2 and 4 words,
-/// lengths around the groups. With ordinary stores (AVX-512's groups of 16, AVX2 and F16C's of
-/// 8) from a 16-byte boundary and a half off it; streamed (AVX2's groups of 8 from AVX2 up)
+/// lengths around the groups (257 and more: every byte value). With ordinary stores (AVX-512's
+/// groups of 64 where the CPU has VBMI, then of 16; AVX2 and F16C's of 8) from a 16-byte
+/// boundary and a half off it; streamed (AVX2's groups of 8 from AVX2 up)
 /// from the boundary, and nothing off it. The halves past the pixels it says it wrote stay
 /// untouched.
 #[test]
@@ -35,7 +36,7 @@ fn image_bytes_widen_into_half_pixels_like_the_definition() {
                 )
             })
         }) {
-            for n in [0, 7, 8, 9, 15, 16, 17, 40, 257] {
+            for n in [0, 7, 8, 9, 15, 16, 17, 40, 63, 64, 81, 257, 300] {
                 let runs: Vec<Vec<u8>> =
                     (0..channels).map(|c| (0..n).map(|j| (j * 37 + c * 101 + 3) as u8).collect()).collect();
                 let runs: Vec<&[u8]> = runs.iter().map(|r| r.as_slice()).collect();

@@ -1,116 +1,25 @@
-//! Image bytes into pixels of 2-byte floats with AVX-512, or AVX2 and F16C (the safety argument
-//! is the room's, in `platform/mod.rs`): up to four runs of bytes, each value widened to f16 or
-//! bf16 (exact: every integer a byte holds is exact in both), assembled into pixels of `W`
-//! 64-bit words; f32 runs rounded into f16 (F16C) or bf16 (AVX2) pixels the same way; runs of
-//! 2-byte values into such pixels (SSE2).
+//! Pixels of 2-byte floats (the safety argument is the room's, in `platform/mod.rs`): f32 runs
+//! rounded into f16 (F16C) or bf16 (AVX2) pixels of `W` 64-bit words, runs of 2-byte values
+//! interleaved into such pixels (SSE2), and the pixel stores both share with the byte
+//! widening (`widen.rs`).
 
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::super::Level;
 
-/// Writes the whole groups of pixels of `runs` (one to four runs of bytes, of equal length;
-/// i8 if `signed`, else u8) straight into `dst` (bytes, anywhere; streamed if `stream`, then
-/// from a 16-byte boundary), `W` words a pixel: channel `c`'s f16 (or bf16) bits at bits `16 c`
-/// of a pixel's first word, the missing channels and the other words zero. Returns the pixels
-/// written: with ordinary stores, groups of 16 at `level` [`Level::Avx512`] (F and BW:
-/// `vcvtps2ph` on 512-bit registers is AVX-512 F's) and of 8 at [`Level::Avx2`] where the CPU
-/// has F16C; streamed, groups of 8 from AVX2 up (AVX-512 CPUs run the AVX2 groups); none below.
-/// Every streamed group of 8 pixels is whole 16-byte stores, so each destination line is
-/// written once, by the groups that cover it in turn; a caller that streams fences.
-///
-/// AVX2's groups against the tables' word-by-word pixels (`cast/tables.rs`), u8 NCHW C = 3 into
-/// f16 NHWC C = 4 at 176 MiB on an AMD EPYC (Zen 3, AVX2), the bench's row (two runs each): two
-/// threads 10.2–12.1 → 21.2–24.6 GB/s (0.27–0.40 → 0.67–0.69 of the strongest copy), one
-/// thread 6.8–8.8 → 11.4–13.8. Streamed straight from registers against building the pixels
-/// in an L1 block and streaming the block: the two phases' times had added up (one thread,
-/// same row: 27 GB/s building alone, 42 streaming alone, 16.5 both), where one pass overlaps
-/// them.
-pub(in crate::platform) fn byte_halves<const W: usize>(
-    level: Level,
-    dst: &mut [MaybeUninit<u8>],
-    runs: &[&[u8]],
-    signed: bool,
-    bf16: bool,
-    stream: bool,
-) -> usize {
-    let Some(n) = pixels::<W, u8>(dst, runs, stream) else { return 0 };
-    let out = dst.as_mut_ptr().cast::<u64>();
-    match level {
-        Level::Avx512 if !stream => {
-            let groups = n / 16;
-            // SAFETY: the CPU has the features the function is compiled for (`level` is one it
-            // has); it reads bytes [0, 16 groups) of each run and writes bytes
-            // [0, 128 groups W) of `dst`, all inside (`n` is at most every run's length and
-            // `dst`'s pixels), with unaligned stores; what it writes are values (f16 or bf16
-            // bits and zeros).
-            unsafe { byte_halves_avx512::<W>(out, runs, groups, signed, bf16) };
-            16 * groups
-        }
-        level if level >= Level::Avx2 && super::has_f16c() => {
-            let groups = n / 8;
-            // SAFETY: `level` is AVX2 or above, one the CPU has (so it has AVX2), and F16C was
-            // detected; it reads bytes [0, 8 groups) of each run and writes bytes
-            // [0, 64 groups W) of `dst`, all inside, streamed only from `dst`'s 16-byte-aligned
-            // start, 16 bytes at a multiple of 16 bytes from it; what it writes are values.
-            unsafe {
-                match stream {
-                    true => byte_halves_avx2::<W, true>(out, runs, groups, signed, bf16),
-                    false => byte_halves_avx2::<W, false>(out, runs, groups, signed, bf16),
-                }
-            }
-            8 * groups
-        }
-        _ => 0,
-    }
-}
-
 /// The pixels of `W` words both `runs` and `dst` hold, where the runs (one to four) and `W` (1,
 /// 2 or 4) are a shape the pixel builders take and, if `stream`, `dst` starts on a 16-byte
 /// boundary; else `None`.
-fn pixels<const W: usize, V>(dst: &[MaybeUninit<u8>], runs: &[&[V]], stream: bool) -> Option<usize> {
+pub(super) fn pixels<const W: usize, V>(
+    dst: &[MaybeUninit<u8>],
+    runs: &[&[V]],
+    stream: bool,
+) -> Option<usize> {
     let aligned = dst.as_ptr().align_offset(16) == 0;
     let shape = (1..=4).contains(&runs.len()) && matches!(W, 1 | 2 | 4);
     (shape && (aligned || !stream))
         .then(|| runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / (8 * W)))
-}
-
-/// # Safety
-///
-/// The CPU has AVX2 and F16C; every run holds at least `8 groups` bytes and `out` points to at
-/// least `8 groups W` writable words (any alignment; 16-byte aligned if `STREAM`); `runs` holds
-/// one to four runs; `W` is 1, 2 or 4.
-#[target_feature(enable = "avx2,f16c")]
-unsafe fn byte_halves_avx2<const W: usize, const STREAM: bool>(
-    out: *mut u64,
-    runs: &[&[u8]],
-    groups: usize,
-    signed: bool,
-    bf16: bool,
-) {
-    let zero = _mm_setzero_si128();
-    for g in 0..groups {
-        let j = 8 * g;
-        // Each channel's 8 values as 2-byte floats, one register each; missing channels zero.
-        let mut h = [zero; 4];
-        for (h, run) in h.iter_mut().zip(runs) {
-            // SAFETY: bytes j..j + 8 lie in the run (the caller's `groups`); unaligned load.
-            let x = unsafe { _mm_loadl_epi64(run.as_ptr().add(j).cast()) };
-            let wide = if signed { _mm256_cvtepi8_epi32(x) } else { _mm256_cvtepu8_epi32(x) };
-            let f = _mm256_cvtepi32_ps(wide);
-            *h = if bf16 {
-                // Exact in bf16, so its bits are f32's top half (at most 0x437F: no saturation).
-                let top = _mm256_srli_epi32::<16>(_mm256_castps_si256(f));
-                _mm_packus_epi32(_mm256_castsi256_si128(top), _mm256_extracti128_si256::<1>(top))
-            } else {
-                // Exact too, so the rounding never acts.
-                _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(f)
-            };
-        }
-        // SAFETY: pixels `j .. j + 8` (their `8 W` words) lie in `out` (the caller's `groups`),
-        // 16-byte aligned if `STREAM` (`out` is, and `j W` words are a multiple of 64 bytes).
-        unsafe { store_pixels::<W, STREAM>(h, out.add(j * W)) };
-    }
 }
 
 /// Pixels of f16 (or bf16 if `bf16`) from f32 runs, straight into `dst` (bytes, anywhere;
@@ -208,7 +117,7 @@ fn bf16_bits(f: __m256) -> __m128i {
 /// `out` points to `8 W` writable words, 16-byte aligned if `STREAM`.
 #[target_feature(enable = "sse2")]
 #[inline]
-unsafe fn store_pixels<const W: usize, const STREAM: bool>(h: [__m128i; 4], out: *mut u64) {
+pub(super) unsafe fn store_pixels<const W: usize, const STREAM: bool>(h: [__m128i; 4], out: *mut u64) {
     let store = |at: *mut u64, v: __m128i| {
         // SAFETY: the caller's `at` is two of `out`'s words, 16-byte aligned if `STREAM`.
         unsafe {
@@ -297,67 +206,6 @@ unsafe fn half_groups<const W: usize, const STREAM: bool>(out: *mut u64, runs: [
         unsafe {
             let h = runs.map(|r| _mm_loadu_si128(r.as_ptr().add(j).cast()));
             store_pixels::<W, STREAM>(h, out.add(j * W));
-        }
-    }
-}
-
-/// # Safety
-///
-/// The CPU has AVX-512 F and BW; every run holds at least `16 groups` bytes and `out` points
-/// to at least `16 groups W` writable words (any alignment); `runs` holds one to four runs; `W`
-/// is 1, 2 or 4.
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn byte_halves_avx512<const W: usize>(
-    out: *mut u64,
-    runs: &[&[u8]],
-    groups: usize,
-    signed: bool,
-    bf16: bool,
-) {
-    // 32-bit halves of 8 pixels' first words: pixel k's low half (channels 0, 1) from `lo`,
-    // its high half (channels 2, 3) from `hi`, for pixels 0..8 and 8..16.
-    let first = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    let second = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    // Pixels of W words: vector `q` of 8 pixels' words holds pixels `q 8/W ..` in its lanes
-    // `0, W, 2W, ..`, zeros between.
-    let per = 8 / W as i64;
-    let spread: [__m512i; W] = core::array::from_fn(|q| {
-        let lane = |l: i64| q as i64 * per + l / W as i64;
-        _mm512_setr_epi64(lane(0), lane(1), lane(2), lane(3), lane(4), lane(5), lane(6), lane(7))
-    });
-    let firsts: __mmask8 = match W {
-        1 => 0xff,
-        2 => 0x55,
-        _ => 0x11,
-    };
-    for g in 0..groups {
-        let j = 16 * g;
-        let mut h = [_mm512_setzero_si512(); 4];
-        for (h, run) in h.iter_mut().zip(runs) {
-            // SAFETY: bytes j..j + 16 lie in the run (the caller's `groups`); unaligned load.
-            let x = unsafe { _mm_loadu_si128(run.as_ptr().add(j).cast()) };
-            let wide = if signed { _mm512_cvtepi8_epi32(x) } else { _mm512_cvtepu8_epi32(x) };
-            let f = _mm512_cvtepi32_ps(wide);
-            *h = if bf16 {
-                // Exact in bf16, so its bits are f32's top half.
-                _mm512_srli_epi32::<16>(_mm512_castps_si512(f))
-            } else {
-                _mm512_cvtepu16_epi32(_mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(f))
-            };
-        }
-        let lo = _mm512_or_si512(h[0], _mm512_slli_epi32::<16>(h[1]));
-        let hi = _mm512_or_si512(h[2], _mm512_slli_epi32::<16>(h[3]));
-        let words = [_mm512_permutex2var_epi32(lo, first, hi), _mm512_permutex2var_epi32(lo, second, hi)];
-        for (k, words) in words.into_iter().enumerate() {
-            for (q, spread) in spread.iter().enumerate() {
-                let v = match W {
-                    1 => words,
-                    _ => _mm512_maskz_permutexvar_epi64(firsts, *spread, words),
-                };
-                // SAFETY: words (j + 8k) W + 8q .. + 8 lie in `out` (the caller's `groups`);
-                // unaligned store.
-                unsafe { _mm512_storeu_si512(out.add((j + 8 * k) * W + 8 * q).cast(), v) };
-            }
         }
     }
 }

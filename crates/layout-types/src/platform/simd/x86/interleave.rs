@@ -5,17 +5,12 @@ use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::super::Level;
+use super::has_vbmi;
 
 /// Whether this CPU has SSSE3's byte shuffle (`pshufb`), detected once.
 fn has_ssse3() -> bool {
     static SSSE3: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *SSSE3.get_or_init(|| is_x86_feature_detected!("ssse3"))
-}
-
-/// Whether this CPU has AVX-512 VBMI's byte permutes (`vpermb`, `vpermt2b`), detected once.
-fn has_vbmi() -> bool {
-    static VBMI: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *VBMI.get_or_init(|| is_x86_feature_detected!("avx512vbmi") && Level::Avx512.available())
 }
 
 /// The groups that interleave three streams of `W`-byte elements at a level, in the order of

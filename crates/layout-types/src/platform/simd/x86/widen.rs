@@ -1,0 +1,403 @@
+//! Image bytes widened into pixels of 2-byte floats (the safety argument is the room's, in
+//! `platform/mod.rs`): up to four runs of bytes, each value widened to f16 or bf16 (exact:
+//! every integer a byte holds is exact in both), assembled into pixels of `W` 64-bit words.
+//! With ordinary stores, AVX-512 looks the bits up in tables with VBMI's byte permutes where
+//! the CPU has them, else computes them from f32's bits; AVX2 and F16C (and streamed groups at
+//! every level from AVX2 up) convert through f32 with `vcvtps2ph`.
+
+use core::arch::x86_64::*;
+use core::mem::MaybeUninit;
+
+use super::super::Level;
+use super::halves::{pixels, store_pixels};
+
+/// Writes the whole groups of pixels of `runs` (one to four runs of bytes, of equal length;
+/// i8 if `signed`, else u8) straight into `dst` (bytes, anywhere; streamed if `stream`, then
+/// from a 16-byte boundary), `W` words a pixel: channel `c`'s f16 (or bf16) bits at bits `16 c`
+/// of a pixel's first word, the missing channels and the other words zero. Returns the pixels
+/// written: with ordinary stores, groups of 16 at `level` [`Level::Avx512`] (F and BW; groups
+/// of 64 first where the CPU has VBMI) and of 8 at [`Level::Avx2`] where the CPU has F16C;
+/// streamed, groups of 8 from AVX2 up (AVX-512 CPUs run the AVX2 groups); none below. Every
+/// streamed group of 8 pixels is whole 16-byte stores, so each destination line is written
+/// once, by the groups that cover it in turn; a caller that streams fences.
+///
+/// AVX-512's groups, one 224 × 224 image of u8 NCHW C = 3 into f16 NHWC C = 4 (the bench's
+/// in-cache fused row) on an AMD EPYC (Zen 4), a scratch loop of 100 000 calls, old and new in
+/// turn three times: `vcvtps2ph` → f32's bits rebiased ([`halves_of`]) 38.0–38.2 → 47.3–48.9
+/// GB/s; rebiased → VBMI's tables ([`byte_halves_vbmi`]) 48.1–49.0 → 64.0–65.9.
+///
+/// AVX2's groups against the tables' word-by-word pixels (`cast/tables.rs`), u8 NCHW C = 3 into
+/// f16 NHWC C = 4 at 176 MiB on an AMD EPYC (Zen 3, AVX2), the bench's row (two runs each): two
+/// threads 10.2–12.1 → 21.2–24.6 GB/s (0.27–0.40 → 0.67–0.69 of the strongest copy), one
+/// thread 6.8–8.8 → 11.4–13.8. Streamed straight from registers against building the pixels
+/// in an L1 block and streaming the block: the two phases' times had added up (one thread,
+/// same row: 27 GB/s building alone, 42 streaming alone, 16.5 both), where one pass overlaps
+/// them.
+pub(in crate::platform) fn byte_halves<const W: usize>(
+    level: Level,
+    dst: &mut [MaybeUninit<u8>],
+    runs: &[&[u8]],
+    signed: bool,
+    bf16: bool,
+    stream: bool,
+) -> usize {
+    let Some(n) = pixels::<W, u8>(dst, runs, stream) else { return 0 };
+    let out = dst.as_mut_ptr().cast::<u64>();
+    match level {
+        Level::Avx512 if !stream && super::has_vbmi() && n >= 64 => {
+            let wide = n / 64;
+            // SAFETY: the CPU has AVX-512 F, BW and VBMI (`level` is one it has; VBMI
+            // detected); it reads bytes [0, 64 wide) of each run and writes words
+            // [0, 64 wide W) of `dst`, all inside (`n` is at most every run's length and
+            // `dst`'s pixels), with unaligned stores; what it writes are the tables' values.
+            unsafe { byte_halves_vbmi::<W>(out, runs, wide, (signed, bf16)) };
+            let rest: [&[u8]; 4] = core::array::from_fn(|c| runs.get(c).map_or(&[][..], |r| &r[64 * wide..]));
+            let tail = &mut dst[64 * wide * W * 8..];
+            64 * wide + byte_halves::<W>(level, tail, &rest[..runs.len()], signed, bf16, stream)
+        }
+        Level::Avx512 if !stream => {
+            let groups = n / 16;
+            // SAFETY: the CPU has the features the function is compiled for (`level` is one it
+            // has); it reads bytes [0, 16 groups) of each run and writes bytes
+            // [0, 128 groups W) of `dst`, all inside (`n` is at most every run's length and
+            // `dst`'s pixels), with unaligned stores; what it writes are values (f16 or bf16
+            // bits and zeros).
+            unsafe { byte_halves_avx512::<W>(out, runs, groups, signed, bf16) };
+            16 * groups
+        }
+        level if level >= Level::Avx2 && super::has_f16c() => {
+            let groups = n / 8;
+            // SAFETY: `level` is AVX2 or above, one the CPU has (so it has AVX2), and F16C was
+            // detected; it reads bytes [0, 8 groups) of each run and writes bytes
+            // [0, 64 groups W) of `dst`, all inside, streamed only from `dst`'s 16-byte-aligned
+            // start, 16 bytes at a multiple of 16 bytes from it; what it writes are values.
+            unsafe {
+                match stream {
+                    true => byte_halves_avx2::<W, true>(out, runs, groups, signed, bf16),
+                    false => byte_halves_avx2::<W, false>(out, runs, groups, signed, bf16),
+                }
+            }
+            8 * groups
+        }
+        _ => 0,
+    }
+}
+
+/// # Safety
+///
+/// The CPU has AVX2 and F16C; every run holds at least `8 groups` bytes and `out` points to at
+/// least `8 groups W` writable words (any alignment; 16-byte aligned if `STREAM`); `runs` holds
+/// one to four runs; `W` is 1, 2 or 4.
+#[target_feature(enable = "avx2,f16c")]
+unsafe fn byte_halves_avx2<const W: usize, const STREAM: bool>(
+    out: *mut u64,
+    runs: &[&[u8]],
+    groups: usize,
+    signed: bool,
+    bf16: bool,
+) {
+    let zero = _mm_setzero_si128();
+    for g in 0..groups {
+        let j = 8 * g;
+        // Each channel's 8 values as 2-byte floats, one register each; missing channels zero.
+        let mut h = [zero; 4];
+        for (h, run) in h.iter_mut().zip(runs) {
+            // SAFETY: bytes j..j + 8 lie in the run (the caller's `groups`); unaligned load.
+            let x = unsafe { _mm_loadl_epi64(run.as_ptr().add(j).cast()) };
+            let wide = if signed { _mm256_cvtepi8_epi32(x) } else { _mm256_cvtepu8_epi32(x) };
+            let f = _mm256_cvtepi32_ps(wide);
+            *h = if bf16 {
+                // Exact in bf16, so its bits are f32's top half (at most 0x437F: no saturation).
+                let top = _mm256_srli_epi32::<16>(_mm256_castps_si256(f));
+                _mm_packus_epi32(_mm256_castsi256_si128(top), _mm256_extracti128_si256::<1>(top))
+            } else {
+                // Exact too, so the rounding never acts.
+                _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(f)
+            };
+        }
+        // SAFETY: pixels `j .. j + 8` (their `8 W` words) lie in `out` (the caller's `groups`),
+        // 16-byte aligned if `STREAM` (`out` is, and `j W` words are a multiple of 64 bytes).
+        unsafe { store_pixels::<W, STREAM>(h, out.add(j * W)) };
+    }
+}
+
+/// f32's exponent bias less f16's, at the exponent's place: a non-zero integer of at most 11
+/// bits has the f16 bits of its f32 bits less this, shifted right by 13 (exact, as `vcvtps2ph`
+/// gives them; integer operations, where `vcvtps2ph` on 512-bit registers, and widening its
+/// halves back to 32-bit lanes, took most of AVX-512's groups on AMD's Zen 4).
+const REBIAS: i32 = (127 - 15) << 23;
+
+/// The f16 (or bf16 if `bf16`) bits of 16 integers of at most 8 bits and a sign (`signed`:
+/// else non-negative), one in each 32-bit lane's low half.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn halves_of(wide: __m512i, signed: bool, bf16: bool) -> __m512i {
+    if bf16 {
+        // Exact in bf16, so its bits are f32's top half.
+        return _mm512_srli_epi32::<16>(_mm512_castps_si512(_mm512_cvtepi32_ps(wide)));
+    }
+    // The magnitude's f32 bits with the exponent rebiased to f16's and the mantissa's last 13
+    // bits (zeros for integers under 2^11) dropped; zero stays zero (the subtraction goes
+    // below it, and the maximum brings it back).
+    let f = _mm512_castps_si512(_mm512_cvtepi32_ps(_mm512_abs_epi32(wide)));
+    let rebiased = _mm512_max_epi32(_mm512_sub_epi32(f, _mm512_set1_epi32(REBIAS)), _mm512_setzero_si512());
+    let magnitude = _mm512_srli_epi32::<13>(rebiased);
+    match signed {
+        // magnitude | (the value's top 16 bits & 0x8000): the sign at bit 15.
+        true => _mm512_ternarylogic_epi32::<0xF8>(
+            magnitude,
+            _mm512_srli_epi32::<16>(wide),
+            _mm512_set1_epi32(0x8000),
+        ),
+        false => magnitude,
+    }
+}
+
+/// Eight pixels' first words (one 512-bit register) stored as pixels of `W` words: vector `q`
+/// of the pixels' words holds pixels `q 8/W ..` in its lanes `0, W, 2W, ..`, zeros between.
+struct Spread<const W: usize> {
+    lanes: [__m512i; W],
+    firsts: __mmask8,
+}
+
+impl<const W: usize> Spread<W> {
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    fn new() -> Self {
+        let per = 8 / W as i64;
+        let lanes = core::array::from_fn(|q| {
+            let lane = |l: i64| q as i64 * per + l / W as i64;
+            _mm512_setr_epi64(lane(0), lane(1), lane(2), lane(3), lane(4), lane(5), lane(6), lane(7))
+        });
+        let firsts = match W {
+            1 => 0xff,
+            2 => 0x55,
+            _ => 0x11,
+        };
+        Spread { lanes, firsts }
+    }
+
+    /// Stores the 8 pixels whose first words are `words` at `out`.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512 F; `out` points to `8 W` writable words (any alignment).
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn store(&self, out: *mut u64, words: __m512i) {
+        for (q, lanes) in self.lanes.iter().enumerate() {
+            let v = match W {
+                1 => words,
+                _ => _mm512_maskz_permutexvar_epi64(self.firsts, *lanes, words),
+            };
+            // SAFETY: words 8q .. 8q + 8 lie in `out`'s `8 W` (the caller's contract);
+            // unaligned store.
+            unsafe { _mm512_storeu_si512(out.add(8 * q).cast(), v) };
+        }
+    }
+}
+
+/// # Safety
+///
+/// The CPU has AVX-512 F and BW; every run holds at least `16 groups` bytes and `out` points
+/// to at least `16 groups W` writable words (any alignment); `runs` holds one to four runs; `W`
+/// is 1, 2 or 4.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn byte_halves_avx512<const W: usize>(
+    out: *mut u64,
+    runs: &[&[u8]],
+    groups: usize,
+    signed: bool,
+    bf16: bool,
+) {
+    // 32-bit halves of 8 pixels' first words: pixel k's low half (channels 0, 1) from `lo`,
+    // its high half (channels 2, 3) from `hi`, for pixels 0..8 and 8..16.
+    let first = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    let second = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    let spread = Spread::<W>::new();
+    for g in 0..groups {
+        let j = 16 * g;
+        let mut h = [_mm512_setzero_si512(); 4];
+        for (h, run) in h.iter_mut().zip(runs) {
+            // SAFETY: bytes j..j + 16 lie in the run (the caller's `groups`); unaligned load.
+            let x = unsafe { _mm_loadu_si128(run.as_ptr().add(j).cast()) };
+            let wide = if signed { _mm512_cvtepi8_epi32(x) } else { _mm512_cvtepu8_epi32(x) };
+            *h = halves_of(wide, signed, bf16);
+        }
+        let lo = _mm512_or_si512(h[0], _mm512_slli_epi32::<16>(h[1]));
+        let hi = _mm512_or_si512(h[2], _mm512_slli_epi32::<16>(h[3]));
+        let words = [_mm512_permutex2var_epi32(lo, first, hi), _mm512_permutex2var_epi32(lo, second, hi)];
+        for (k, words) in words.into_iter().enumerate() {
+            // SAFETY: pixels j + 8k .. + 8 (their 8 W words) lie in `out` (the caller's `groups`).
+            unsafe { spread.store(out.add((j + 8 * k) * W), words) };
+        }
+    }
+}
+
+/// The 2-byte float bits of every byte value as two byte tables (low bytes, high bytes) of 256
+/// entries each, four 64-byte registers: entry `x` for the byte `x` (read as i8 where signed).
+#[repr(C, align(64))]
+struct Table {
+    low: [[u8; 64]; 4],
+    high: [[u8; 64]; 4],
+}
+
+impl Table {
+    /// The table of the f16 (or bf16 if `bf16`) bits of each byte value.
+    const fn of(bf16: bool, signed: bool) -> Table {
+        let (mut low, mut high) = ([[0; 64]; 4], [[0; 64]; 4]);
+        let mut x = 0;
+        while x < 256 {
+            let v = if signed { x as u8 as i8 as i32 } else { x as i32 };
+            let b = if bf16 { bf16_of(v) } else { f16_of(v) };
+            (low[x / 64][x % 64], high[x / 64][x % 64]) = (b as u8, (b >> 8) as u8);
+            x += 1;
+        }
+        Table { low, high }
+    }
+}
+
+/// The f16 bits of an integer of at most 8 bits and a sign: exact.
+const fn f16_of(v: i32) -> u16 {
+    let (sign, m) = ((v < 0) as u16, v.unsigned_abs());
+    match m {
+        0 => 0,
+        _ => {
+            let e = 31 - m.leading_zeros();
+            sign << 15 | ((15 + e) << 10 | (m << (10 - e)) & 0x3FF) as u16
+        }
+    }
+}
+
+/// The bf16 bits of such an integer: exact.
+const fn bf16_of(v: i32) -> u16 {
+    let (sign, m) = ((v < 0) as u16, v.unsigned_abs());
+    match m {
+        0 => 0,
+        _ => {
+            let e = 31 - m.leading_zeros();
+            sign << 15 | ((127 + e) << 7 | (m << (7 - e)) & 0x7F) as u16
+        }
+    }
+}
+
+static U8_F16: Table = Table::of(false, false);
+static I8_F16: Table = Table::of(false, true);
+static U8_BF16: Table = Table::of(true, false);
+static I8_BF16: Table = Table::of(true, true);
+
+/// Groups of 64 pixels of `W` words from one to four runs of bytes, each byte's bits looked up
+/// in `table` (VBMI's two-source byte permutes: 128 entries a permute, the byte's top bit
+/// choosing between two), then the low and high bytes, the channels and the pixels interleaved
+/// in 128-bit lanes. The bytes are first permuted so that those lanes come out as whole
+/// groups of 8 pixels in order: lane `L` of source register `i` takes the byte of pixel
+/// `8 (i / 2) + 2L + i % 2`.
+///
+/// # Safety
+///
+/// The CPU has AVX-512 F, BW and VBMI; every run holds at least `64 groups` bytes and `out`
+/// points to at least `64 groups W` writable words (any alignment); `runs` holds one to four
+/// runs; `W` is 1, 2 or 4.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn byte_halves_vbmi<const W: usize>(
+    out: *mut u64,
+    runs: &[&[u8]],
+    groups: usize,
+    (signed, bf16): (bool, bool),
+) {
+    let table: &Table = match (signed, bf16) {
+        (false, false) => &U8_F16,
+        (true, false) => &I8_F16,
+        (false, true) => &U8_BF16,
+        (true, true) => &I8_BF16,
+    };
+    let order: [u8; 64] = core::array::from_fn(|p| {
+        let (lane, i) = (p / 16, p % 16);
+        (8 * (i / 2) + 2 * lane + i % 2) as u8
+    });
+    // SAFETY: 64 bytes each, inside `order` and the table (unaligned loads).
+    let (order, low, high) = unsafe {
+        let load = |t: &[u8; 64]| _mm512_loadu_si512(t.as_ptr().cast());
+        (load(&order), table.low.each_ref().map(load), table.high.each_ref().map(load))
+    };
+    let spread = Spread::<W>::new();
+    let zero = _mm512_setzero_si512();
+    for g in 0..groups {
+        let j = 64 * g;
+        // Channel `c`'s words, lane by lane: pixels `0..8` of each lane's group in `a[c]`,
+        // `8..16` in `b[c]`.
+        let (mut a, mut b) = ([zero; 4], [zero; 4]);
+        for (c, run) in runs.iter().enumerate() {
+            // SAFETY: bytes j..j + 64 lie in the run (the caller's `groups`); unaligned load.
+            let x = _mm512_permutexvar_epi8(order, unsafe { _mm512_loadu_si512(run.as_ptr().add(j).cast()) });
+            let top = _mm512_movepi8_mask(x);
+            let look = |t: &[__m512i; 4]| {
+                let under = _mm512_permutex2var_epi8(t[0], x, t[1]);
+                _mm512_mask_blend_epi8(top, under, _mm512_permutex2var_epi8(t[2], x, t[3]))
+            };
+            let (lo, hi) = (look(&low), look(&high));
+            (a[c], b[c]) = (_mm512_unpacklo_epi8(lo, hi), _mm512_unpackhi_epi8(lo, hi));
+        }
+        for (half, h) in [a, b].into_iter().enumerate() {
+            let ab = [_mm512_unpacklo_epi16(h[0], h[1]), _mm512_unpackhi_epi16(h[0], h[1])];
+            let cd = [_mm512_unpacklo_epi16(h[2], h[3]), _mm512_unpackhi_epi16(h[2], h[3])];
+            for k in 0..2 {
+                let pixels = [_mm512_unpacklo_epi32(ab[k], cd[k]), _mm512_unpackhi_epi32(ab[k], cd[k])];
+                for (t, words) in pixels.into_iter().enumerate() {
+                    // Pixels `8m .. 8m + 8` of the group, in order.
+                    let m = 4 * half + 2 * k + t;
+                    // SAFETY: pixels j + 8m .. + 8 (their 8 W words) lie in `out` (the
+                    // caller's `groups`).
+                    unsafe { spread.store(out.add((j + 8 * m) * W), words) };
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every byte value, signed and not, into f16 and bf16 through both of AVX-512's groups
+    /// (a CPU with VBMI runs the rebiased ones only for a run's last pixels, so the widening
+    /// test through `byte_halves` sees few values there), four channels, against `half`.
+    #[test]
+    fn every_byte_value_widens_exactly_in_both_avx512_groups() {
+        if !Level::Avx512.available() {
+            println!("SKIPPED: AVX-512's byte groups (this CPU lacks AVX-512 F and BW)");
+            return;
+        }
+        let runs: Vec<Vec<u8>> =
+            (0..4).map(|c| (0..256).map(|j| (j * 37 + c * 101) as u8).collect()).collect();
+        let runs: Vec<&[u8]> = runs.iter().map(|r| r.as_slice()).collect();
+        for (signed, bf16) in [(false, false), (true, false), (false, true), (true, true)] {
+            let want = |c: usize, j: usize| {
+                let b = runs[c][j];
+                let v = if signed { f32::from(b as i8) } else { f32::from(b) };
+                let bits = match bf16 {
+                    true => half::bf16::from_f32(v).to_bits(),
+                    false => half::f16::from_f32(v).to_bits(),
+                };
+                u64::from(bits) << (16 * c)
+            };
+            let mut out = vec![0u64; 256];
+            // SAFETY: the CPU has AVX-512 F and BW (checked above); the runs hold 256 bytes,
+            // `out` 256 words.
+            unsafe { byte_halves_avx512::<1>(out.as_mut_ptr(), &runs, 16, signed, bf16) };
+            for (j, &w) in out.iter().enumerate() {
+                assert_eq!(w, (0..4).fold(0, |p, c| p | want(c, j)), "rebiased: pixel {j}, {signed} {bf16}");
+            }
+            if !super::super::has_vbmi() {
+                println!("SKIPPED: VBMI's byte groups (this CPU lacks AVX-512 VBMI)");
+                continue;
+            }
+            let mut out = vec![0u64; 256];
+            // SAFETY: as above, and the CPU has VBMI (checked).
+            unsafe { byte_halves_vbmi::<1>(out.as_mut_ptr(), &runs, 4, (signed, bf16)) };
+            for (j, &w) in out.iter().enumerate() {
+                assert_eq!(w, (0..4).fold(0, |p, c| p | want(c, j)), "tables: pixel {j}, {signed} {bf16}");
+            }
+        }
+    }
+}

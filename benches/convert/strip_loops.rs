@@ -103,11 +103,14 @@ pub(super) fn task(s: &[u8], d: &Parts, pixels: std::ops::Range<usize>, g: Geome
 /// One task of a streamed NHWC→NCHW pass: the images of `d` (bytes: whole NCHW images) from
 /// the NHWC images at the start of `s`, image by image, tile by tile, band by band, strip
 /// by strip, streamed, with the next tile's source lines prefetched over the first half of
-/// each tile's bands where it has more than two; then a store fence. Panics unless every strip lies inside both slices,
-/// every destination line starts on a cache line and the CPU passes [`avx512`].
+/// each tile's bands where it has more than two; then a store fence. A strip of 2- or 4-byte
+/// elements loads a 64-byte run a pixel and streams a line a channel; of bytes (AVX2's blocks in
+/// their EVEX forms, 32 channels a band) a 32-byte run a pixel, two pixels' runs streamed as a
+/// channel's line. Panics unless every strip lies inside both slices, every destination line
+/// starts on a cache line and the CPU passes [`avx512`].
 pub(super) fn streamed_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
     let Geometry { channels, pixels, size, band, sweep } = g;
-    assert!(avx512() && matches!((size, band), (4, 16) | (2, 32)));
+    assert!(avx512() && matches!((size, band), (4, 16) | (2, 32) | (1, 32)));
     let line = 64 / size; // pixels a strip
     let image = channels.checked_mul(pixels).and_then(|e| e.checked_mul(size)).expect("an image's bytes");
     assert!(image > 0 && d.len().is_multiple_of(image) && d.len() <= s.len());
@@ -122,18 +125,19 @@ pub(super) fn streamed_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
             for (k, b) in (0..channels).step_by(band).enumerate() {
                 for p in (t0..t0 + sweep).step_by(line) {
                     let (from, to) = ((p * channels + b) * size, (b * pixels + p) * size);
-                    // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads
-                    // `line` runs of 64 bytes (`band` channels), `channels * size` apart
-                    // from `from` (pixels `p + line <= pixels`, channels `b + band <=
-                    // channels`: inside the image `s`), and streams `band` lines of 64
-                    // bytes, `pixels * size` apart from `to` (inside the image `d`), each
-                    // on a cache line (`d`, `pixels * size` and `p * size` are multiples of
-                    // 64).
+                    // SAFETY: the CPU has AVX-512 F, BW and VL (asserted), so AVX2; the strip
+                    // reads `line` runs of `band * size` bytes (64, or 32 for bytes),
+                    // `channels * size` apart from `from` (pixels `p + line <= pixels`,
+                    // channels `b + band <= channels`: inside the image `s`), and streams
+                    // `band` lines of 64 bytes, `pixels * size` apart from `to` (inside the
+                    // image `d`), each on a cache line (`d`, `pixels * size` and `p * size` are
+                    // multiples of 64).
                     #[cfg(target_arch = "x86_64")]
                     unsafe {
                         let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
-                        match band {
-                            16 => x86::streamed_strip::<16>(src, channels * size, dst, pixels * size),
+                        match (size, band) {
+                            (1, _) => x86::streamed_pairs_avx2(src, channels, line, dst, pixels),
+                            (_, 16) => x86::streamed_strip::<16>(src, channels * size, dst, pixels * size),
                             _ => x86::streamed_strip::<32>(src, channels * size, dst, pixels * size),
                         }
                     }

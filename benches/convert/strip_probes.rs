@@ -133,10 +133,12 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
 /// the next tile's source lines in address order (f16's two bands prefetch nothing).
 /// The probe does the same loads, streaming stores and prefetches, without the shuffles, in
 /// the library's tasks (four a thread, whole images), with the fence at the end of each task.
-/// u8 goes through staged tiles instead: per image, tiles of 15 lines of each of the 64 planes
-/// (960 pixels, 60 KiB of source) transposed into a staging buffer with ordinary stores, then
-/// each of its 64 rows streamed to its plane while (at AVX2) the next tile's source is
-/// prefetched, a row's share with each row; that probe copies the tile's source into the
+/// u8 at AVX-512 on AMD's cores streams the same way in strips of AVX2's blocks (32 channels a
+/// band, two bands, 4 KiB tiles): a strip loads a 32-byte run a pixel and streams a line a
+/// channel. Elsewhere u8 goes through staged tiles: per image, tiles of 15 lines of each of the
+/// 64 planes (960 pixels, 60 KiB of source) transposed into a staging buffer with ordinary
+/// stores, then each of its 64 rows streamed to its plane while (at AVX2) the next tile's source
+/// is prefetched, a row's share with each row; that probe copies the tile's source into the
 /// buffer as it lies and streams the buffer's rows to the same places with the same
 /// prefetching (none with AVX-512, as the library: [`strips::staged_nchw_task`]). Without
 /// AVX-512 (AVX2), f16 and f32 go through staged tiles as u8 does (480 and 240 pixels a tile).
@@ -159,15 +161,16 @@ pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
         let images = n.div_ceil(4 * rayon::current_num_threads()); // a task's, as the library cuts
         let s: &[u8] = bytemuck::cast_slice(src.as_slice());
         let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
-        // A strip's channels: a register's with AVX-512 (one register a pixel).
-        let band = 64 / T::SIZE;
+        // A strip's channels: a register's with AVX-512 (one register a pixel); 32 for bytes.
+        let band = (64 / T::SIZE).min(32);
         // The library's tiles: 1 KiB of each destination row where it walks (more than two
         // bands of AVX-512's strips: f32's four), 4 KiB otherwise.
         let sweep = if c / band > 2 { 1024 / T::SIZE } else { 4096 / T::SIZE };
         let geometry = strips::Geometry { channels: c, pixels: h * w, size: T::SIZE, band, sweep };
         let image = c * h * w * T::SIZE;
-        // Staged tiles for bytes, and at AVX2 for every size; streamed strips otherwise.
-        let staged = T::SIZE == 1 || !strips::avx512();
+        // Staged tiles at AVX2 for every size, and for bytes but on AMD's cores; streamed
+        // strips otherwise (the library's `Strips::streams_directly`).
+        let staged = !strips::avx512() || (T::SIZE == 1 && !strips::amd());
         let probe = (strips::avx512() || strips::avx2()).then_some(|| {
             use rayon::prelude::*;
             d.par_chunks_mut(images * image).enumerate().for_each(|(t, d)| match staged {

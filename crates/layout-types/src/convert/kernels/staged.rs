@@ -60,7 +60,7 @@ pub(super) fn by_panels<T: Element>(
     // Rows of whole lines go to the strips where they start on a line, and where they do not
     // but are two lines at least and the strips stream them directly, writing the lines across
     // two rows whole (`seams::stream_seams`).
-    let seamed = row_bytes >= 2 * CACHE_LINE && strips.streams_directly();
+    let seamed = row_bytes >= 2 * CACHE_LINE && strips.streams_directly(rows.extent);
     let whole_lines = row_bytes.is_multiple_of(CACHE_LINE) && ((on_line && strips.has_blocks()) || seamed);
     let half_lines = row_bytes == CACHE_LINE / 2 && on_line && strips.tall().is_some();
     let dense = rows.dst as usize == width;
@@ -245,8 +245,9 @@ const STAGED_ROWS: usize = 64;
 const PREFETCHED_RUN_BYTES: usize = 256;
 
 /// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns)
-/// and whose strips do not stream directly ([`Strips::streams_directly`]: bytes, AVX2's halves,
-/// and bytes below AVX2, which have no strips), or whose tiles' sources are contiguous blocks
+/// and whose strips do not stream directly ([`Strips::streams_directly`]: bytes but AVX-512's on
+/// AMD's cores with a strip's rows, AVX2's halves, and bytes below AVX2, which have no strips),
+/// or whose tiles' sources are contiguous blocks
 /// that the tiles prefetch ([`Strips::stages_contiguous_sources`]: at AVX2, 4- and 8-byte
 /// elements too): tiles of [`STAGED_ROWS`] destination rows by the most whole destination lines,
 /// an odd number of them, that fit in [`PANEL_BYTES`] are transposed into a staging buffer
@@ -403,7 +404,8 @@ pub(super) fn staged_tiles<T: Element>(rows: LoopAxis, cols: LoopAxis, strips: S
     let contiguous = src_stride == STAGED_ROWS.min(rows.extent) && rows.extent <= STAGED_ROWS;
     let prefetches = strips.prefetches_staged_source();
     let staged_contiguous = contiguous && prefetches && strips.stages_contiguous_sources();
-    let direct = (strips.streams_directly() && !staged_contiguous) || (square && strips.has_blocks());
+    let direct =
+        (strips.streams_directly(rows.extent) && !staged_contiguous) || (square && strips.has_blocks());
     // Runs near each other (NHWC→NCHW with C = 128) are prefetched too, run by run: at 256 MiB,
     // two runs alternating three and four times, u8 two threads 7.9–10.4 → 10.7–16.4 GB/s, one
     // thread 6.6–8.1 → 9.7–9.8; f16 two threads 10.7–13.9 → 12.5–14.6.

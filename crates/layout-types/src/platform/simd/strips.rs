@@ -106,18 +106,34 @@ impl Strips {
         self.size >= 2 || self.level >= Level::Avx2
     }
 
-    /// Whether streamed strips are the better way to stream a plane's long destination rows: not
-    /// for bytes, whose staged tiles (ordinary strips into a cache-resident buffer, then streamed)
-    /// match AVX-512's streamed byte strips (u8 NHWC→NCHW at 256 MiB: 0.82 of the strongest copy
-    /// either way) and beat AVX2's, which hold a whole line as two blocks of 32 registers; nor
-    /// for AVX2's halves, whose streamed strips write one line of each of 16 planes in turn: on
-    /// an AMD EPYC (Zen 3), f16 NHWC→NCHW with C = 64 at 256 MiB, a scratch loop of `convert`
-    /// alternating five times, staged tiles (1 KiB of each of 64 planes streamed at once) took
-    /// one thread from 7.0–8.3 to 12.3–13.9 GB/s and two from 15.0–15.7 to 18.1–21.3, where
-    /// f32 (and a 2048 × 4096 f16 matrix into columns) stayed even. (Staged tiles that prefetch
-    /// their contiguous sources beat even these: [`Strips::stages_contiguous_sources`].)
-    pub(crate) fn streams_directly(&self) -> bool {
-        self.has_blocks() && self.size >= 2 && !(self.level == Level::Avx2 && self.size == 2)
+    /// Whether streamed strips are the better way to stream a plane of `rows` long destination
+    /// rows than staged tiles (`convert::kernels`'s `by_staged_tiles`: ordinary strips into a
+    /// cache-resident buffer, then streamed). Not for AVX2's halves, whose streamed strips write
+    /// one line of each of 16 planes in turn: on an AMD EPYC (Zen 3), f16 NHWC→NCHW with C = 64
+    /// at 256 MiB, a scratch loop of `convert` alternating five times, staged tiles (1 KiB of
+    /// each of 64 planes streamed at once) took one thread from 7.0–8.3 to 12.3–13.9 GB/s and two
+    /// from 15.0–15.7 to 18.1–21.3, where f32 (and a 2048 × 4096 f16 matrix into columns) stayed
+    /// even. (Staged tiles that prefetch their contiguous sources beat even these:
+    /// [`Strips::stages_contiguous_sources`].)
+    ///
+    /// Bytes: AVX-512's streamed byte strips of AVX2's blocks (on AMD's cores:
+    /// `whole_line_bytes`) where the plane has a strip's rows at least. On an AMD EPYC (Zen 4),
+    /// two threads, u8 NHWC→NCHW at 256 MiB, staged tiles → streamed strips, a scratch loop of
+    /// `convert` in turn three times: C = 64 20.2–28.0 → 35.6–38.1 GB/s, C = 128 19.4–19.8 →
+    /// 27.8–30.0, C = 256 20.9–21.3 → 29.2–30.1, C = 32 31.6 → 45.4; at 16 MiB C = 64
+    /// 30.0–32.3 → 44.0–44.7; u8 NCHW→NHWC with C = 256 (rows of 4 lines, whose staged tiles
+    /// read 256 page-strided runs a line each), the two alternating in one process, 9.2–9.4 →
+    /// 24.5–25.8 (16 MiB 18.3 → 41.1), and into a destination 16 bytes past a line (the rows'
+    /// seams) C = 128 20.7–21.6 → 24.0–26.7. With fewer rows than a strip the staged tiles
+    /// stay (C = 16: 17.6 against 11.1). Elsewhere bytes keep the staged tiles: they matched
+    /// AVX-512's streamed strips of whole lines on Intel's cores (u8 NHWC→NCHW at 256 MiB:
+    /// 0.82 of the strongest copy either way), and beat AVX2's, which hold a whole line as two
+    /// blocks of 32 registers.
+    pub(crate) fn streams_directly(&self, rows: usize) -> bool {
+        let bytes = self.level == Level::Avx512 && !self.whole_line_bytes && rows >= self.rows();
+        self.has_blocks()
+            && (self.size >= 2 || (self.size == 1 && bytes))
+            && !(self.level == Level::Avx2 && self.size == 2)
     }
 
     /// Tall strips of the same kind, for destination rows shorter than a cache line but at

@@ -89,7 +89,8 @@ pub(super) fn by_panels<T: Element>(
 /// plane. Two kinds of plane are staged ([`staged_runs`] decides):
 ///
 /// - **Streamed, runs far apart in memory** (NCHW→NHWC's channel planes of u8 with C = 64;
-///   bytes: more runs than the L2 streamer follows, a destination line's worth). Read in place,
+///   bytes: more runs than the L2 streamer follows, a destination line's worth), where the
+///   strips gain by it ([`Strips::stages_far_runs`]: measured on an Intel Xeon). Read in place,
 ///   the runs of such a plane lie a multiple of the L2's set period apart when transparent huge
 ///   pages back the source (256 KiB here): each strip's 64 lines then compete for one set of 16
 ///   ways, and what the prefetcher brings is evicted before use (u8 NCHW→NHWC at 256 MiB, two
@@ -184,7 +185,8 @@ pub(super) fn staged_runs<T: Element>(
     if runs == 0 || staging_pitch::<T>(group) < 5 * (CACHE_LINE / T::SIZE) {
         return None;
     }
-    let far_in_memory = strips.streaming()
+    let far_in_memory = strips.stages_far_runs()
+        && strips.streaming()
         && !strips.cached_source()
         && strips.cols() > MAX_STREAMED_RUNS
         && src_stride * T::SIZE >= FAR_RUN_BYTES

@@ -202,6 +202,18 @@ impl Strips {
         self.streaming
     }
 
+    /// Whether a streamed byte plane whose source runs lie far apart in memory copies them into
+    /// a staging buffer first (`convert::kernels`'s `by_staged_source`): measured faster so on an
+    /// Intel Xeon (AVX-512, strips of whole lines; `BENCHMARKS.md`, step 11), slower on an AMD
+    /// EPYC (Zen 4), whose AVX-512 strips of AVX2's blocks (`whole_line_bytes`) read the runs in
+    /// place. There, two threads, u8 NCHW→NHWC at 256 MiB (huge pages under both buffers), staged
+    /// and in place alternating in one process: C = 64 22.3–25.5 → 30.8–37.7 GB/s (one thread
+    /// 14.5 → 22.0), C = 128 19.8–21.4 → 33.5–35.3, C = 256 25.2–26.3 → 37.3–38.0. AVX2 keeps
+    /// the staging (Zen 3 was not measured without it).
+    pub(crate) fn stages_far_runs(&self) -> bool {
+        self.level != Level::Avx512 || self.whole_line_bytes
+    }
+
     /// Whether a streamed plane swept in tiles prefetches the next tile's source lines between
     /// its bands: AVX-512's strips only. Measured where it was added (Intel Xeon, AVX-512) f32
     /// NHWC→NCHW with C = 64 at 256 MiB gained 27.1–27.2 → 27.8–28.6 GB/s; on an AMD EPYC

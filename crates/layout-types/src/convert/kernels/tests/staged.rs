@@ -141,7 +141,8 @@ fn page_strided_runs_transpose_like_the_definition() {
 /// least a strip's columns of them, a destination starting on a line, [`WIDE_PLANE`] rows; in
 /// cache, or streamed from the last-level cache into rows of whole lines with at most 64 runs
 /// (not a cached plane with ordinary stores, as `by_panels`' inner strips, nor one from
-/// memory). And far runs from memory: bytes only.
+/// memory). And far runs from memory: bytes only (at AVX-512, in the strips' whole-line form
+/// only).
 #[test]
 fn planes_stage_runs_that_share_one_l1_set() {
     use crate::platform::simd::Stores;
@@ -183,6 +184,16 @@ fn planes_stage_runs_that_share_one_l1_set() {
         assert_eq!(why(line, rows, many, stride, many, panels), None, "cached, ordinary, size {size}");
         let far = why(line, rows, 64, (64 << 10) / T::SIZE as isize, many.max(64), from_memory);
         assert_eq!(far, (size == 1).then_some(StagedRuns::FarInMemory), "far runs, size {size}");
+        // AVX-512's strips stage far runs in their whole-line form (Intel's cores) only.
+        if let Some(avx512) = Strips::new(Level::Avx512, Stores::Streaming, size) {
+            let from_memory = avx512.with_cached_source(1 << 40);
+            for whole in [true, false] {
+                let strips = from_memory.with_whole_line_bytes(whole);
+                let far = why(line, rows, 64, (64 << 10) / T::SIZE as isize, many.max(64), strips);
+                let staged = (size == 1 && whole).then_some(StagedRuns::FarInMemory);
+                assert_eq!(far, staged, "far runs at AVX-512, whole lines {whole}, size {size}");
+            }
+        }
     }
     if !Level::Avx2.available() {
         println!("SKIPPED: AVX2 stages these runs; this CPU's highest level is {:?}", Level::detected());

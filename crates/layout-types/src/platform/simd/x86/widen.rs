@@ -249,7 +249,7 @@ impl Table {
         let mut x = 0;
         while x < 256 {
             let v = if signed { x as u8 as i8 as i32 } else { x as i32 };
-            let b = if bf16 { bf16_of(v) } else { f16_of(v) };
+            let b = if bf16 { half_of(v, 127, 7) } else { half_of(v, 15, 10) };
             (low[x / 64][x % 64], high[x / 64][x % 64]) = (b as u8, (b >> 8) as u8);
             x += 1;
         }
@@ -257,26 +257,15 @@ impl Table {
     }
 }
 
-/// The f16 bits of an integer of at most 8 bits and a sign: exact.
-const fn f16_of(v: i32) -> u16 {
+/// The bits of a 2-byte float whose exponent has `bias` and whose mantissa `mantissa` bits
+/// (f16: 15 and 10, bf16: 127 and 7) for an integer of at most 8 bits and a sign: exact.
+const fn half_of(v: i32, bias: u32, mantissa: u32) -> u16 {
     let (sign, m) = ((v < 0) as u16, v.unsigned_abs());
     match m {
         0 => 0,
         _ => {
             let e = 31 - m.leading_zeros();
-            sign << 15 | ((15 + e) << 10 | (m << (10 - e)) & 0x3FF) as u16
-        }
-    }
-}
-
-/// The bf16 bits of such an integer: exact.
-const fn bf16_of(v: i32) -> u16 {
-    let (sign, m) = ((v < 0) as u16, v.unsigned_abs());
-    match m {
-        0 => 0,
-        _ => {
-            let e = 31 - m.leading_zeros();
-            sign << 15 | ((127 + e) << 7 | (m << (7 - e)) & 0x7F) as u16
+            sign << 15 | ((bias + e) << mantissa | (m << (mantissa - e)) & ((1 << mantissa) - 1)) as u16
         }
     }
 }

@@ -383,11 +383,26 @@ fn deinterleave<T: Copy, const K: usize>(
     let mut chunks = dst.into_at(d..).chunks(stream);
     let mut streams: [Out<'_, T>; K] =
         core::array::from_fn(|_| chunks.next().unwrap_or_default().into_at(..n));
-    // Dense runs get their own loop, as in `interleave`.
+    // Dense runs get their own loop, as in `interleave`: blocks of 64 pixels, each channel's
+    // values gathered into a buffer (a fixed-stride loop the compiler turns into shuffles),
+    // then written to its stream at once. Against a checked store per value, on an AMD EPYC
+    // (Zen 4), NHWC→NCHW, two threads, in turn twice: at 256 MiB with C = 3 f32 16.6–17.0 →
+    // 25.6–34.1 GB/s, f16 8.9–9.0 → 17.7–18.0, u8 5.3 → 7.0–8.4; at 1 MiB f32 C = 3 8.0 →
+    // 23.8, C = 4 4.5 → 26.2, u8 C = 3 1.9 → 3.7, C = 4 1.1 → 6.1.
     if run == K {
-        for (i, from) in src[s..s + n * K].chunks_exact(K).enumerate() {
+        const PIXELS: usize = 64;
+        let mut blocks = src[s..s + n * K].chunks_exact(K * PIXELS);
+        let mut at = 0;
+        for block in blocks.by_ref() {
+            for (c, to) in streams.iter_mut().enumerate() {
+                let values: [T; PIXELS] = core::array::from_fn(|j| block[j * K + c]);
+                to.at(at..at + PIXELS).copy_from(&values);
+            }
+            at += PIXELS;
+        }
+        for (i, from) in blocks.remainder().chunks_exact(K).enumerate() {
             for (to, &v) in streams.iter_mut().zip(from) {
-                to.set(i, v);
+                to.set(at + i, v);
             }
         }
     } else {

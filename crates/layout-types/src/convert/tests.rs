@@ -93,6 +93,11 @@ mod fresh {
     fn small_and_odd_planes() {
         check!(f32, Nchw => Nhwc, [2, 5, 3, 7]);
         check!(u8, Nhwc => Nchw, [2, 5, 3, 7]);
+        // Pixels of a few channels into planes: blocks of 64 pixels, then the rest.
+        check!(u8, Nhwc => Nchw, [2, 3, 17, 19]);
+        check!(f32, Nhwc => Nchw, [1, 3, 9, 30]);
+        check!(half::f16, Nhwc => Nchw, [1, 7, 10, 13]);
+        check!(i8, Nhwc => Nchw, [1, 2, 33, 3]);
         check!(half::f16, Nchw => Nhwc, [1, 3, 17, 19]); // RGB through the byte shuffle
         check!(u8, Nchw => Nhwc, [1, 3, 17, 19]);
         check!(f64, Nchw => Nhwc, [1, 9, 11, 13]);

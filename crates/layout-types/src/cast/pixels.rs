@@ -113,8 +113,9 @@ impl Pixels {
 
     /// Writes `dst`: whole runs of `dst.len() / padded` pixels, the first at source offset `s`
     /// (from `tables` where given: a byte source with adjacent pixels), through `staging`'s two
-    /// buffers (the channels' runs, the block's pixels; made at the first block), or, streaming, straight from registers
-    /// where the pixels allow (the module's second paragraph).
+    /// buffers (the channels' runs, the block's pixels; made at the first block), or,
+    /// streaming, straight from registers where the pixels allow (the module's second
+    /// paragraph).
     fn run<T: Element, U: Element, C: Cast<T, U>>(
         &self,
         src: &[T],

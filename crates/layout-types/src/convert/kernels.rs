@@ -370,7 +370,7 @@ fn interleave<T: Element, const K: usize>(
 /// `n` source runs of `K` elements (at `s + i * run`) spread over `K` destination streams (at
 /// `d + r * stream`, each `n` long).
 #[inline(never)] // as `interleave`
-fn deinterleave<T: Copy, const K: usize>(
+fn deinterleave<T: Element, const K: usize>(
     src: &[T],
     s: usize,
     run: usize,
@@ -391,8 +391,13 @@ fn deinterleave<T: Copy, const K: usize>(
     // 23.8, C = 4 4.5 → 26.2, u8 C = 3 1.9 → 3.7, C = 4 1.1 → 6.1.
     if run == K {
         const PIXELS: usize = 64;
-        let mut blocks = src[s..s + n * K].chunks_exact(K * PIXELS);
-        let mut at = 0;
+        // Three-byte pixels (an RGB image's) go through the platform's shuffles first.
+        let done = match <&mut [Out<'_, T>; 3]>::try_from(&mut streams[..]) {
+            Ok(three) => simd::deinterleave3(&src[s..s + n * K], three.each_mut().map(|o| o.rb())),
+            Err(_) => 0,
+        };
+        let mut blocks = src[s + done * K..s + n * K].chunks_exact(K * PIXELS);
+        let mut at = done;
         for block in blocks.by_ref() {
             for (c, to) in streams.iter_mut().enumerate() {
                 let values: [T; PIXELS] = core::array::from_fn(|j| block[j * K + c]);

@@ -105,7 +105,7 @@ mod transpose;
 mod widen;
 
 pub(super) use halves::{float_halves, half_pixels, half_pixels_streamed};
-pub(super) use interleave::{interleave3, interleave3_streamed};
+pub(super) use interleave::{deinterleave3_bytes, interleave3, interleave3_streamed};
 pub(super) use widen::byte_halves;
 
 /// Whether this CPU has AVX-512 VBMI's byte permutes (`vpermb`, `vpermt2b`), detected once.

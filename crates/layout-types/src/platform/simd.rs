@@ -213,17 +213,15 @@ pub(crate) fn interleave3_at<T: Element>(level: Level, mut dst: Out<'_, T>, stre
     pixels_one_by_one(dst, streams, done..n);
 }
 
-/// Dense three-element pixels of `src` split into the three streams of `dst` (stream `c` takes
-/// element `c` of each pixel: an image's pixels into its planes), as far as the platform's
-/// shuffles go: bytes with AVX-512's VBMI permutes where this CPU has them, groups of 64 pixels.
+/// Dense three-element pixels of `src` into the three streams of `dst` (an image's pixels into
+/// its planes) as far as the shuffles go (bytes, AVX-512 with VBMI: groups of 64 pixels).
 /// Returns the pixels done, from the first; the caller writes the rest.
 pub(crate) fn deinterleave3<T: Element>(src: &[T], dst: [Out<'_, T>; 3]) -> usize {
     #[cfg(target_arch = "x86_64")]
     if T::SIZE == 1 {
-        let n = dst.iter().map(|d| d.len()).min().unwrap_or(0).min(src.len() / 3);
         // SAFETY: the permutes store bytes of `src`, values of `T`, into the streams.
         let to = dst.map(|d| unsafe { d.bytes().into_places() });
-        return x86::deinterleave3_bytes(Level::detected(), bytemuck::cast_slice(&src[..3 * n]), to);
+        return x86::deinterleave3_bytes(Level::detected(), bytemuck::cast_slice(src), to);
     }
     let _ = (src, dst);
     0

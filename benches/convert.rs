@@ -440,6 +440,7 @@ fn main() {
     strip_probe::<u8>(&b, &mut strip_probes);
     streamed_probes::<f32>(&b, &mut strip_probes);
     streamed_probes::<f16>(&b, &mut strip_probes);
+    streamed_probes::<u8>(&b, &mut strip_probes);
     streamed_nchw_probe::<f32>(&b, &mut strip_probes);
     streamed_nchw_probe::<f16>(&b, &mut strip_probes);
     streamed_nchw_probe::<u8>(&b, &mut strip_probes);

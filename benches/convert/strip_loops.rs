@@ -196,46 +196,76 @@ pub(super) fn staged_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
     x86::fence();
 }
 
-/// A streamed pass's plane: channels, pixels, bytes an element.
+/// A streamed pass's plane: channels, pixels, bytes an element, and channels a band (the
+/// plane's channels where its bands run across them, one strip's where they run down the
+/// pixels).
 #[derive(Clone, Copy)]
 pub(super) struct Streamed {
     pub(super) channels: usize,
     pub(super) pixels: usize,
     pub(super) size: usize,
+    pub(super) band: usize,
+}
+
+impl Streamed {
+    /// A strip's pixels and channels: a register's elements each way for 2- and 4-byte
+    /// elements (AVX-512's strips); for bytes (AVX2's blocks in their EVEX forms) 32 pixels by
+    /// a line's 64 channels, or, where a pixel is 32 channels (half a line: tall strips), a
+    /// line's 64 pixels by 32.
+    pub(super) fn strip(&self) -> (usize, usize) {
+        match (self.size, self.channels) {
+            (1, 32) => (64, 32),
+            (1, _) => (32, 64),
+            (size, _) => (64 / size, 64 / size),
+        }
+    }
 }
 
 /// One task: plane `t` of the channel-first source `s` (bytes) streamed into the task's
-/// part `d` of the channel-last destination (bytes), band by band down the pixels, strip by
-/// strip across the channels, then a store fence. Panics unless every strip lies inside
-/// both slices, every destination line starts on a cache line and the CPU passes
-/// [`avx512`].
+/// part `d` of the channel-last destination (bytes), band by band (`g.band` channels each),
+/// down a band strip by strip along the pixels and across it strip by strip along the
+/// channels, then a store fence: the library's order. A strip of 2- or 4-byte elements loads
+/// one 64-byte run a channel and streams one line a pixel; of bytes, a 32-byte run a channel
+/// and one line a pixel (two runs a line), or (tall) a whole line a channel and its pixels'
+/// half lines, dense. Panics unless every strip lies inside both slices, every destination
+/// line starts on a cache line and the CPU passes [`avx512`].
 pub(super) fn streamed_task(s: &[u8], d: &mut [u8], t: usize, g: Streamed) {
-    let Streamed { channels: k, pixels: p, size } = g;
-    assert!(avx512() && (size == 2 || size == 4));
-    let e = 64 / size; // a strip's pixels and channels
+    let Streamed { channels: k, pixels: p, size, band } = g;
+    assert!(avx512() && matches!(size, 1 | 2 | 4));
+    let (px, ch) = g.strip();
     let bytes = k.checked_mul(p).and_then(|n| n.checked_mul(size)).expect("a plane's bytes");
-    assert!(k.is_multiple_of(e) && p.is_multiple_of(e) && d.len() == bytes);
+    assert!(k.is_multiple_of(band) && band.is_multiple_of(ch) && p.is_multiple_of(px) && d.len() == bytes);
     assert!((t + 1).checked_mul(bytes).is_some_and(|end| end <= s.len()));
-    assert!(d.as_ptr().align_offset(64) == 0 && (k * size).is_multiple_of(64));
+    assert!(
+        d.as_ptr().align_offset(64) == 0
+            && (k * size).is_multiple_of(32)
+            && (k * size * px).is_multiple_of(64)
+    );
     let base = t * bytes;
-    for p0 in (0..p).step_by(e) {
-        for c0 in (0..k).step_by(e) {
-            let (from, to) = (base + (c0 * p + p0) * size, (p0 * k + c0) * size);
-            // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads `e` runs
-            // of 64 bytes, `p * size` apart from `from` (channels `c0 + e <= k` of plane
-            // `t`, inside `s`), and streams `e` lines of 64 bytes, `k * size` apart from
-            // `to` (pixels `p0 + e <= p`, inside `d`), each on a cache line (asserted: `d`
-            // and `k * size` are multiples of 64, and so is `c0 * size`).
-            #[cfg(target_arch = "x86_64")]
-            unsafe {
-                let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
-                match e {
-                    16 => x86::streamed_strip::<16>(src, p * size, dst, k * size),
-                    _ => x86::streamed_strip::<32>(src, p * size, dst, k * size),
+    for b0 in (0..k).step_by(band) {
+        for p0 in (0..p).step_by(px) {
+            for c0 in (b0..b0 + band).step_by(ch) {
+                let (from, to) = (base + (c0 * p + p0) * size, (p0 * k + c0) * size);
+                // SAFETY: the CPU has AVX-512 F, BW and VL (asserted); the strip reads `ch`
+                // runs of `px * size` bytes, `p * size` apart from `from` (channels
+                // `c0 + ch <= k` of plane `t`, pixels `p0 + px <= p`: inside `s`), and streams
+                // `px` rows of `ch * size` bytes, `k * size` apart from `to` (inside `d`), on
+                // cache lines where they are whole lines (asserted: `d` and `k * size` are
+                // multiples of 64 then, and so is `c0 * size`), or dense half lines from a line
+                // (`k * size` is 32 and `px` even).
+                #[cfg(target_arch = "x86_64")]
+                unsafe {
+                    let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
+                    match (size, ch) {
+                        (1, 32) => x86::streamed_tall_bytes(src, p, dst),
+                        (1, _) => x86::streamed_pairs_avx2(src, p, 64, dst, k),
+                        (2, _) => x86::streamed_strip::<32>(src, p * size, dst, k * size),
+                        _ => x86::streamed_strip::<16>(src, p * size, dst, k * size),
+                    }
                 }
+                #[cfg(not(target_arch = "x86_64"))]
+                unreachable!("no AVX-512 here: asserted above {from} {to}");
             }
-            #[cfg(not(target_arch = "x86_64"))]
-            unreachable!("no AVX-512 here: asserted above {from} {to}");
         }
     }
     #[cfg(target_arch = "x86_64")]
@@ -322,137 +352,5 @@ pub(super) fn write_runs_task(s: &[u8], d: &mut [u8], pitch: usize, lines: usize
 }
 
 #[cfg(target_arch = "x86_64")]
-mod x86 {
-    use core::arch::x86_64::*;
-
-    /// `runs` runs of 32 bytes (`j * ss` bytes from `src`) loaded two at a time, each pair
-    /// streamed at once as line `i` (`i * ds` bytes from `dst`): a streamed strip without its
-    /// shuffles, its loads and stores in turn.
-    ///
-    /// # Safety
-    ///
-    /// The CPU has AVX2; those bytes are inside live, disjoint allocations; every line starts
-    /// on a cache line.
-    #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn streamed_pairs_avx2(
-        src: *const u8,
-        ss: usize,
-        runs: usize,
-        dst: *mut u8,
-        ds: usize,
-    ) {
-        for i in 0..runs / 2 {
-            // SAFETY: runs `2i` and `2i + 1` and line `i` are inside the buffers, the line
-            // aligned (the caller's contract).
-            unsafe {
-                let a = _mm256_loadu_si256(src.add(2 * i * ss).cast());
-                let b = _mm256_loadu_si256(src.add((2 * i + 1) * ss).cast());
-                _mm256_stream_si256(dst.add(i * ds).cast(), a);
-                _mm256_stream_si256(dst.add(i * ds + 32).cast(), b);
-            }
-        }
-    }
-
-    /// `E` registers loaded (register `j`: the 64-byte run `j * ss` bytes from `src`, or
-    /// with `PAIRED` the 32-byte runs `j` and `E + j`), then stored as rows `r * ds` bytes
-    /// from `dst`: a strip's loads and stores without its shuffles.
-    ///
-    /// # Safety
-    ///
-    /// The CPU has AVX-512 F, BW and VL; those bytes are inside live, disjoint allocations.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-    pub(super) unsafe fn strip<const E: usize, const PAIRED: bool>(
-        src: *const u8,
-        ss: usize,
-        dst: *mut u8,
-        ds: usize,
-    ) {
-        let v: [__m512i; E] = core::array::from_fn(|j| {
-            // SAFETY: run `j` (and `E + j`) is inside `src` (the caller's contract).
-            unsafe {
-                match PAIRED {
-                    true => _mm512_inserti64x4::<1>(
-                        _mm512_castsi256_si512(_mm256_loadu_si256(src.add(j * ss).cast())),
-                        _mm256_loadu_si256(src.add((E + j) * ss).cast()),
-                    ),
-                    false => _mm512_loadu_si512(src.add(j * ss).cast()),
-                }
-            }
-        });
-        for (r, v) in v.iter().enumerate() {
-            // SAFETY: row `r`'s 64 bytes are inside `dst` (the caller's contract).
-            unsafe { _mm512_storeu_si512(dst.add(r * ds).cast(), *v) };
-        }
-    }
-
-    /// `E` registers loaded (register `j`: the 64-byte run `j * ss` bytes from `src`), then
-    /// streamed as lines `r * ds` bytes from `dst`: a streamed strip without its shuffles.
-    ///
-    /// # Safety
-    ///
-    /// As [`strip`]; every line starts on a cache line.
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-    pub(super) unsafe fn streamed_strip<const E: usize>(src: *const u8, ss: usize, dst: *mut u8, ds: usize) {
-        // SAFETY: run `j` is inside `src` (the caller's contract).
-        let v: [__m512i; E] = core::array::from_fn(|j| unsafe { _mm512_loadu_si512(src.add(j * ss).cast()) });
-        for (r, v) in v.iter().enumerate() {
-            // SAFETY: line `r` is inside `dst` and aligned (the caller's contract).
-            unsafe { _mm512_stream_si512(dst.add(r * ds).cast(), *v) };
-        }
-    }
-
-    /// The runs of `from` (`len` bytes each) streamed into `to`, run `r` at `r * pitch`,
-    /// line by line, unfenced. Panics unless the runs are whole lines, start on lines, fit
-    /// in `to`, and the CPU has AVX-512 F or AVX2.
-    pub(super) fn stream_runs(from: &[u8], len: usize, to: &mut [u8], pitch: usize) {
-        let runs = from.len() / len.max(1);
-        assert!(len.is_multiple_of(64) && from.len() == runs * len && pitch.is_multiple_of(64));
-        assert!(to.as_ptr().align_offset(64) == 0 && runs > 0 && (runs - 1) * pitch + len <= to.len());
-        if !std::arch::is_x86_feature_detected!("avx512f") {
-            assert!(std::arch::is_x86_feature_detected!("avx2"));
-            #[target_feature(enable = "avx2")]
-            fn lines(from: &[u8], len: usize, to: &mut [u8], pitch: usize) {
-                for (r, run) in from.chunks_exact(len).enumerate() {
-                    let to = &mut to[r * pitch..r * pitch + len];
-                    for (f, t) in run.chunks_exact(32).zip(to.chunks_exact_mut(32)) {
-                        // SAFETY: both chunks are 32 bytes, `t` 32-byte aligned (`to`
-                        // starts on a line, `pitch` and `len` are whole lines: asserted).
-                        unsafe {
-                            _mm256_stream_si256(t.as_mut_ptr().cast(), _mm256_loadu_si256(f.as_ptr().cast()))
-                        };
-                    }
-                }
-            }
-            // SAFETY: the CPU has AVX2 (asserted); `lines` is otherwise safe.
-            return unsafe { lines(from, len, to, pitch) };
-        }
-        #[target_feature(enable = "avx512f")]
-        fn lines(from: &[u8], len: usize, to: &mut [u8], pitch: usize) {
-            for (r, run) in from.chunks_exact(len).enumerate() {
-                let to = &mut to[r * pitch..r * pitch + len];
-                for (f, t) in run.chunks_exact(64).zip(to.chunks_exact_mut(64)) {
-                    // SAFETY: both chunks are 64 bytes, `t` on a line (`to` starts on one,
-                    // `pitch` and `len` are whole lines: asserted by the caller).
-                    unsafe {
-                        _mm512_stream_si512(t.as_mut_ptr().cast(), _mm512_loadu_si512(f.as_ptr().cast()))
-                    };
-                }
-            }
-        }
-        // SAFETY: the CPU has AVX-512 F (asserted); `lines` is otherwise safe.
-        unsafe { lines(from, len, to, pitch) }
-    }
-
-    /// Asks for the cache line of `x` (a hint).
-    pub(super) fn prefetch(x: &u8) {
-        // SAFETY: SSE is part of x86-64; a prefetch reads nothing the program sees.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((x as *const u8).cast()) }
-    }
-
-    /// Orders the streamed stores before what follows, as the library does before a pass
-    /// returns.
-    pub(super) fn fence() {
-        // SAFETY: SSE2 is part of x86-64.
-        unsafe { _mm_sfence() }
-    }
-}
+#[path = "strip_loops_x86.rs"]
+mod x86;

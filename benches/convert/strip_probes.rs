@@ -69,38 +69,50 @@ pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     eprintln!("{control}: done");
 }
 
-/// The strip probes of the 16 MiB rows into channel-last pixels, f32 and f16 (NCHW→NHWC,
-/// NCHW→NC/32HW32, NCDHW→NDHWC).
+/// The strip probes of the 16 and 256 MiB rows into channel-last pixels (NCHW→NHWC,
+/// NCHW→NC/32HW32, NCDHW→NDHWC): f32 and f16 everywhere AVX-512 is; u8 on AMD's cores, where
+/// the library's byte strips (AVX2's blocks in their EVEX forms) read far runs in place
+/// (`Strips::stages_far_runs`; Intel's copy them into a buffer first, the limit probe's
+/// pattern).
 pub(crate) fn streamed_probes<T: Sample>(b: &Bench, out: &mut Vec<String>) {
-    if T::SIZE != 4 && T::SIZE != 2 {
-        return; // bytes stream through staged tiles, another loop
+    if T::SIZE == 1 && !strips::amd() {
+        return;
     }
-    let elements = (16 << 20) / T::SIZE;
-    let (n, c) = (4, 64);
-    let (h, w) = plane(elements / (n * c));
-    streamed_probe::<T, Nchw, Nhwc>(b, "NCHW->NHWC", [n, c, h, w], [n, c, h * w], out);
-    streamed_probe::<T, Nchw, NcxHwx<32>>(b, "NCHW->NC/32HW32", [n, c, h, w], [n * c / 32, 32, h * w], out);
-    let (d, (h3, w3)) = (8, plane(elements / (n * 32 * 8)));
-    let dhw = d * h3 * w3;
-    streamed_probe::<T, Ncdhw, Ndhwc>(b, "NCDHW->NDHWC", [n, 32, d, h3, w3], [n, 32, dhw], out);
+    for (size, mib, n) in [("16MiB", 16, 4), ("256MiB", 256, 16)] {
+        let elements = (mib << 20) / T::SIZE;
+        let c = 64;
+        let (h, w) = plane(elements / (n * c));
+        let row = |what: &str| format!("{}/{size}/{what}", T::NAME);
+        // At 256 MiB a plane of 64 channels goes in bands of one strip's channels down all
+        // its pixels (64 source runs are more than the prefetchers follow); the others, and
+        // every plane at 16 MiB (its source in the last-level cache), in whole-row bands.
+        let strip = strips::Streamed { channels: c, pixels: h * w, size: T::SIZE, band: c }.strip().1;
+        let band = if mib == 256 { strip } else { c };
+        streamed_probe::<T, Nchw, Nhwc>(b, &row("NCHW->NHWC"), [n, c, h, w], [n, c, h * w, band], out);
+        let split = [n * c / 32, 32, h * w, 32];
+        streamed_probe::<T, Nchw, NcxHwx<32>>(b, &row("NCHW->NC/32HW32"), [n, c, h, w], split, out);
+        let (d, (h3, w3)) = (8, plane(elements / (n * 32 * 8)));
+        let dhw = d * h3 * w3;
+        streamed_probe::<T, Ncdhw, Ndhwc>(b, &row("NCDHW->NDHWC"), [n, 32, d, h3, w3], [n, 32, dhw, 32], out);
+    }
 }
 
-/// One streamed row's strip probe. The library streams such a pass in whole-row bands: tasks
-/// of a plane of `k` channels by `p` pixels (an image, or a block of 32 channels), bands of one
-/// strip's pixels (a line's elements) down the plane, strips across the channels. A strip of
-/// AVX-512 loads one register per channel (its run of the band's pixels), transposes them and
-/// streams one whole line per pixel; the probe streams the registers it loaded, in the same
-/// order, with the fence at the end of each task.
+/// One streamed row's strip probe. The library streams such a pass a plane at a time (`k`
+/// channels by `p` pixels: an image, or a block of 32 channels), in bands of `band` channels
+/// down the plane's pixels, a band strip by strip along the pixels and across its channels. A
+/// strip of AVX-512 loads one register per channel (its run of a strip's pixels), transposes
+/// them and streams one whole line per pixel; bytes are AVX2's blocks ([`strips::Streamed`]).
+/// The probe streams the registers it loaded, in the same order, with the fence at the end of
+/// each task.
 fn streamed_probe<T: Sample, S: Layout, D: Layout>(
     b: &Bench,
-    what: &str,
+    of: &str,
     dims: DimsOf<S>,
-    [planes, k, p]: [usize; 3],
+    [planes, k, p, band]: [usize; 4],
     out: &mut Vec<String>,
 ) where
     D::Family: SameFamily<S::Family>,
 {
-    let of = format!("{}/16MiB/{what}", T::NAME);
     let row = format!("{of} strip probe");
     if b.skips(&row) {
         return;
@@ -113,7 +125,7 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
     assert_eq!(src.as_slice().len(), planes * k * p, "{row}: the plane geometry covers the tensor");
     let s: &[u8] = bytemuck::cast_slice(src.as_slice());
     let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
-    let geometry = strips::Streamed { channels: k, pixels: p, size: T::SIZE };
+    let geometry = strips::Streamed { channels: k, pixels: p, size: T::SIZE, band };
     let bytes = 2 * s.len();
     let probe = strips::avx512().then_some(|| {
         use rayon::prelude::*;
@@ -121,7 +133,7 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
             .enumerate()
             .for_each(|(t, d)| strips::streamed_task(black_box(s), d, t, geometry))
     });
-    out.push(race(&row, Some(&of), bytes, || convert(black_box(&src), &mut dst).unwrap(), probe));
+    out.push(race(&row, Some(of), bytes, || convert(black_box(&src), &mut dst).unwrap(), probe));
     eprintln!("{row}: done");
 }
 

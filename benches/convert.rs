@@ -406,6 +406,7 @@ fn rows<T: Sample>(b: &mut Bench) {
         // 1 MiB row was 1 KiB under `PARALLEL_THRESHOLD_BYTES` and ran on the calling thread.
         let w3c = elements.div_ceil(n * 3 * h).next_multiple_of(8);
         b.row::<T, Nchw, Nhwc>("C=3 NCHW->NHWC", size, [n, 3, h, w3c], &[n, 3, h, w3c], &[0, 2, 3, 1]);
+        b.row::<T, Nhwc, Nchw>("C=3 NHWC->NCHW", size, [n, 3, h, w3c], &[n, h, w3c, 3], &[0, 3, 1, 2]);
     }
 }
 

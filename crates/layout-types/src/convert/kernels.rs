@@ -45,6 +45,7 @@ use crate::platform::simd::strips::Strips;
 use core::ops::Range;
 
 mod line_walk;
+mod rgb;
 mod seams;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
@@ -55,6 +56,7 @@ mod swar;
 mod tests;
 
 use line_walk::{LineWalk, Lines};
+use rgb::{streamed_pixels, streamed_planes};
 use staged::{by_panels, by_staged_source, by_staged_tiles};
 use strip_sweep::by_strips;
 use swar::swar_block;
@@ -156,6 +158,12 @@ pub(super) fn transpose<T: Element>(
         if rgb && streamed_pixels(strips.level(), src, s, cols.src as usize, dst.rb(), d, rows.extent) {
             return;
         }
+        // And the inverse: dense three-element pixels into three streams (its pixels into
+        // planes).
+        let planes = strips.streaming() && rows.extent == 3 && cols.src == 3;
+        if planes && streamed_planes(strips.level(), src, s, dst.rb(), d, rows.dst as usize, cols.extent) {
+            return;
+        }
         if by_panels(src, s, dst.rb(), d, rows, cols, strips)
             || by_staged_tiles(src, s, dst.rb(), d, rows, cols, strips)
             || by_staged_source(src, s, dst.rb(), d, rows, cols, strips)
@@ -165,32 +173,6 @@ pub(super) fn transpose<T: Element>(
         }
     }
     plane(src, s, dst, d, rows, cols)
-}
-
-/// Three streams of `n` elements (at `s`, `stream` apart) into `n` dense pixels of three at `d`
-/// with streaming stores at `level` ([`simd::interleave3_streamed`]); `false`, having written
-/// nothing, where the level has no streamed form (the portable level; SSE2's 4- and 8-byte
-/// elements, and bytes and halves without SSSE3). Staged through panels instead (as those
-/// still are), each pixel went through the cache and out again: on an AMD EPYC (Zen 4), C = 3
-/// NCHW→NHWC, two threads, a scratch loop of `convert` alternating three times, panels →
-/// streamed, at AVX-512: at 256 MiB f32 29.1–31.4 → 39.0–47.0 GB/s, f16 28.6–32.2 →
-/// 43.5–44.7, u8 29.2–32.1 → 41.7–43.2; at 16 MiB f32 31.0–35.4 → 46.2–47.0, f16 30.6–35.1 →
-/// 42.4–49.3, u8 29.7–31.3 → 42.2–48.1. The level forced to AVX2 (AVX2's permutes for f32,
-/// SSSE3's shuffle for f16 and u8): at 256 MiB f32 29.3–34.1 → 44.4–46.8, f16 29.2–32.8 →
-/// 46.5–48.1, u8 29.1–31.1 → 45.6–45.7; at 16 MiB f32 32.3–36.7 → 44.9–47.7, f16 30.5–33.2 →
-/// 42.1–47.8, u8 26.8–35.3 → 43.8–46.2. Forced to SSE2, at 256 MiB f16 27.4–30.2 → 46.4–47.9,
-/// u8 25.1–29.8 → 44.8–48.6.
-fn streamed_pixels<T: Element>(
-    level: simd::Level,
-    src: &[T],
-    s: usize,
-    stream: usize,
-    dst: Out<'_, T>,
-    d: usize,
-    n: usize,
-) -> bool {
-    let streams: [&[T]; 3] = core::array::from_fn(|c| &src[s + c * stream..s + c * stream + n]);
-    simd::interleave3_streamed(level, dst.into_at(d..d + 3 * n), streams).is_some()
 }
 
 /// [`transpose`] without strips: the SSE2 or SWAR blocks, the narrow loops, or the scalar loop.
@@ -383,15 +365,16 @@ fn deinterleave<T: Element, const K: usize>(
     let mut chunks = dst.into_at(d..).chunks(stream);
     let mut streams: [Out<'_, T>; K] =
         core::array::from_fn(|_| chunks.next().unwrap_or_default().into_at(..n));
-    // Dense runs get their own loop, as in `interleave`: blocks of 64 pixels, each channel's
-    // values gathered into a buffer (a fixed-stride loop the compiler turns into shuffles),
-    // then written to its stream at once. Against a checked store per value, on an AMD EPYC
+    // Dense runs get their own loop, as in `interleave`: three-element pixels (an RGB image's)
+    // through the platform's shuffles first, then blocks of 64 pixels, each channel's values
+    // gathered into a buffer (a fixed-stride loop the compiler turns into shuffles) and written
+    // to its stream at once. The blocks against a checked store per value, on an AMD EPYC
     // (Zen 4), NHWC→NCHW, two threads, in turn twice: at 256 MiB with C = 3 f32 16.6–17.0 →
     // 25.6–34.1 GB/s, f16 8.9–9.0 → 17.7–18.0, u8 5.3 → 7.0–8.4; at 1 MiB f32 C = 3 8.0 →
-    // 23.8, C = 4 4.5 → 26.2, u8 C = 3 1.9 → 3.7, C = 4 1.1 → 6.1.
+    // 23.8, C = 4 4.5 → 26.2, u8 C = 3 1.9 → 3.7, C = 4 1.1 → 6.1. The shuffles against the
+    // blocks: `simd::deinterleave3_at`; streamed: [`streamed_planes`].
     if run == K {
         const PIXELS: usize = 64;
-        // Three-byte pixels (an RGB image's) go through the platform's shuffles first.
         let done = match <&mut [Out<'_, T>; 3]>::try_from(&mut streams[..]) {
             Ok(three) => simd::deinterleave3(&src[s..s + n * K], three.each_mut().map(|o| o.rb())),
             Err(_) => 0,

@@ -377,3 +377,113 @@ fn rgb_planes_stream_into_pixels_like_the_definition() {
         }
     }
 }
+
+/// Dense three-element pixels into three planes ([`simd::deinterleave3_at`]) at every level this
+/// CPU has, every element size, ordinary and streaming stores, each stream on a line and off
+/// one, lengths around the groups, against the definition; places past the pixels it says it
+/// did stay untouched. Where a level has groups for the size it does every whole group: AVX-512's
+/// of 64 bytes a stream (bytes with VBMI, SSSE3's otherwise), AVX2's of 32 for 4- and 8-byte
+/// elements, SSSE3's of 16 for bytes and halves; streamed from a line, whole lines.
+#[test]
+fn rgb_pixels_split_into_planes_like_the_definition() {
+    use crate::platform::simd::Stores;
+    #[cfg(target_arch = "x86_64")]
+    let (ssse3, vbmi) = (is_x86_feature_detected!("ssse3"), is_x86_feature_detected!("avx512vbmi"));
+    #[cfg(not(target_arch = "x86_64"))]
+    let (ssse3, vbmi) = (false, false);
+    let group = |level: Level, size: usize| match level {
+        _ if cfg!(not(target_arch = "x86_64")) => 0,
+        Level::Avx512 if size >= 2 || vbmi => 64,
+        Level::Avx512 | Level::Avx2 if size >= 4 => 32,
+        Level::Portable => 0,
+        _ if size <= 2 && ssse3 => 16,
+        _ => 0,
+    };
+    fn check<T: Element>(level: Level, group: usize, stores: Stores, off: usize) -> bool {
+        let fill = T::from_word(0xA5A5);
+        let mut split = false;
+        for n in (0..70).chain([200, 257, 1000, 1007, 4099]) {
+            let src: Vec<T> = (0..3 * n).map(|i| T::from_word((i * 37 + 11) as u64)).collect();
+            let mut planes: [Vec<T>; 3] = core::array::from_fn(|_| vec![fill; n + 64 / T::SIZE + off + 4]);
+            let at: [usize; 3] = core::array::from_fn(|c| planes[c].as_ptr().align_offset(64) + off);
+            let [a, b, c] = &mut planes;
+            let streams = [(a, at[0]), (b, at[1]), (c, at[2])].map(|(p, at)| Out::new(&mut p[at..at + n]));
+            let done = simd::deinterleave3_at(level, &src, streams, stores);
+            let whole = match (stores, off) {
+                (Stores::Streaming, 0) if group > 0 => 64,
+                _ => group,
+            };
+            let expected = (n * T::SIZE).checked_div(whole).map_or(0, |groups| groups * whole / T::SIZE);
+            assert_eq!(done, expected, "{level:?} size {} {stores:?}: n {n}, {off} off a line", T::SIZE);
+            for (c, plane) in planes.iter().enumerate() {
+                for (i, v) in plane.iter().enumerate() {
+                    let pixel = i.wrapping_sub(at[c]);
+                    let want = if pixel < done { src[3 * pixel + c] } else { fill };
+                    // Bits, not values: some of these f16 words are NaNs.
+                    assert_eq!(
+                        v.to_word(),
+                        want.to_word(),
+                        "{level:?} size {}: n {n}, plane {c} at {i}",
+                        T::SIZE
+                    );
+                }
+            }
+            split |= done > 0;
+        }
+        #[cfg(target_arch = "x86_64")]
+        simd::fence();
+        split
+    }
+    for level in Level::ALL.into_iter().filter(|l| l.available()) {
+        for stores in [Stores::Ordinary, Stores::Streaming] {
+            for off in [0, 1] {
+                let sizes = [
+                    (1, check::<u8>(level, group(level, 1), stores, off)),
+                    (2, check::<half::f16>(level, group(level, 2), stores, off)),
+                    (4, check::<f32>(level, group(level, 4), stores, off)),
+                    (8, check::<f64>(level, group(level, 8), stores, off)),
+                ];
+                for (size, _) in sizes.into_iter().filter(|(_, split)| !split) {
+                    assert_eq!(group(level, size), 0, "{level:?}: {size}-byte pixels split by no group");
+                    println!(
+                        "SKIPPED: pixels of {size}-byte elements into planes at {level:?}: no groups there"
+                    );
+                }
+            }
+        }
+    }
+    for level in Level::ALL.into_iter().filter(|l| !l.available()) {
+        println!("SKIPPED: pixels into planes at {level:?} (this CPU lacks it)");
+    }
+}
+
+/// Streamed planes of three-element pixels through the kernel (NHWC→NCHW with C = 3, the
+/// streamed strips' `streamed_planes`): every level this CPU has, planes on lines and off
+/// them, lengths around the groups, against the definition, nothing else written.
+#[test]
+fn streamed_rgb_pixels_into_planes_like_the_definition() {
+    use crate::platform::simd::Stores;
+    fn check<T: Element>(level: Level) {
+        let strips = Strips::new(level, Stores::Streaming, T::SIZE);
+        for n in [1usize, 5, 64, 200, 1000, 4099] {
+            let src: Vec<T> = (0..3 * n + 8).map(|i| T::from_word((i * 37 + 11) as u64)).collect();
+            let line = 64 / T::SIZE;
+            for (stride, s, d) in
+                [(n.next_multiple_of(line), 0, 0), (n + 3, 2, 1), (n.next_multiple_of(line), 1, 7)]
+            {
+                let mut dst = vec![T::default(); 3 * stride + 2 * line];
+                let aligned = dst.as_ptr().align_offset(64);
+                let rows_cols = (3, n);
+                transposes_like_the_definition(
+                    &src,
+                    &mut dst,
+                    (s, aligned + d),
+                    rows_cols,
+                    (3, stride),
+                    strips,
+                );
+            }
+        }
+    }
+    at_every_level!(check);
+}

@@ -1,6 +1,6 @@
 //! Three planes into three-element pixels (an RGB image's planes into its pixels) with x86's
-//! permutes and byte shuffles, and for bytes the inverse, pixels into planes (the safety
-//! argument is the room's, in `platform/mod.rs`).
+//! permutes and byte shuffles (the inverse is [`deinterleave`](super::deinterleave)'s; the
+//! safety argument is the room's, in `platform/mod.rs`).
 
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
@@ -17,7 +17,7 @@ fn has_ssse3() -> bool {
 /// The groups that interleave three streams of `W`-byte elements at a level, in the order of
 /// preference [`groups`] states once for both forms ([`interleave3`], [`interleave3_streamed`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Groups {
+pub(super) enum Groups {
     /// 64 bytes of each stream with AVX-512's two-source permutes (bytes: VBMI's).
     Avx512,
     /// 32 bytes with AVX2's permutes and blends (4- and 8-byte elements: no 256-bit way moves
@@ -31,7 +31,7 @@ enum Groups {
 
 impl Groups {
     /// Bytes of each stream a group takes.
-    const fn bytes(self) -> usize {
+    pub(super) const fn bytes(self) -> usize {
         match self {
             Groups::Avx512 => 64,
             Groups::Avx2 => 32,
@@ -44,7 +44,7 @@ impl Groups {
 /// AVX-512's at [`Level::Avx512`] (bytes where the CPU has VBMI), AVX2's from [`Level::Avx2`]
 /// for 4- and 8-byte elements, SSSE3's above [`Level::Portable`] for bytes and halves where the
 /// CPU has it; `None` where there are none (the plain loop then takes every position).
-fn groups<const W: usize>(level: Level) -> Option<Groups> {
+pub(super) fn groups<const W: usize>(level: Level) -> Option<Groups> {
     if level == Level::Avx512 && (W >= 2 || has_vbmi()) {
         Some(Groups::Avx512)
     } else if level >= Level::Avx2 && W >= 4 {
@@ -360,60 +360,6 @@ unsafe fn interleave3_ssse3<const W: usize, const STREAM: bool>(
                     false => _mm_storeu_si128(to, w),
                 }
             }
-        }
-    }
-}
-
-/// The inverse for bytes: splits the whole groups of 64 three-byte pixels of `src` into the
-/// three streams of `dst` (stream `c` takes byte `c` of each pixel) with VBMI's permutes, and
-/// returns the pixels done: none where `level` is not AVX-512 or the CPU lacks VBMI. Per stream
-/// register, a two-source permute of the group's first 128 bytes and a masked permute of its
-/// last 64. u8 NHWC→NCHW with C = 3 on an AMD EPYC (Zen 4), two threads, against the portable
-/// blocks of 64 pixels (`convert::kernels`'s `deinterleave`), in turn twice: at 256 MiB
-/// 5.7–8.5 → 27.2–28.1 GB/s, at 16 MiB 5.8–9.4 → 32.6–34.9, at 1 MiB 5.6 → 80.1–88.3.
-pub(in crate::platform) fn deinterleave3_bytes(
-    level: Level,
-    src: &[u8],
-    [a, b, c]: [&mut [MaybeUninit<u8>]; 3],
-) -> usize {
-    if level != Level::Avx512 || !has_vbmi() {
-        return 0;
-    }
-    let n = (src.len() / 3).min(a.len()).min(b.len()).min(c.len());
-    let groups = n / 64;
-    if groups > 0 {
-        // SAFETY: the CPU has AVX-512 F, BW and VBMI (`level` is one it has; VBMI detected);
-        // `src` holds `192 groups` bytes and each stream `64 groups` places (`groups` is at
-        // most `n / 64`).
-        unsafe { deinterleave3_vbmi(src.as_ptr(), [a, b, c].map(|s| s.as_mut_ptr().cast::<u8>()), groups) };
-    }
-    64 * groups
-}
-
-/// # Safety
-///
-/// The CPU has AVX-512 F, BW and VBMI; `src` points to `192 groups` readable bytes and each of
-/// `dst` to `64 groups` writable ones.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-unsafe fn deinterleave3_vbmi(src: *const u8, dst: [*mut u8; 3], groups: usize) {
-    // Stream `c`'s byte `j` is byte `3j + c` of the group: of its first two registers below
-    // 128, else of the third (`last`, where `tail` has the bit).
-    let first: [[u8; 64]; 3] = core::array::from_fn(|c| core::array::from_fn(|j| ((3 * j + c) % 128) as u8));
-    let last: [[u8; 64]; 3] =
-        core::array::from_fn(|c| core::array::from_fn(|j| (3 * j + c).saturating_sub(128) as u8));
-    let tail: [u64; 3] =
-        core::array::from_fn(|c| (0..64).filter(|j| 3 * j + c >= 128).fold(0, |m, j| m | 1 << j));
-    // SAFETY: 64 bytes each, inside the arrays (unaligned loads).
-    let load = |t: &[u8; 64]| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
-    let (first, last) = (first.each_ref().map(load), last.each_ref().map(load));
-    for g in 0..groups {
-        // SAFETY: bytes 192 g .. 192 g + 192 lie in `src` (the caller's `groups`).
-        let [x, y, z] = [0, 1, 2].map(|r| unsafe { _mm512_loadu_si512(src.add(192 * g + 64 * r).cast()) });
-        for c in 0..3 {
-            let v = _mm512_permutex2var_epi8(x, first[c], y);
-            let v = _mm512_mask_permutexvar_epi8(v, tail[c], last[c], z);
-            // SAFETY: bytes 64 g .. 64 g + 64 lie in stream `c` (the caller's `groups`).
-            unsafe { _mm512_storeu_si512(dst[c].add(64 * g).cast(), v) };
         }
     }
 }

@@ -45,7 +45,7 @@ use crate::platform::simd::strips::Strips;
 use core::ops::Range;
 
 mod line_walk;
-mod rgb;
+mod pixels;
 mod seams;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
@@ -56,7 +56,7 @@ mod swar;
 mod tests;
 
 use line_walk::{LineWalk, Lines};
-use rgb::{streamed_pixels, streamed_planes};
+use pixels::{streamed_pixels, streamed_planes};
 use staged::{by_panels, by_staged_source, by_staged_tiles};
 use strip_sweep::by_strips;
 use swar::swar_block;
@@ -152,16 +152,16 @@ pub(super) fn transpose<T: Element>(
     let unit = cols.dst == 1 && rows.src == 1 && cols.src >= 0 && rows.dst >= 0;
     if let Some(strips) = strips.filter(|_| unit) {
         let (s, d) = (s as usize, d as usize);
-        // Dense three-element pixels from three streams, streamed where this CPU can (an RGB
-        // image's planes into its pixels, larger than the caches).
-        let rgb = strips.streaming() && cols.extent == 3 && rows.dst == 3;
-        if rgb && streamed_pixels(strips.level(), src, s, cols.src as usize, dst.rb(), d, rows.extent) {
+        // Dense pixels of a few elements from as many streams, streamed where this CPU can (an
+        // RGB image's planes into its pixels, larger than the caches), and the inverse.
+        let (k, stream) = (cols.extent, cols.src as usize);
+        let pixels = strips.streaming() && (2..8).contains(&k) && rows.dst == k as isize;
+        if pixels && streamed_pixels(strips.level(), (src, s, stream), (dst.rb(), d), k, rows.extent) {
             return;
         }
-        // And the inverse: dense three-element pixels into three streams (its pixels into
-        // planes).
-        let planes = strips.streaming() && rows.extent == 3 && cols.src == 3;
-        if planes && streamed_planes(strips.level(), src, s, dst.rb(), d, rows.dst as usize, cols.extent) {
+        let (k, stream) = (rows.extent, rows.dst as usize);
+        let planes = strips.streaming() && (2..8).contains(&k) && cols.src == k as isize;
+        if planes && streamed_planes(strips.level(), (src, s), (dst.rb(), d, stream), k, cols.extent) {
             return;
         }
         if by_panels(src, s, dst.rb(), d, rows, cols, strips)
@@ -327,18 +327,9 @@ fn interleave<T: Element, const K: usize>(
     n: usize,
 ) {
     let streams: [&[T]; K] = core::array::from_fn(|c| &src[s + c * stream..s + c * stream + n]);
-    // Dense RGB: the platform's byte shuffle.
-    if K == 3 && row == 3 {
-        return simd::interleave3(dst.into_at(d..d + 3 * n), core::array::from_fn(|c| streams[c]));
-    }
-    // Dense rows get their own loop: `chunks_exact` drops the per-row bounds check, which one
-    // `chunks(row)` loop for both cases does not (measured: C = 3 up to 20 % slower).
+    // Dense pixels: the platform's groups, then blocks of 64 pixels.
     if row == K {
-        for (i, out) in dst.into_at(d..d + n * K).chunks_exact(K).enumerate() {
-            for (o, from) in out.slots().zip(&streams) {
-                o.set(from[i]);
-            }
-        }
+        simd::interleave(dst.into_at(d..d + n * K), streams);
     } else {
         for i in 0..n {
             let out = dst.at(d + i * row..d + i * row + K);
@@ -365,20 +356,17 @@ fn deinterleave<T: Element, const K: usize>(
     let mut chunks = dst.into_at(d..).chunks(stream);
     let mut streams: [Out<'_, T>; K] =
         core::array::from_fn(|_| chunks.next().unwrap_or_default().into_at(..n));
-    // Dense runs get their own loop, as in `interleave`: three-element pixels (an RGB image's)
-    // through the platform's shuffles first, then blocks of 64 pixels, each channel's values
+    // Dense runs get their own loop, as in `interleave`: the platform's groups first (an RGB
+    // image's pixels, and other few-channel ones), then blocks of 64 pixels, each channel's values
     // gathered into a buffer (a fixed-stride loop the compiler turns into shuffles) and written
     // to its stream at once. The blocks against a checked store per value, on an AMD EPYC
     // (Zen 4), NHWC→NCHW, two threads, in turn twice: at 256 MiB with C = 3 f32 16.6–17.0 →
     // 25.6–34.1 GB/s, f16 8.9–9.0 → 17.7–18.0, u8 5.3 → 7.0–8.4; at 1 MiB f32 C = 3 8.0 →
     // 23.8, C = 4 4.5 → 26.2, u8 C = 3 1.9 → 3.7, C = 4 1.1 → 6.1. The shuffles against the
-    // blocks: `simd::deinterleave3_at`; streamed: [`streamed_planes`].
+    // blocks: `simd::deinterleave_at`; streamed: [`streamed_planes`].
     if run == K {
         const PIXELS: usize = 64;
-        let done = match <&mut [Out<'_, T>; 3]>::try_from(&mut streams[..]) {
-            Ok(three) => simd::deinterleave3(&src[s..s + n * K], three.each_mut().map(|o| o.rb())),
-            Err(_) => 0,
-        };
+        let done = simd::deinterleave(&src[s..s + n * K], streams.each_mut().map(|o| o.rb()));
         let mut blocks = src[s + done * K..s + n * K].chunks_exact(K * PIXELS);
         let mut at = done;
         for block in blocks.by_ref() {

@@ -211,14 +211,7 @@ impl<'a, T: Copy> Out<'a, T> {
     #[inline(always)]
     pub(crate) fn chunks(self, n: usize) -> Chunks<'a, T> {
         assert!(n > 0, "chunks of 0 elements");
-        Chunks { rest: self, n, exact: false }
-    }
-
-    /// Consecutive views of exactly `n` elements (a shorter rest is left out).
-    #[inline(always)]
-    pub(crate) fn chunks_exact(self, n: usize) -> Chunks<'a, T> {
-        assert!(n > 0, "chunks of 0 elements");
-        Chunks { rest: self, n, exact: true }
+        Chunks { rest: self, n }
     }
 
     /// [`chunks`](Out::chunks) of a view of all its span, for rayon's tasks.
@@ -356,12 +349,11 @@ impl<'a, T: Copy> Out<'a, T> {
     }
 }
 
-/// [`Out::chunks`] and [`Out::chunks_exact`]: the front `n` elements of what is left, one view
+/// [`Out::chunks`]: the front `n` elements of what is left, one view
 /// at a time (skipping ahead costs nothing, as for a slice's chunks).
 pub(crate) struct Chunks<'a, T> {
     rest: Out<'a, T>,
     n: usize,
-    exact: bool,
 }
 
 impl<'a, T: Copy> Iterator for Chunks<'a, T> {
@@ -370,7 +362,7 @@ impl<'a, T: Copy> Iterator for Chunks<'a, T> {
     #[inline(always)]
     fn next(&mut self) -> Option<Out<'a, T>> {
         let n = self.n.min(self.rest.len);
-        if n == 0 || (self.exact && n < self.n) {
+        if n == 0 {
             return None;
         }
         let rest = core::mem::take(&mut self.rest);
@@ -389,10 +381,7 @@ impl<'a, T: Copy> Iterator for Chunks<'a, T> {
 
     #[inline(always)]
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let k = match self.exact {
-            true => self.rest.len / self.n,
-            false => self.rest.len.div_ceil(self.n),
-        };
+        let k = self.rest.len.div_ceil(self.n);
         (k, Some(k))
     }
 }

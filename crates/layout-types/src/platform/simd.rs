@@ -20,10 +20,10 @@ use crate::error::LayoutError;
 use crate::platform::out::Out;
 
 #[cfg(test)]
-pub(crate) use rgb::interleave3_at;
-pub(crate) use rgb::{deinterleave3, deinterleave3_at, interleave3, interleave3_streamed};
+pub(crate) use pixels::interleave_at;
+pub(crate) use pixels::{deinterleave, deinterleave_at, interleave, interleave_streamed};
 
-mod rgb;
+mod pixels;
 pub(crate) mod strips;
 #[cfg(target_arch = "x86_64")]
 mod x86;

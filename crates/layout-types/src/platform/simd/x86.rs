@@ -100,14 +100,15 @@ unsafe fn stream_avx512(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 }
 
 mod deinterleave;
+mod gather;
 mod halves;
 mod interleave;
 mod transpose;
 mod widen;
 
-pub(super) use deinterleave::deinterleave3;
+pub(super) use deinterleave::deinterleave;
 pub(super) use halves::{float_halves, half_pixels, half_pixels_streamed};
-pub(super) use interleave::{interleave3, interleave3_streamed};
+pub(super) use interleave::{interleave, interleave_streamed};
 pub(super) use widen::byte_halves;
 
 /// Whether this CPU has AVX-512 VBMI's byte permutes (`vpermb`, `vpermt2b`), detected once.

@@ -1,17 +1,17 @@
-//! Three-element pixels into three planes (an RGB image's pixels into its planes): the inverse
-//! of [`interleave`](super::interleave)'s groups, at the same levels in the same order of
+//! Pixels of a few elements into planes (an RGB image's pixels into its planes): the inverse of
+//! [`interleave`](mod@super::interleave)'s groups, at the same levels in the same order of
 //! preference ([`groups`]), with ordinary or streaming stores (the safety argument is the
 //! room's, in `platform/mod.rs`).
 //!
-//! Stream `s`'s element `i` is element `p = 3i + s` of the pixels: AVX-512 gathers a stream's
-//! register with one two-source permute of a group's first two registers and one masked permute
-//! of its third; AVX2 (4- and 8-byte elements) blends the three registers so that each lane holds
-//! an element of the stream, then permutes the lanes into order; SSSE3 (bytes and halves)
-//! shuffles each of the three registers and ORs them. Streamed, AVX2 and SSSE3 form a whole
-//! line of each stream before they store it (two groups, four groups): one group at a time,
-//! whose 16-byte stores went to the three streams in turn, moved 0.65–0.66 of a streaming copy
-//! (C = 3 NHWC→NCHW at 256 MiB on an AMD EPYC, Zen 4, two threads, u8 and f16 at SSE2 and AVX2
-//! levels), a line at a time 0.96–0.99.
+//! Plane `s`'s element `i` is element `p = Ki + s` of the pixels: AVX-512 gathers a plane's
+//! register from the group's `K` registers by two-source permutes ([`gather`](mod@super::gather)),
+//! for every `K` from 2 to 7; for three planes, AVX2 (4- and 8-byte elements) blends the three
+//! registers so that each lane holds an element of the plane, then permutes the lanes into
+//! order, and SSSE3 (bytes and halves) shuffles each of the three registers and ORs them.
+//! Streamed, AVX2 and SSSE3 form a whole line of each stream before they store it (two groups,
+//! four groups): one group at a time, whose 16-byte stores went to the three streams in turn,
+//! moved 0.65–0.66 of a streaming copy (C = 3 NHWC→NCHW at 256 MiB on an AMD EPYC, Zen 4, two
+//! threads, u8 and f16 at SSE2 and AVX2 levels), a line at a time 0.96–0.99.
 //!
 //! Against the blocks of 64 pixels that were the only way before (`convert::kernels`'s
 //! `deinterleave`, ordinary stores), in cache (C = 3 NHWC→NCHW at 1 MiB, two threads, a
@@ -23,130 +23,57 @@ use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::super::Level;
+use super::gather::{groups_vbmi, groups_wide, Tables, Way};
 use super::interleave::{groups, Groups};
 
-/// Splits the whole groups of three-element pixels of `src` (`W`-byte elements) into the three
+/// Splits the whole groups of `K`-element pixels of `src` (`W`-byte elements) into the `K`
 /// streams `dst`, with the groups `level` (one the CPU has) takes ([`groups`]), streamed when
 /// `STREAM`. Returns the pixels done, from the first: none where the level has no groups. With
 /// `STREAM` every stream starts on a line (asserted) and only whole lines are written, so each
 /// line's stores are back to back; the caller fences.
-pub(in crate::platform) fn deinterleave3<const W: usize, const STREAM: bool>(
+pub(in crate::platform) fn deinterleave<const K: usize, const W: usize, const STREAM: bool>(
     level: Level,
     src: &[u8],
-    dst: [&mut [MaybeUninit<u8>]; 3],
+    mut dst: [&mut [MaybeUninit<u8>]; K],
 ) -> usize {
     assert!(
         level.available() && (!STREAM || dst.iter().all(|d| (d.as_ptr() as usize).is_multiple_of(64))),
         "a split into planes at a level this CPU lacks, or streamed off a line"
     );
-    let Some(kind) = groups::<W>(level) else { return 0 };
-    let n = dst.iter().map(|d| d.len()).min().unwrap_or(0).min(src.len() / 3);
+    let Some(kind) = groups::<K, W>(level) else { return 0 };
+    let n = dst.iter().map(|d| d.len()).min().unwrap_or(0).min(src.len() / K);
     let whole = if STREAM { 64 } else { kind.bytes() };
     let done = n / whole * whole;
-    if done > 0 {
-        let [a, b, c] = dst;
-        let to = [&mut a[..done], &mut b[..done], &mut c[..done]];
-        // SAFETY: `level` is available (asserted) and `groups` picked a kind it has; whole
-        // groups inside every slice (`done` is at most `n`, a multiple of the kind's group);
-        // streamed, every stream starts on a line (asserted), so each store is aligned to its
-        // width.
-        unsafe {
-            match kind {
-                Groups::Avx512 if W == 1 => split_vbmi::<STREAM>(&src[..3 * done], to),
-                Groups::Avx512 => split_avx512::<W, STREAM>(&src[..3 * done], to),
-                Groups::Avx2 => split_avx2::<W, STREAM>(&src[..3 * done], to),
-                Groups::Ssse3 => split_ssse3::<W, STREAM>(&src[..3 * done], to),
+    if done == 0 {
+        return 0;
+    }
+    let src = &src[..K * done];
+    // SAFETY: `level` is available (asserted) and `groups` picked a kind it has, AVX2's and
+    // SSSE3's for three streams only; whole groups inside every slice (`done` is at most `n`,
+    // a multiple of the kind's group); streamed, every stream starts on a line (asserted), so
+    // each store is aligned to its width.
+    unsafe {
+        match kind {
+            Groups::Avx512 => {
+                let tables = const { Tables::<K>::new(W, Way::IntoPlanes) };
+                let ins: [*const u8; K] = core::array::from_fn(|r| src.as_ptr().wrapping_add(64 * r));
+                let outs = (dst.each_mut().map(|d| d.as_mut_ptr().cast::<u8>()), 64);
+                match W {
+                    1 => groups_vbmi::<K, STREAM>(&tables, (ins, 64 * K), outs, done / 64),
+                    _ => groups_wide::<K, W, STREAM>(&tables, (ins, 64 * K), outs, done / 64),
+                }
+            }
+            Groups::Avx2 | Groups::Ssse3 => {
+                let [a, b, c] = &mut dst[..] else { return 0 };
+                let to = [&mut a[..done], &mut b[..done], &mut c[..done]];
+                match kind {
+                    Groups::Avx2 => split_avx2::<W, STREAM>(src, to),
+                    _ => split_ssse3::<W, STREAM>(src, to),
+                }
             }
         }
     }
     done / W
-}
-
-/// The permutes of [`split_avx512`] and [`split_vbmi`] for `w`-byte elements, `L = 64 / w` a
-/// register: stream `s`'s element `i` is element `p = 3i + s` of the group, of its first two
-/// registers (`p < 2L`: index `p` of both) or of its third (index `p - 2L`, its bit set).
-/// Indices are `w`-byte little-endian integers.
-const fn split_permutes(w: usize) -> ([[[u8; 64]; 3]; 2], [u64; 3]) {
-    let (mut indices, mut from_third) = ([[[0u8; 64]; 3]; 2], [0u64; 3]);
-    let lanes = 64 / w;
-    let mut s = 0;
-    while s < 3 {
-        let mut i = 0;
-        while i < lanes {
-            let p = 3 * i + s;
-            if p < 2 * lanes {
-                indices[0][s][i * w] = p as u8;
-            } else {
-                indices[1][s][i * w] = (p - 2 * lanes) as u8;
-                from_third[s] |= 1 << i;
-            }
-            i += 1;
-        }
-        s += 1;
-    }
-    (indices, from_third)
-}
-
-/// The loop [`split_avx512`] and [`split_vbmi`] share, for `$w`-byte elements: per group of
-/// three registers of pixels, stream `$s`'s register is `$permute` of the loaded registers
-/// `$x`, `$y`, `$z`, its index tables `$first`, `$third` and its mask `$mask`
-/// ([`split_permutes`]), streamed where `$stream`. Expands to unsafe code: the caller's function
-/// has the features its permutes need.
-macro_rules! split_groups {
-    ($w:expr, $stream:expr, $src:expr, [$a:expr, $b:expr, $c:expr],
-     |$x:ident, $y:ident, $z:ident, $first:ident, $third:ident, $mask:ident| $permute:expr) => {{
-        let (indices, masks) = const { split_permutes($w) };
-        // SAFETY: every index table is 64 bytes of a constant; unaligned loads.
-        let load = |t: &[u8; 64]| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
-        let (first, third): ([__m512i; 3], [__m512i; 3]) =
-            (indices[0].each_ref().map(load), indices[1].each_ref().map(load));
-        let streams = $a.chunks_exact_mut(64).zip($b.chunks_exact_mut(64)).zip($c.chunks_exact_mut(64));
-        for (pixels, ((a, b), c)) in $src.chunks_exact(192).zip(streams) {
-            // SAFETY: `pixels` is 192 bytes and each stream's part 64, inside their slices;
-            // unaligned loads, and stores aligned where streamed (the caller's contract).
-            unsafe {
-                let [$x, $y, $z] = [0, 64, 128].map(|at| _mm512_loadu_si512(pixels[at..].as_ptr().cast()));
-                for (s, to) in [a, b, c].into_iter().enumerate() {
-                    let ($first, $third, $mask) = (first[s], third[s], masks[s]);
-                    let (to, v) = (to.as_mut_ptr().cast(), $permute);
-                    match $stream {
-                        true => _mm512_stream_si512(to, v),
-                        false => _mm512_storeu_si512(to, v),
-                    }
-                }
-            }
-        }
-    }};
-}
-
-/// # Safety
-///
-/// The CPU has AVX-512 F and BW; `src` holds whole groups of 192 bytes and each stream 64
-/// bytes a group; `W` is 2, 4 or 8; with `STREAM`, every stream starts on a line.
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn split_avx512<const W: usize, const STREAM: bool>(
-    src: &[u8],
-    [a, b, c]: [&mut [MaybeUninit<u8>]; 3],
-) {
-    split_groups!(W, STREAM, src, [a, b, c], |x, y, z, first, third, mask| match W {
-        2 =>
-            _mm512_mask_permutexvar_epi16(_mm512_permutex2var_epi16(x, first, y), mask as __mmask32, third, z),
-        4 =>
-            _mm512_mask_permutexvar_epi32(_mm512_permutex2var_epi32(x, first, y), mask as __mmask16, third, z),
-        _ =>
-            _mm512_mask_permutexvar_epi64(_mm512_permutex2var_epi64(x, first, y), mask as __mmask8, third, z),
-    })
-}
-
-/// # Safety
-///
-/// The CPU has AVX-512 F, BW and VBMI; `src` holds whole groups of 192 bytes and each stream 64
-/// bytes a group; with `STREAM`, every stream starts on a line.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-unsafe fn split_vbmi<const STREAM: bool>(src: &[u8], [a, b, c]: [&mut [MaybeUninit<u8>]; 3]) {
-    split_groups!(1, STREAM, src, [a, b, c], |x, y, z, first, third, mask| {
-        _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(x, first, y), mask, third, z)
-    })
 }
 
 /// The tables of [`split_avx2`] for `w`-byte elements (4 or 8), in 4-byte units (`vpermd`'s),

@@ -1,11 +1,14 @@
-//! Three planes into three-element pixels (an RGB image's planes into its pixels) with x86's
-//! permutes and byte shuffles (the inverse is [`deinterleave`](super::deinterleave)'s; the
-//! safety argument is the room's, in `platform/mod.rs`).
+//! Planes into pixels of a few elements (an RGB image's planes into its pixels) with x86's
+//! permutes and byte shuffles: AVX-512's for every count of planes from 2 to 7
+//! ([`gather`](mod@super::gather)), AVX2's and SSSE3's for three (the inverse is
+//! [`deinterleave`](mod@super::deinterleave)'s; the safety argument is the room's, in
+//! `platform/mod.rs`).
 
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::super::Level;
+use super::gather::{groups_vbmi, groups_wide, Tables, Way};
 use super::has_vbmi;
 
 /// Whether this CPU has SSSE3's byte shuffle (`pshufb`), detected once.
@@ -14,8 +17,8 @@ fn has_ssse3() -> bool {
     *SSSE3.get_or_init(|| is_x86_feature_detected!("ssse3"))
 }
 
-/// The groups that interleave three streams of `W`-byte elements at a level, in the order of
-/// preference [`groups`] states once for both forms ([`interleave3`], [`interleave3_streamed`]).
+/// The groups that interleave `K` streams of `W`-byte elements at a level (and split pixels
+/// into them), in the order of preference [`groups`] states once for every form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Groups {
     /// 64 bytes of each stream with AVX-512's two-source permutes (bytes: VBMI's).
@@ -40,13 +43,19 @@ impl Groups {
     }
 }
 
-/// The groups `level` (one the CPU has) interleaves `W`-byte elements with, the widest first:
-/// AVX-512's at [`Level::Avx512`] (bytes where the CPU has VBMI), AVX2's from [`Level::Avx2`]
-/// for 4- and 8-byte elements, SSSE3's above [`Level::Portable`] for bytes and halves where the
-/// CPU has it; `None` where there are none (the plain loop then takes every position).
-pub(super) fn groups<const W: usize>(level: Level) -> Option<Groups> {
-    if level == Level::Avx512 && (W >= 2 || has_vbmi()) {
+/// The groups `level` (one the CPU has) interleaves `K` streams of `W`-byte elements with, the
+/// widest first, for 2 to 7 streams: AVX-512's at [`Level::Avx512`] (bytes where the CPU has
+/// VBMI); for three
+/// streams, AVX2's from [`Level::Avx2`] for 4- and 8-byte elements, SSSE3's above
+/// [`Level::Portable`] for bytes and halves where the CPU has it; `None` where there are none
+/// (the plain loops then take every position).
+pub(super) fn groups<const K: usize, const W: usize>(level: Level) -> Option<Groups> {
+    if !(2..8).contains(&K) {
+        None
+    } else if level == Level::Avx512 && (W >= 2 || has_vbmi()) {
         Some(Groups::Avx512)
+    } else if K != 3 {
+        None
     } else if level >= Level::Avx2 && W >= 4 {
         Some(Groups::Avx2)
     } else if level > Level::Portable && W <= 2 && has_ssse3() {
@@ -56,66 +65,72 @@ pub(super) fn groups<const W: usize>(level: Level) -> Option<Groups> {
     }
 }
 
-/// Interleaves the whole groups of three equally long streams of `W`-byte elements into `dst`
-/// (three elements per position), with the groups `level` takes ([`groups`]); where those are
-/// AVX-512's, bytes and halves past its last group take SSSE3's, where the CPU has it. Returns
-/// the positions done. `level` is one the CPU has.
+/// Interleaves the whole groups of `K` equally long streams of `W`-byte elements into `dst`
+/// (`K` elements per position), with the groups `level` takes ([`groups`]); where those are
+/// AVX-512's and `K` is three, bytes and halves past its last group take SSSE3's, where the CPU
+/// has it. Returns the positions done. `level` is one the CPU has.
 ///
 /// For bytes, VBMI's permutes take 6 shuffles a 64-byte group where SSSE3 takes 36. u8 C = 3
 /// NCHW→NHWC at 1 MiB, back to back, SSSE3 and VBMI alternating twice: one thread 51–52 →
 /// 59–60 GB/s, two threads 60–62 → 70–75; at 256 MiB (streamed through staged panels) 29.6 →
 /// 32.7 GB/s on two threads, 15.3 → 16.7 on one.
-pub(in crate::platform) fn interleave3<const W: usize>(
+pub(in crate::platform) fn interleave<const K: usize, const W: usize>(
     level: Level,
     dst: &mut [MaybeUninit<u8>],
-    [a, b, c]: [&[u8]; 3],
+    streams: [&[u8]; K],
 ) -> usize {
-    let Some(kind) = groups::<W>(level) else { return 0 };
-    let n = a.len().min(b.len()).min(c.len()).min(dst.len() / 3);
+    let Some(kind) = groups::<K, W>(level) else { return 0 };
+    let n = streams.iter().map(|s| s.len()).min().unwrap_or(0).min(dst.len() / K);
     let done = n / kind.bytes() * kind.bytes();
     if done > 0 {
         // SAFETY: `level` is available (the caller's contract) and `groups` picked a kind it
         // has (AVX2 at `level` or below it; VBMI and SSSE3 detected); whole groups inside every
         // slice (`done` is at most `n`, a multiple of the kind's group).
-        unsafe { groups_of::<W, false>(kind, &mut dst[..3 * done], [&a[..done], &b[..done], &c[..done]]) };
+        unsafe { groups_of::<K, W, false>(kind, &mut dst[..K * done], streams.map(|s| &s[..done])) };
     }
-    let rest = match kind == Groups::Avx512 && W <= 2 && has_ssse3() {
+    let rest = match K == 3 && kind == Groups::Avx512 && W <= 2 && has_ssse3() {
         true => (n - done) / 16 * 16,
         false => 0,
     };
     if rest > 0 {
-        let (streams, end) = (done..done + rest, 3 * (done + rest));
-        let (a, b, c) = (&a[streams.clone()], &b[streams.clone()], &c[streams]);
+        let end = K * (done + rest);
         // SAFETY: SSSE3 was detected; 16-byte groups inside every slice (`done + rest` is at
-        // most `n`).
-        unsafe { groups_of::<W, false>(Groups::Ssse3, &mut dst[3 * done..end], [a, b, c]) };
+        // most `n`), three streams.
+        unsafe {
+            groups_of::<K, W, false>(
+                Groups::Ssse3,
+                &mut dst[K * done..end],
+                streams.map(|s| &s[done..done + rest]),
+            )
+        };
     }
     (done + rest) / W
 }
 
-/// [`interleave3`] with streaming stores into `dst`, which starts on a line: the same groups
+/// [`interleave`] with streaming stores into `dst`, which starts on a line: the same groups
 /// ([`groups`]), each store a whole register and the registers back to back, so every line is
-/// written whole. Returns the positions done (whole groups of 64 bytes of each stream, 192 of
+/// written whole. Returns the positions done (whole groups of 64 bytes of each stream, `64 K` of
 /// `dst`, from the first), or `None`, having written nothing, where `level` (one the CPU has)
-/// has no groups for `W`-byte elements. The caller fences; an empty `dst` may start anywhere.
-pub(in crate::platform) fn interleave3_streamed<const W: usize>(
+/// has no groups for `K` streams of `W`-byte elements. The caller fences; an empty `dst` may
+/// start anywhere.
+pub(in crate::platform) fn interleave_streamed<const K: usize, const W: usize>(
     level: Level,
     dst: &mut [MaybeUninit<u8>],
-    [a, b, c]: [&[u8]; 3],
+    streams: [&[u8]; K],
 ) -> Option<usize> {
     assert!(
         level.available() && (dst.is_empty() || (dst.as_ptr() as usize).is_multiple_of(64)),
         "a streamed interleave at a level this CPU lacks, or off a line"
     );
-    let kind = groups::<W>(level)?;
-    let n = a.len().min(b.len()).min(c.len()).min(dst.len() / 3);
+    let kind = groups::<K, W>(level)?;
+    let n = streams.iter().map(|s| s.len()).min().unwrap_or(0).min(dst.len() / K);
     let wide = n / 64 * 64;
     if wide > 0 {
         // SAFETY: `level` is available (asserted) and `groups` picked a kind it has; whole
         // groups inside every slice (`wide` is at most `n`, and a multiple of each kind's
         // group); `dst` starts on a line (asserted), so each group's stores are aligned to
-        // their width (192, 96 and 48 bytes a group) and a line's stores are back to back.
-        unsafe { groups_of::<W, true>(kind, &mut dst[..3 * wide], [&a[..wide], &b[..wide], &c[..wide]]) };
+        // their width (`64 K`, 96 and 48 bytes a group) and a line's stores are back to back.
+        unsafe { groups_of::<K, W, true>(kind, &mut dst[..K * wide], streams.map(|s| &s[..wide])) };
     }
     Some(wide / W)
 }
@@ -124,125 +139,35 @@ pub(in crate::platform) fn interleave3_streamed<const W: usize>(
 ///
 /// # Safety
 ///
-/// The CPU has `kind`'s features (AVX-512 with VBMI for bytes; AVX2; SSSE3); the streams hold
-/// whole groups of `kind` and `dst` three times their bytes; when `STREAM`, `dst` starts on a
-/// line.
+/// The CPU has `kind`'s features (AVX-512 with VBMI for bytes; AVX2; SSSE3), and AVX2's and
+/// SSSE3's groups take three streams; the streams hold whole groups of `kind` and `dst` `K`
+/// times their bytes; when `STREAM`, `dst` starts on a line.
 #[inline]
-unsafe fn groups_of<const W: usize, const STREAM: bool>(
+unsafe fn groups_of<const K: usize, const W: usize, const STREAM: bool>(
     kind: Groups,
     dst: &mut [MaybeUninit<u8>],
-    streams: [&[u8]; 3],
+    streams: [&[u8]; K],
 ) {
-    // SAFETY: the caller's contract is each function's.
+    let groups = streams[0].len() / 64;
+    // SAFETY: the caller's contract is each function's; AVX-512's groups read 64 bytes of each
+    // stream and write `64 K` of `dst` a group.
     unsafe {
-        match kind {
-            Groups::Avx2 => interleave3_avx2::<W, STREAM>(dst, streams),
-            Groups::Ssse3 => interleave3_ssse3::<W, STREAM>(dst, streams),
-            Groups::Avx512 if W == 1 => interleave3_vbmi::<STREAM>(dst, streams),
-            Groups::Avx512 => interleave3_avx512::<W, STREAM>(dst, streams),
-        }
-    }
-}
-
-/// The permutes of `interleave3_avx512` and `interleave3_vbmi` for `w`-byte elements,
-/// `L = 64 / w` a register: output register `k`'s element `l` is element `p = k L + l` of the
-/// interleaved run, position `p / 3` of stream `p % 3`. Per output register: the indices that
-/// take streams 0 and 1 from two registers (`i` of the first, `L + i` of the second), those that
-/// take stream 2 from a third, and a bit per element that comes from stream 2. Indices are
-/// `w`-byte little-endian integers.
-const fn interleave3_permutes(w: usize) -> ([[[u8; 64]; 3]; 2], [u64; 3]) {
-    let (mut indices, mut from_c) = ([[[0u8; 64]; 3]; 2], [0u64; 3]);
-    let lanes = 64 / w;
-    let mut k = 0;
-    while k < 3 {
-        let mut l = 0;
-        while l < lanes {
-            let p = k * lanes + l;
-            let (stream, i) = (p % 3, p / 3);
-            if stream == 2 {
-                indices[1][k][l * w] = i as u8;
-                from_c[k] |= 1 << l;
-            } else {
-                indices[0][k][l * w] = (i + stream * lanes) as u8;
-            }
-            l += 1;
-        }
-        k += 1;
-    }
-    (indices, from_c)
-}
-
-/// The loop [`interleave3_avx512`] and [`interleave3_vbmi`] share, for `$w`-byte elements: per
-/// group of 64 bytes of each stream, output register `$k` (0..3), streamed into its line where
-/// `$stream` (a constant) and stored unaligned otherwise, is `$permute`, of the loaded
-/// registers `$va`, `$vb`, `$vc`, register `$k`'s index tables `$ab` (streams 0 and 1) and `$cc`
-/// (stream 2), and `$from_c`, the masks of the elements from stream 2 (`interleave3_permutes`).
-/// Expands to unsafe code: the caller's function has the features its permutes need.
-macro_rules! interleave3_groups {
-    ($w:expr, $stream:expr, $dst:expr, [$a:expr, $b:expr, $c:expr],
-     |$va:ident, $vb:ident, $vc:ident, $ab:ident, $cc:ident, $from_c:ident, $k:ident| $permute:expr) => {{
-        let (indices, $from_c) = const { interleave3_permutes($w) };
-        // SAFETY: every index table is 64 bytes of a constant; unaligned loads.
-        let load = |t: &[u8; 64]| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
-        let (ab, cc): ([__m512i; 3], [__m512i; 3]) =
-            (indices[0].each_ref().map(load), indices[1].each_ref().map(load));
-        let groups = $a.chunks_exact(64).zip($b.chunks_exact(64)).zip($c.chunks_exact(64));
-        for (out, ((a, b), c)) in $dst.chunks_exact_mut(192).zip(groups) {
-            // SAFETY: `a`, `b`, `c` are 64 bytes and `out` 192 inside their slices; unaligned.
-            unsafe {
-                let [$va, $vb, $vc] = [a, b, c].map(|x| _mm512_loadu_si512(x.as_ptr().cast()));
-                for $k in 0..3 {
-                    let ($ab, $cc) = (ab[$k], cc[$k]);
-                    let (to, v) = (out[64 * $k..].as_mut_ptr().cast(), $permute);
-                    match $stream {
-                        true => _mm512_stream_si512(to, v),
-                        false => _mm512_storeu_si512(to, v),
-                    }
+        match (kind, &streams[..]) {
+            (Groups::Avx2, &[a, b, c]) => interleave3_avx2::<W, STREAM>(dst, [a, b, c]),
+            (Groups::Ssse3, &[a, b, c]) => interleave3_ssse3::<W, STREAM>(dst, [a, b, c]),
+            (Groups::Avx512, _) => {
+                let tables = const { Tables::<K>::new(W, Way::IntoPixels) };
+                let ins = (streams.map(|s| s.as_ptr()), 64);
+                let outs: [*mut u8; K] =
+                    core::array::from_fn(|k| dst.as_mut_ptr().wrapping_add(64 * k).cast());
+                match W {
+                    1 => groups_vbmi::<K, STREAM>(&tables, ins, (outs, 64 * K), groups),
+                    _ => groups_wide::<K, W, STREAM>(&tables, ins, (outs, 64 * K), groups),
                 }
             }
+            _ => {}
         }
-    }};
-}
-
-/// # Safety
-///
-/// The CPU has AVX-512 F and BW; the streams hold whole groups of 64 bytes of equal count and
-/// `dst` three times their bytes; `W` is 2, 4 or 8; with `STREAM`, `dst` starts on a line.
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn interleave3_avx512<const W: usize, const STREAM: bool>(
-    dst: &mut [MaybeUninit<u8>],
-    [a, b, c]: [&[u8]; 3],
-) {
-    interleave3_groups!(W, STREAM, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
-        permute3::<W>([va, vb, vc], ab, cc, from_c[k])
-    })
-}
-
-/// Output register of [`interleave3_avx512`] for `W`-byte elements (2, 4 or 8): streams 0 and 1
-/// by the index table `ab`, then the elements `from_c` marks from stream 2 by `cc`.
-#[target_feature(enable = "avx512f,avx512bw")]
-#[inline]
-fn permute3<const W: usize>([va, vb, vc]: [__m512i; 3], ab: __m512i, cc: __m512i, from_c: u64) -> __m512i {
-    match W {
-        2 => {
-            _mm512_mask_permutexvar_epi16(_mm512_permutex2var_epi16(va, ab, vb), from_c as __mmask32, cc, vc)
-        }
-        4 => {
-            _mm512_mask_permutexvar_epi32(_mm512_permutex2var_epi32(va, ab, vb), from_c as __mmask16, cc, vc)
-        }
-        _ => _mm512_mask_permutexvar_epi64(_mm512_permutex2var_epi64(va, ab, vb), from_c as __mmask8, cc, vc),
     }
-}
-
-/// # Safety
-///
-/// The CPU has AVX-512 F, BW and VBMI; the streams hold whole groups of 64 bytes of equal count
-/// and `dst` three times their bytes; with `STREAM`, `dst` starts on a line.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-unsafe fn interleave3_vbmi<const STREAM: bool>(dst: &mut [MaybeUninit<u8>], [a, b, c]: [&[u8]; 3]) {
-    interleave3_groups!(1, STREAM, dst, [a, b, c], |va, vb, vc, ab, cc, from_c, k| {
-        _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(va, ab, vb), from_c[k], cc, vc)
-    })
 }
 
 /// The tables of [`interleave3_avx2`] for `w`-byte elements (4 or 8), in 4-byte units (`vpermd`'s):

@@ -1,0 +1,182 @@
+//! AVX-512's groups between `K` planes and pixels of `K` elements (2 to 7: an image's few
+//! channels), both ways: `K` registers in, `K` registers out, each output register gathered
+//! across the inputs by two-source permutes of the inputs in pairs, the pairs after the first
+//! merged in by their element masks (the safety argument is the room's, in
+//! `platform/mod.rs`). Into pixels, output register `k`'s element `l` is position `p = kL + l` of
+//! the pixels (`L = 64 / W` elements a register), element `p / K` of plane `p % K`; into planes,
+//! plane `s`'s element `i` is position `p = Ki + s`, element `p % L` of input register `p / L`.
+//! Bytes take VBMI's permutes, the other sizes AVX-512 BW's and F's.
+
+use core::arch::x86_64::*;
+
+/// Pairs of input registers at most (`K` up to 7).
+const PAIRS: usize = 4;
+
+/// Which way a group goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Way {
+    /// `K` planes into pixels of `K` elements.
+    IntoPixels,
+    /// Pixels of `K` elements into `K` planes.
+    IntoPlanes,
+}
+
+/// The permutes of a group of `K` registers of `w`-byte elements going `way`: per pair `q` of
+/// input registers (`2q` and `2q + 1`; the last alone where `K` is odd) and output register
+/// `o`, the index table of the elements `o` takes from the pair (index `e` of register `2q`,
+/// `L + e` of `2q + 1`, as `w`-byte little-endian integers) and their mask.
+#[derive(Clone, Copy)]
+pub(super) struct Tables<const K: usize> {
+    indices: [[[u8; 64]; K]; PAIRS],
+    masks: [[u64; PAIRS]; K],
+}
+
+impl<const K: usize> Tables<K> {
+    /// The tables for `w`-byte elements going `way` (for `K` of 1 they are never used:
+    /// [`groups`](super::interleave::groups) has none).
+    pub(super) const fn new(w: usize, way: Way) -> Tables<K> {
+        assert!(K < 2 * PAIRS && matches!(w, 1 | 2 | 4 | 8));
+        let (mut indices, mut masks) = ([[[0u8; 64]; K]; PAIRS], [[0u64; PAIRS]; K]);
+        let lanes = 64 / w;
+        let mut o = 0;
+        while o < K {
+            let mut l = 0;
+            while l < lanes {
+                // Input register `r`, element `e`.
+                let (r, e) = match way {
+                    Way::IntoPixels => ((o * lanes + l) % K, (o * lanes + l) / K),
+                    Way::IntoPlanes => ((K * l + o) / lanes, (K * l + o) % lanes),
+                };
+                indices[r / 2][o][l * w] = ((r % 2) * lanes + e) as u8;
+                masks[o][r / 2] |= 1 << l;
+                l += 1;
+            }
+            o += 1;
+        }
+        Tables { indices, masks }
+    }
+}
+
+/// The loop [`groups_wide`] and [`groups_vbmi`] share: per group `g`, input register `r` loaded
+/// from `ins[r] + g * in_step`, output register `o` stored (streamed where `$stream`) at
+/// `outs[o] + g * out_step`; `$perm2(a, idx, b)` the two-source permute, `$perm1(src, k, idx,
+/// a)` the masked one-source permute merging into `src`, `$merge(src, k, v)` the masked move,
+/// `$mask` the mask type. Expands to unsafe code: the caller's function has the features.
+macro_rules! gather_groups {
+    ($k:ident, $stream:expr, $tables:expr, [$ins:expr, $in_step:expr], [$outs:expr, $out_step:expr], $groups:expr,
+     $perm2:ident, $perm1:ident, $merge:ident, $mask:ty) => {{
+        let tables: &Tables<$k> = $tables;
+        // SAFETY: every index table is 64 bytes of a constant; unaligned loads.
+        let load = |t: &[u8; 64]| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };
+        let indices: [[__m512i; $k]; PAIRS] = tables.indices.each_ref().map(|p| p.each_ref().map(load));
+        let pairs = $k.div_ceil(2);
+        for g in 0..$groups {
+            let x: [__m512i; $k] = core::array::from_fn(|r| {
+                // SAFETY: input register `r` of group `g` is inside its buffer (the caller's
+                // contract); unaligned loads.
+                unsafe { _mm512_loadu_si512($ins[r].add(g * $in_step).cast()) }
+            });
+            for o in 0..$k {
+                let mut v = $perm2(x[0], indices[0][o], x[1]);
+                for q in 1..pairs {
+                    let mask = tables.masks[o][q] as $mask;
+                    v = match 2 * q + 1 < $k {
+                        true => $merge(v, mask, $perm2(x[2 * q], indices[q][o], x[2 * q + 1])),
+                        false => $perm1(v, mask, indices[q][o], x[2 * q]),
+                    };
+                }
+                let to = $outs[o].wrapping_add(g * $out_step).cast();
+                // SAFETY: output register `o` of group `g` is inside its buffer, and on a line
+                // where streamed (the caller's contract).
+                unsafe {
+                    match $stream {
+                        true => _mm512_stream_si512(to, v),
+                        false => _mm512_storeu_si512(to, v),
+                    }
+                }
+            }
+        }
+    }};
+}
+
+/// `groups` groups of `W`-byte elements (2, 4 or 8) by `tables`: input register `r` of group `g`
+/// at `ins[r] + g * in_step`, output register `o` at `outs[o] + g * out_step`, streamed when
+/// `STREAM`.
+///
+/// # Safety
+///
+/// The CPU has AVX-512 F and BW; those 64 bytes of every register are inside live allocations,
+/// the outputs disjoint from each other and from the inputs; with `STREAM`, every output register
+/// starts on a line.
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(super) unsafe fn groups_wide<const K: usize, const W: usize, const STREAM: bool>(
+    tables: &Tables<K>,
+    (ins, in_step): ([*const u8; K], usize),
+    (outs, out_step): ([*mut u8; K], usize),
+    groups: usize,
+) {
+    match W {
+        2 => gather_groups!(
+            K,
+            STREAM,
+            tables,
+            [ins, in_step],
+            [outs, out_step],
+            groups,
+            _mm512_permutex2var_epi16,
+            _mm512_mask_permutexvar_epi16,
+            _mm512_mask_mov_epi16,
+            __mmask32
+        ),
+        4 => gather_groups!(
+            K,
+            STREAM,
+            tables,
+            [ins, in_step],
+            [outs, out_step],
+            groups,
+            _mm512_permutex2var_epi32,
+            _mm512_mask_permutexvar_epi32,
+            _mm512_mask_mov_epi32,
+            __mmask16
+        ),
+        _ => gather_groups!(
+            K,
+            STREAM,
+            tables,
+            [ins, in_step],
+            [outs, out_step],
+            groups,
+            _mm512_permutex2var_epi64,
+            _mm512_mask_permutexvar_epi64,
+            _mm512_mask_mov_epi64,
+            __mmask8
+        ),
+    }
+}
+
+/// [`groups_wide`] for bytes.
+///
+/// # Safety
+///
+/// As [`groups_wide`]; the CPU has AVX-512 VBMI too.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(super) unsafe fn groups_vbmi<const K: usize, const STREAM: bool>(
+    tables: &Tables<K>,
+    (ins, in_step): ([*const u8; K], usize),
+    (outs, out_step): ([*mut u8; K], usize),
+    groups: usize,
+) {
+    gather_groups!(
+        K,
+        STREAM,
+        tables,
+        [ins, in_step],
+        [outs, out_step],
+        groups,
+        _mm512_permutex2var_epi8,
+        _mm512_mask_permutexvar_epi8,
+        _mm512_mask_mov_epi8,
+        __mmask64
+    )
+}

@@ -9,9 +9,9 @@ use crate::platform::out::Out;
 use crate::platform::simd::{self, strips::Strips, Level, Stores};
 
 /// Bytes of each stream a level's groups take for `k` streams of `size`-byte elements (0:
-/// none): AVX-512's 64 for every `k` (bytes with VBMI); for three streams also AVX2's 32 for 4-
-/// and 8-byte elements and SSSE3's 16 for bytes and halves (where the CPU has it: also AVX-512's
-/// bytes without VBMI).
+/// none): AVX-512's 64 (bytes with VBMI); for three streams AVX2's 32 for 4- and 8-byte
+/// elements; SSSE3's 16 for bytes and halves where the CPU has it (also AVX-512's bytes without
+/// VBMI).
 fn group(level: Level, k: usize, size: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
     let (ssse3, vbmi) = (is_x86_feature_detected!("ssse3"), is_x86_feature_detected!("avx512vbmi"));
@@ -23,8 +23,7 @@ fn group(level: Level, k: usize, size: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
     match level {
         Level::Avx512 if size >= 2 || vbmi => 64,
-        _ if k != 3 => 0,
-        Level::Avx512 | Level::Avx2 if size >= 4 => 32,
+        Level::Avx512 | Level::Avx2 if k == 3 && size >= 4 => 32,
         Level::Portable => 0,
         _ if size <= 2 && ssse3 => 16,
         _ => 0,

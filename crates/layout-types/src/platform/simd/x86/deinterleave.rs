@@ -4,10 +4,10 @@
 //! room's, in `platform/mod.rs`).
 //!
 //! Plane `s`'s element `i` is element `p = Ki + s` of the pixels: AVX-512 gathers a plane's
-//! register from the group's `K` registers by two-source permutes ([`gather`](mod@super::gather)),
-//! for every `K` from 2 to 7; for three planes, AVX2 (4- and 8-byte elements) blends the three
-//! registers so that each lane holds an element of the plane, then permutes the lanes into
-//! order, and SSSE3 (bytes and halves) shuffles each of the three registers and ORs them.
+//! register from the group's `K` registers by two-source permutes, and SSSE3 (bytes and
+//! halves) by a byte shuffle of each of them, ORed ([`gather`](mod@super::gather)), for every
+//! `K` from 2 to 7; for three planes, AVX2 (4- and 8-byte elements) blends the three registers
+//! so that each lane holds an element of the plane, then permutes the lanes into order.
 //! Streamed, AVX2 and SSSE3 form a whole line of each stream before they store it (two groups,
 //! four groups): one group at a time, whose 16-byte stores went to the three streams in turn,
 //! moved 0.65–0.66 of a streaming copy (C = 3 NHWC→NCHW at 256 MiB on an AMD EPYC, Zen 4, two
@@ -23,7 +23,7 @@ use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::super::Level;
-use super::gather::{groups_vbmi, groups_wide, Tables, Way};
+use super::gather::{groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
 use super::interleave::{groups, Groups};
 
 /// Splits the whole groups of `K`-element pixels of `src` (`W`-byte elements) into the `K`
@@ -63,13 +63,15 @@ pub(in crate::platform) fn deinterleave<const K: usize, const W: usize, const ST
                     _ => groups_wide::<K, W, STREAM>(&tables, (ins, 64 * K), outs, done / 64),
                 }
             }
-            Groups::Avx2 | Groups::Ssse3 => {
+            Groups::Ssse3 => {
+                let masks = const { Masks::<K>::new(W, Way::IntoPlanes) };
+                let ins: [*const u8; K] = core::array::from_fn(|r| src.as_ptr().wrapping_add(16 * r));
+                let outs = (dst.each_mut().map(|d| d.as_mut_ptr().cast::<u8>()), 16);
+                groups_ssse3::<K, STREAM, STREAM>(&masks, (ins, 16 * K), outs, done / 16);
+            }
+            Groups::Avx2 => {
                 let [a, b, c] = &mut dst[..] else { return 0 };
-                let to = [&mut a[..done], &mut b[..done], &mut c[..done]];
-                match kind {
-                    Groups::Avx2 => split_avx2::<W, STREAM>(src, to),
-                    _ => split_ssse3::<W, STREAM>(src, to),
-                }
+                split_avx2::<W, STREAM>(src, [&mut a[..done], &mut b[..done], &mut c[..done]]);
             }
         }
     }
@@ -149,67 +151,6 @@ unsafe fn split_avx2<const W: usize, const STREAM: bool>(src: &[u8], [a, b, c]: 
                     match STREAM {
                         true => _mm256_stream_si256(to, part[s]),
                         false => _mm256_storeu_si256(to, part[s]),
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// The `pshufb` masks of [`split_ssse3`] for `w`-byte elements: stream `s`, pixel register `k`.
-/// Byte `p` of a group (register `p / 16`, byte `p % 16`) is byte `p % w` of element `p / w`,
-/// which is element `p / w / 3` of stream `p / w % 3`; every other byte of a mask is 0x80 (a
-/// zero, for the OR of the three).
-const fn split_masks(w: usize) -> [[[u8; 16]; 3]; 3] {
-    let mut masks = [[[0x80u8; 16]; 3]; 3];
-    let mut p = 0;
-    while p < 48 {
-        let element = p / w;
-        masks[element % 3][p / 16][(element / 3) * w + p % w] = (p % 16) as u8;
-        p += 1;
-    }
-    masks
-}
-
-/// # Safety
-///
-/// The CPU has SSSE3; `src` holds whole groups of 48 bytes and each stream 16 bytes a group;
-/// with `STREAM`, every stream starts on 16 bytes.
-#[target_feature(enable = "ssse3")]
-unsafe fn split_ssse3<const W: usize, const STREAM: bool>(
-    src: &[u8],
-    [a, b, c]: [&mut [MaybeUninit<u8>]; 3],
-) {
-    let masks = const { split_masks(W) };
-    let m: [[__m128i; 3]; 3] = core::array::from_fn(|s| {
-        core::array::from_fn(|k| {
-            // SAFETY: every mask is 16 bytes of a constant; unaligned loads.
-            unsafe { _mm_loadu_si128(masks[s][k].as_ptr().cast()) }
-        })
-    });
-    // Streamed, four groups at a time, so that each stream's line is written back to back.
-    let per = if STREAM { 4 } else { 1 };
-    let streams =
-        a.chunks_exact_mut(16 * per).zip(b.chunks_exact_mut(16 * per)).zip(c.chunks_exact_mut(16 * per));
-    for (pixels, ((a, b), c)) in src.chunks_exact(48 * per).zip(streams) {
-        let mut parts = [[_mm_setzero_si128(); 3]; 4];
-        for (g, part) in parts.iter_mut().take(per).enumerate() {
-            // SAFETY: group `g`'s 48 bytes are inside `pixels`; unaligned loads.
-            let v = [0, 16, 32].map(|at| unsafe { _mm_loadu_si128(pixels[48 * g + at..].as_ptr().cast()) });
-            for (m, part) in m.iter().zip(part.iter_mut()) {
-                let lo = _mm_or_si128(_mm_shuffle_epi8(v[0], m[0]), _mm_shuffle_epi8(v[1], m[1]));
-                *part = _mm_or_si128(lo, _mm_shuffle_epi8(v[2], m[2]));
-            }
-        }
-        for (s, to) in [a, b, c].into_iter().enumerate() {
-            for (g, part) in parts.iter().take(per).enumerate() {
-                let to = to[16 * g..].as_mut_ptr().cast();
-                // SAFETY: each stream's part is `16 per` bytes inside its slice; aligned where
-                // streamed (the caller's contract).
-                unsafe {
-                    match STREAM {
-                        true => _mm_stream_si128(to, part[s]),
-                        false => _mm_storeu_si128(to, part[s]),
                     }
                 }
             }

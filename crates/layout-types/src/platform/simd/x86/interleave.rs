@@ -1,6 +1,6 @@
 //! Planes into pixels of a few elements (an RGB image's planes into its pixels) with x86's
-//! permutes and byte shuffles: AVX-512's for every count of planes from 2 to 7
-//! ([`gather`](mod@super::gather)), AVX2's and SSSE3's for three (the inverse is
+//! permutes and byte shuffles: AVX-512's and SSSE3's for every count of planes from 2 to 7
+//! ([`gather`](mod@super::gather)), AVX2's for three (the inverse is
 //! [`deinterleave`](mod@super::deinterleave)'s; the safety argument is the room's, in
 //! `platform/mod.rs`).
 
@@ -8,7 +8,7 @@ use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::super::Level;
-use super::gather::{groups_vbmi, groups_wide, Tables, Way};
+use super::gather::{groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
 use super::has_vbmi;
 
 /// Whether this CPU has SSSE3's byte shuffle (`pshufb`), detected once.
@@ -23,8 +23,8 @@ fn has_ssse3() -> bool {
 pub(super) enum Groups {
     /// 64 bytes of each stream with AVX-512's two-source permutes (bytes: VBMI's).
     Avx512,
-    /// 32 bytes with AVX2's permutes and blends (4- and 8-byte elements: no 256-bit way moves
-    /// bytes and halves across lanes in one instruction).
+    /// 32 bytes of each of three streams with AVX2's permutes and blends (4- and 8-byte
+    /// elements: no 256-bit way moves bytes and halves across lanes in one instruction).
     Avx2,
     /// 16 bytes with SSSE3's byte shuffle (bytes and halves: 4- and 8-byte elements below AVX2
     /// keep the plain loop, against which the shuffle was measured for the smaller elements
@@ -45,18 +45,15 @@ impl Groups {
 
 /// The groups `level` (one the CPU has) interleaves `K` streams of `W`-byte elements with, the
 /// widest first, for 2 to 7 streams: AVX-512's at [`Level::Avx512`] (bytes where the CPU has
-/// VBMI); for three
-/// streams, AVX2's from [`Level::Avx2`] for 4- and 8-byte elements, SSSE3's above
-/// [`Level::Portable`] for bytes and halves where the CPU has it; `None` where there are none
-/// (the plain loops then take every position).
+/// VBMI); for three streams AVX2's from [`Level::Avx2`] for 4- and 8-byte elements; SSSE3's
+/// above [`Level::Portable`] for bytes and halves where the CPU has it; `None` where there are
+/// none (the plain loops then take every position).
 pub(super) fn groups<const K: usize, const W: usize>(level: Level) -> Option<Groups> {
     if !(2..8).contains(&K) {
         None
     } else if level == Level::Avx512 && (W >= 2 || has_vbmi()) {
         Some(Groups::Avx512)
-    } else if K != 3 {
-        None
-    } else if level >= Level::Avx2 && W >= 4 {
+    } else if K == 3 && level >= Level::Avx2 && W >= 4 {
         Some(Groups::Avx2)
     } else if level > Level::Portable && W <= 2 && has_ssse3() {
         Some(Groups::Ssse3)
@@ -67,8 +64,8 @@ pub(super) fn groups<const K: usize, const W: usize>(level: Level) -> Option<Gro
 
 /// Interleaves the whole groups of `K` equally long streams of `W`-byte elements into `dst`
 /// (`K` elements per position), with the groups `level` takes ([`groups`]); where those are
-/// AVX-512's and `K` is three, bytes and halves past its last group take SSSE3's, where the CPU
-/// has it. Returns the positions done. `level` is one the CPU has.
+/// AVX-512's, bytes and halves past its last group take SSSE3's, where the CPU has it. Returns
+/// the positions done. `level` is one the CPU has.
 ///
 /// For bytes, VBMI's permutes take 6 shuffles a 64-byte group where SSSE3 takes 36. u8 C = 3
 /// NCHW→NHWC at 1 MiB, back to back, SSSE3 and VBMI alternating twice: one thread 51–52 →
@@ -88,14 +85,14 @@ pub(in crate::platform) fn interleave<const K: usize, const W: usize>(
         // slice (`done` is at most `n`, a multiple of the kind's group).
         unsafe { groups_of::<K, W, false>(kind, &mut dst[..K * done], streams.map(|s| &s[..done])) };
     }
-    let rest = match K == 3 && kind == Groups::Avx512 && W <= 2 && has_ssse3() {
+    let rest = match kind == Groups::Avx512 && W <= 2 && has_ssse3() {
         true => (n - done) / 16 * 16,
         false => 0,
     };
     if rest > 0 {
         let end = K * (done + rest);
         // SAFETY: SSSE3 was detected; 16-byte groups inside every slice (`done + rest` is at
-        // most `n`), three streams.
+        // most `n`).
         unsafe {
             groups_of::<K, W, false>(
                 Groups::Ssse3,
@@ -139,9 +136,9 @@ pub(in crate::platform) fn interleave_streamed<const K: usize, const W: usize>(
 ///
 /// # Safety
 ///
-/// The CPU has `kind`'s features (AVX-512 with VBMI for bytes; AVX2; SSSE3), and AVX2's and
-/// SSSE3's groups take three streams; the streams hold whole groups of `kind` and `dst` `K`
-/// times their bytes; when `STREAM`, `dst` starts on a line.
+/// The CPU has `kind`'s features (AVX-512 with VBMI for bytes; AVX2, whose groups take three
+/// streams; SSSE3); the streams hold whole groups of `kind` and `dst` `K` times their bytes;
+/// when `STREAM`, `dst` starts on a line.
 #[inline]
 unsafe fn groups_of<const K: usize, const W: usize, const STREAM: bool>(
     kind: Groups,
@@ -154,7 +151,13 @@ unsafe fn groups_of<const K: usize, const W: usize, const STREAM: bool>(
     unsafe {
         match (kind, &streams[..]) {
             (Groups::Avx2, &[a, b, c]) => interleave3_avx2::<W, STREAM>(dst, [a, b, c]),
-            (Groups::Ssse3, &[a, b, c]) => interleave3_ssse3::<W, STREAM>(dst, [a, b, c]),
+            (Groups::Ssse3, _) => {
+                let masks = const { Masks::<K>::new(W, Way::IntoPixels) };
+                let ins = (streams.map(|s| s.as_ptr()), 16);
+                let outs: [*mut u8; K] =
+                    core::array::from_fn(|k| dst.as_mut_ptr().wrapping_add(16 * k).cast());
+                groups_ssse3::<K, STREAM, false>(&masks, ins, (outs, 16 * K), streams[0].len() / 16);
+            }
             (Groups::Avx512, _) => {
                 let tables = const { Tables::<K>::new(W, Way::IntoPixels) };
                 let ins = (streams.map(|s| s.as_ptr()), 64);
@@ -235,54 +238,6 @@ unsafe fn interleave3_avx2<const W: usize, const STREAM: bool>(
                 match STREAM {
                     true => _mm256_stream_si256(to, w),
                     false => _mm256_storeu_si256(to, w),
-                }
-            }
-        }
-    }
-}
-
-/// The `pshufb` masks of `interleave3` for `w`-byte elements: output register `k`, stream `s`.
-/// Byte `j` of output register `k` is byte `p % w` of element `p / w` (`p = 16k + j`), which is
-/// position `p / w / 3` of stream `p / w % 3`; other streams' masks hold 0x80 there (a zero).
-const fn interleave3_masks(w: usize) -> [[[u8; 16]; 3]; 3] {
-    let mut masks = [[[0x80u8; 16]; 3]; 3];
-    let mut p = 0;
-    while p < 48 {
-        let element = p / w;
-        masks[p / 16][element % 3][p % 16] = ((element / 3) * w + p % w) as u8;
-        p += 1;
-    }
-    masks
-}
-
-/// # Safety
-///
-/// The CPU has SSSE3; the streams hold whole groups of 16 bytes of equal count and `dst` three
-/// times their bytes; with `STREAM`, `dst` starts on 16 bytes.
-#[target_feature(enable = "ssse3")]
-unsafe fn interleave3_ssse3<const W: usize, const STREAM: bool>(
-    dst: &mut [MaybeUninit<u8>],
-    [a, b, c]: [&[u8]; 3],
-) {
-    let masks = const { interleave3_masks(W) };
-    let m: [[__m128i; 3]; 3] = core::array::from_fn(|k| {
-        core::array::from_fn(|s| {
-            // SAFETY: every mask is 16 bytes of a constant; unaligned loads.
-            unsafe { _mm_loadu_si128(masks[k][s].as_ptr().cast()) }
-        })
-    });
-    let groups = a.chunks_exact(16).zip(b.chunks_exact(16)).zip(c.chunks_exact(16));
-    for (out, ((a, b), c)) in dst.chunks_exact_mut(48).zip(groups) {
-        // SAFETY: `a`, `b`, `c` are 16 bytes and `out` 48 inside their slices; unaligned.
-        unsafe {
-            let v = [a, b, c].map(|x| _mm_loadu_si128(x.as_ptr().cast()));
-            for (k, m) in m.iter().enumerate() {
-                let lo = _mm_or_si128(_mm_shuffle_epi8(v[0], m[0]), _mm_shuffle_epi8(v[1], m[1]));
-                let w = _mm_or_si128(lo, _mm_shuffle_epi8(v[2], m[2]));
-                let to = out[16 * k..].as_mut_ptr().cast();
-                match STREAM {
-                    true => _mm_stream_si128(to, w),
-                    false => _mm_storeu_si128(to, w),
                 }
             }
         }

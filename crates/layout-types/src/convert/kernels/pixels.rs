@@ -8,6 +8,21 @@ use crate::dtype::Element;
 use crate::platform::out::Out;
 use crate::platform::simd;
 
+/// `$f::<T, K>(…)` for the count `$k` of 2 to 7 (`K = $k`), `false` for any other.
+macro_rules! by_count {
+    ($k:expr, $f:ident::<$t:ident>($($arg:expr),*)) => {
+        match $k {
+            2 => $f::<$t, 2>($($arg),*),
+            3 => $f::<$t, 3>($($arg),*),
+            4 => $f::<$t, 4>($($arg),*),
+            5 => $f::<$t, 5>($($arg),*),
+            6 => $f::<$t, 6>($($arg),*),
+            7 => $f::<$t, 7>($($arg),*),
+            _ => false,
+        }
+    };
+}
+
 /// `k` streams (2 to 7) of `n` elements (at `s`, `stream` apart) into `n` dense pixels of `k` at
 /// `d` with streaming stores at `level` ([`simd::interleave_streamed`]); `false`, having written
 /// nothing, where the level has no streamed form for them (the portable level; for three
@@ -41,27 +56,19 @@ pub(super) fn streamed_pixels<T: Element>(
         simd::interleave_streamed(level, dst, streams).is_some()
     }
     let dst = dst.into_at(d..d + k * n);
-    match k {
-        2 => with::<T, 2>(level, src, s, stream, dst, n),
-        3 => with::<T, 3>(level, src, s, stream, dst, n),
-        4 => with::<T, 4>(level, src, s, stream, dst, n),
-        5 => with::<T, 5>(level, src, s, stream, dst, n),
-        6 => with::<T, 6>(level, src, s, stream, dst, n),
-        7 => with::<T, 7>(level, src, s, stream, dst, n),
-        _ => false,
-    }
+    by_count!(k, with::<T>(level, src, s, stream, dst, n))
 }
 
 /// `n` dense pixels of `k` elements (2 to 7, at `s`) into `k` streams of `n` (at `d`, `stream`
 /// apart) with streaming stores at `level` where every stream starts on a line
 /// ([`simd::deinterleave_at`]), the pixels its groups leave by [`deinterleave`], then a fence;
 /// `false`, having written nothing, where the level has no groups for them (as
-/// [`streamed_pixels`]). With
-/// ordinary stores each plane's lines were read before they were written: on an AMD EPYC
-/// (Zen 4), C = 3 NHWC→NCHW at 256 MiB, two threads, a scratch loop of `convert` against the
-/// blocks (and VBMI's bytes) with ordinary stores, in turn twice, ÷ a streaming copy: f32
-/// 0.53–0.55 → 0.99, f16 0.36–0.40 → 0.98–1.00, u8 0.64–0.65 → 0.97; at AVX2 (AVX2's groups for
-/// f32, SSSE3's for f16 and u8) 0.95–0.98, at SSE2 (SSSE3's) u8 and f16 0.96–0.99.
+/// [`streamed_pixels`]). With ordinary stores each plane's lines were read before they were
+/// written: on an AMD EPYC (Zen 4), C = 3 NHWC→NCHW at 256 MiB, two threads, a scratch loop of
+/// `convert` against the blocks (and VBMI's bytes) with ordinary stores, in turn twice, ÷ a
+/// streaming copy: f32 0.53–0.55 → 0.99, f16 0.36–0.40 → 0.98–1.00, u8 0.64–0.65 → 0.97; at
+/// AVX2 (AVX2's groups for f32, SSSE3's for f16 and u8) 0.95–0.98, at SSE2 (SSSE3's) u8 and f16
+/// 0.96–0.99.
 pub(super) fn streamed_planes<T: Element>(
     level: simd::Level,
     (src, s): (&[T], usize),
@@ -88,13 +95,5 @@ pub(super) fn streamed_planes<T: Element>(
         simd::fence();
         true
     }
-    match k {
-        2 => with::<T, 2>(level, src, s, dst, (d, stream), n),
-        3 => with::<T, 3>(level, src, s, dst, (d, stream), n),
-        4 => with::<T, 4>(level, src, s, dst, (d, stream), n),
-        5 => with::<T, 5>(level, src, s, dst, (d, stream), n),
-        6 => with::<T, 6>(level, src, s, dst, (d, stream), n),
-        7 => with::<T, 7>(level, src, s, dst, (d, stream), n),
-        _ => false,
-    }
+    by_count!(k, with::<T>(level, src, s, dst, (d, stream), n))
 }

@@ -23,7 +23,7 @@ use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::super::Level;
-use super::gather::{groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
+use super::gather::{avx2_tables, groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
 use super::interleave::{groups, Groups};
 
 /// Splits the whole groups of `K`-element pixels of `src` (`W`-byte elements) into the `K`
@@ -78,51 +78,13 @@ pub(in crate::platform) fn deinterleave<const K: usize, const W: usize, const ST
     done / W
 }
 
-/// The tables of [`split_avx2`] for `w`-byte elements (4 or 8), in 4-byte units (`vpermd`'s),
-/// `L = 32 / w` lanes a register: stream `s`'s element `i` lies in lane `(3i + s) % L` of
-/// register `(3i + s) / L`. As `L` is prime to 3, each lane of the three registers holds an
-/// element of stream `s` in exactly one of them (register `k` where `(kL + l) % 3 == s`): a blend
-/// of the three gathers the stream's elements, and one permute puts lane `(3i + s) % L` at `i`.
-/// Returns the permutes (one a stream) and the byte masks, per stream, of the lanes taken from
-/// the second and the third register (0xFF: from it).
-const fn split_avx2_tables(w: usize) -> ([[u32; 8]; 3], [[[u8; 32]; 3]; 2]) {
-    let (lanes, units) = (32 / w, w / 4);
-    let (mut permutes, mut masks) = ([[0u32; 8]; 3], [[[0u8; 32]; 3]; 2]);
-    let mut s = 0;
-    while s < 3 {
-        let mut i = 0;
-        while i < lanes {
-            let lane = (3 * i + s) % lanes;
-            let mut u = 0;
-            while u < units {
-                permutes[s][i * units + u] = (lane * units + u) as u32;
-                u += 1;
-            }
-            i += 1;
-        }
-        let mut byte = 0;
-        while byte < 32 {
-            let mut k = 1;
-            while k < 3 {
-                if (k * lanes + byte / w) % 3 == s {
-                    masks[k - 1][s][byte] = 0xFF;
-                }
-                k += 1;
-            }
-            byte += 1;
-        }
-        s += 1;
-    }
-    (permutes, masks)
-}
-
 /// # Safety
 ///
 /// The CPU has AVX2; `src` holds whole groups of 96 bytes and each stream 32 bytes a group; `W`
 /// is 4 or 8; with `STREAM`, every stream starts on 32 bytes.
 #[target_feature(enable = "avx2")]
 unsafe fn split_avx2<const W: usize, const STREAM: bool>(src: &[u8], [a, b, c]: [&mut [MaybeUninit<u8>]; 3]) {
-    let (permutes, masks) = const { split_avx2_tables(W) };
+    let (permutes, masks) = const { avx2_tables(W, Way::IntoPlanes) };
     // SAFETY: every table is 32 bytes of a constant; unaligned loads.
     let load = |t: *const u8| unsafe { _mm256_loadu_si256(t.cast()) };
     let p: [__m256i; 3] = permutes.each_ref().map(|t| load(t.as_ptr().cast()));

@@ -8,7 +8,7 @@ use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::super::Level;
-use super::gather::{groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
+use super::gather::{avx2_tables, groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
 use super::has_vbmi;
 
 /// Whether this CPU has SSSE3's byte shuffle (`pshufb`), detected once.
@@ -173,45 +173,6 @@ unsafe fn groups_of<const K: usize, const W: usize, const STREAM: bool>(
     }
 }
 
-/// The tables of [`interleave3_avx2`] for `w`-byte elements (4 or 8), in 4-byte units (`vpermd`'s):
-/// element `i` of stream `s` goes to position `p = 3i + s` of the interleaved run, lane `p % L`
-/// of output register `p / L` (`L = 32 / w` lanes). As `L` is prime to 3, `i ↦ (3i + s) % L` is
-/// one-to-one: one permute of stream `s` puts each of its elements in the lane it takes in
-/// whichever of the three output registers it goes to, and output register `k` is a blend of
-/// the three permuted streams, lane `l` from stream `(kL + l) % 3`. Returns the permutes (one
-/// per stream) and the byte masks of streams 1 and 2 per output register (0xFF: from it).
-const fn interleave3_avx2_tables(w: usize) -> ([[u32; 8]; 3], [[[u8; 32]; 3]; 2]) {
-    let (lanes, units) = (32 / w, w / 4);
-    let (mut permutes, mut masks) = ([[0u32; 8]; 3], [[[0u8; 32]; 3]; 2]);
-    let mut s = 0;
-    while s < 3 {
-        let mut i = 0;
-        while i < lanes {
-            let lane = (3 * i + s) % lanes;
-            let mut u = 0;
-            while u < units {
-                permutes[s][lane * units + u] = (i * units + u) as u32;
-                u += 1;
-            }
-            i += 1;
-        }
-        s += 1;
-    }
-    let mut k = 0;
-    while k < 3 {
-        let mut byte = 0;
-        while byte < 32 {
-            let stream = (k * lanes + byte / w) % 3;
-            if stream > 0 {
-                masks[stream - 1][k][byte] = 0xFF;
-            }
-            byte += 1;
-        }
-        k += 1;
-    }
-    (permutes, masks)
-}
-
 /// # Safety
 ///
 /// The CPU has AVX2; the streams hold whole groups of 32 bytes of equal count and `dst` three
@@ -221,7 +182,7 @@ unsafe fn interleave3_avx2<const W: usize, const STREAM: bool>(
     dst: &mut [MaybeUninit<u8>],
     [a, b, c]: [&[u8]; 3],
 ) {
-    let (permutes, masks) = const { interleave3_avx2_tables(W) };
+    let (permutes, masks) = const { avx2_tables(W, Way::IntoPixels) };
     // SAFETY: every table is 32 bytes of a constant; unaligned loads.
     let load = |t: *const u8| unsafe { _mm256_loadu_si256(t.cast()) };
     let p: [__m256i; 3] = permutes.each_ref().map(|t| load(t.as_ptr().cast()));

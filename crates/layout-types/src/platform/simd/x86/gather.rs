@@ -204,8 +204,8 @@ pub(super) unsafe fn groups_ssse3<const K: usize, const STREAM: bool, const LINE
 /// a)` the masked one-source permute merging into `src`, `$merge(src, k, v)` the masked move,
 /// `$mask` the mask type. Expands to unsafe code: the caller's function has the features.
 macro_rules! gather_groups {
-    ($k:ident, $stream:expr, $tables:expr, [$ins:expr, $in_step:expr], [$outs:expr, $out_step:expr], $groups:expr,
-     $perm2:ident, $perm1:ident, $merge:ident, $mask:ty) => {{
+    ($k:ident, $stream:expr, $tables:expr, [$ins:expr, $in_step:expr], [$outs:expr, $out_step:expr],
+     $groups:expr, $perm2:ident, $perm1:ident, $merge:ident, $mask:ty) => {{
         let tables: &Tables<$k> = $tables;
         // SAFETY: every index table is 64 bytes of a constant; unaligned loads.
         let load = |t: &[u8; 64]| unsafe { _mm512_loadu_si512(t.as_ptr().cast()) };

@@ -250,11 +250,12 @@ const PREFETCHED_RUN_BYTES: usize = 256;
 /// and whose strips do not stream directly ([`Strips::streams_directly`]: bytes but AVX-512's on
 /// AMD's cores with a strip's rows, AVX2's halves, and bytes below AVX2, which have no strips),
 /// or whose tiles' sources are contiguous blocks that the tiles prefetch
-/// ([`Strips::stages_contiguous_sources`]: at AVX2, 4- and 8-byte elements too): tiles of [`STAGED_ROWS`] destination rows by the most whole destination lines,
-/// an odd number of them, that fit in [`PANEL_BYTES`] are transposed into a staging buffer
-/// (ordinary stores), then each tile row is streamed out, and where the strips prefetch and the
-/// source runs are contiguous or near ([`PREFETCHED_RUN_BYTES`]), the next tile's runs are asked for
-/// meanwhile ([`staged_tiles`] decides). Returns `false`, having written nothing, for any other plane.
+/// ([`Strips::stages_contiguous_sources`]: at AVX2, 4- and 8-byte elements too): tiles of
+/// [`STAGED_ROWS`] destination rows by the most whole destination lines, an odd number of them,
+/// that fit in [`PANEL_BYTES`] are transposed into a staging buffer (ordinary stores), then each
+/// tile row is streamed out, and where the strips prefetch and the source runs are contiguous
+/// or near ([`PREFETCHED_RUN_BYTES`]), the next tile's runs are asked for meanwhile
+/// ([`staged_tiles`] decides). Returns `false`, having written nothing, for any other plane.
 pub(super) fn by_staged_tiles<T: Element>(
     src: &[T],
     s: usize,

@@ -83,7 +83,9 @@ pub(in crate::platform) fn interleave<const K: usize, const W: usize>(
         // SAFETY: `level` is available (the caller's contract) and `groups` picked a kind it
         // has (AVX2 at `level` or below it; VBMI and SSSE3 detected); whole groups inside every
         // slice (`done` is at most `n`, a multiple of the kind's group).
-        unsafe { groups_of::<K, W, false>(kind, &mut dst[..K * done], streams.map(|s| &s[..done])) };
+        if !unsafe { groups_of::<K, W, false>(kind, &mut dst[..K * done], streams.map(|s| &s[..done])) } {
+            return 0;
+        }
     }
     let rest = match kind == Groups::Avx512 && W <= 2 && has_ssse3() {
         true => (n - done) / 16 * 16,
@@ -127,12 +129,15 @@ pub(in crate::platform) fn interleave_streamed<const K: usize, const W: usize>(
         // groups inside every slice (`wide` is at most `n`, and a multiple of each kind's
         // group); `dst` starts on a line (asserted), so each group's stores are aligned to
         // their width (`64 K`, 96 and 48 bytes a group) and a line's stores are back to back.
-        unsafe { groups_of::<K, W, true>(kind, &mut dst[..K * wide], streams.map(|s| &s[..wide])) };
+        if !unsafe { groups_of::<K, W, true>(kind, &mut dst[..K * wide], streams.map(|s| &s[..wide])) } {
+            return None;
+        }
     }
     Some(wide / W)
 }
 
-/// The whole groups of `kind` in `dst` and the streams, streamed when `STREAM`.
+/// The whole groups of `kind` in `dst` and the streams, streamed when `STREAM`; `false`, having
+/// written nothing, where `kind` has no groups for `K` streams (AVX2's take three).
 ///
 /// # Safety
 ///
@@ -144,7 +149,7 @@ unsafe fn groups_of<const K: usize, const W: usize, const STREAM: bool>(
     kind: Groups,
     dst: &mut [MaybeUninit<u8>],
     streams: [&[u8]; K],
-) {
+) -> bool {
     let groups = streams[0].len() / 64;
     // SAFETY: the caller's contract is each function's; AVX-512's groups read 64 bytes of each
     // stream and write `64 K` of `dst` a group.
@@ -168,9 +173,11 @@ unsafe fn groups_of<const K: usize, const W: usize, const STREAM: bool>(
                     _ => groups_wide::<K, W, STREAM>(&tables, ins, (outs, 64 * K), groups),
                 }
             }
-            _ => {}
+            // AVX2's groups take three streams (`groups` picks them for three only).
+            _ => return false,
         }
     }
+    true
 }
 
 /// # Safety

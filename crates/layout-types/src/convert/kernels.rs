@@ -23,16 +23,15 @@
 //! dense, up to 1 KiB, and neither whole lines nor half lines starting on one (NHWC with C = 3
 //! or 40 f32), so that lines hold parts of two or more rows, is staged instead: panels of whole
 //! rows are transposed into a cache-resident buffer and streamed out as one run
-//! ([`by_panels`]; C = 3 streams its pixels straight from the shuffles instead, from AVX2 up,
-//! and at SSE2 for bytes and halves where the CPU has SSSE3: [`streamed_pixels`]); dense rows
-//! of two lines or more that start inside one go to the strips where those stream them
-//! directly, and the strips stream the lines across two rows (seams) from a staged copy of
-//! their source runs ([`seams`]). Long
-//! destination rows whose strips do not stream them directly (bytes, AVX2's halves, bytes
-//! below AVX2 without strips), and at AVX2 every size whose tiles' sources are contiguous
-//! blocks (NHWC→NCHW with C ≤ 64), go through staged tiles transposed in the cache and
-//! streamed out, each next tile's source prefetched meanwhile where its runs are back
-//! to back or near ([`by_staged_tiles`]). Strips whose source runs the caches cannot hold together
+//! ([`by_panels`]; C = 2 to 7 stream their pixels straight from the shuffles instead, from
+//! AVX2 up, and at SSE2 for bytes and halves where the CPU has SSSE3: [`streamed_pixels`]);
+//! dense rows of two lines or more that start inside one go to the strips where those stream
+//! them directly, and the strips stream the lines across two rows (seams) from a staged copy
+//! of their source runs ([`seams`]). Long destination rows whose strips do not stream them directly
+//! (bytes, AVX2's halves, bytes below AVX2 without strips), and at AVX2 every size whose tiles'
+//! sources are contiguous blocks (NHWC→NCHW with C ≤ 64), go through staged tiles transposed in the
+//! cache and streamed out, each next tile's source prefetched meanwhile where its runs are back to
+//! back or near ([`by_staged_tiles`]). Strips whose source runs the caches cannot hold together
 //! copy them into a staging buffer first ([`by_staged_source`]): streamed byte strips, which read
 //! 64 runs far apart at once, and AVX2's in cache or from the last-level cache, where more runs
 //! than an L1 set has ways all fall in one set (channel planes of a multiple of 4 KiB).

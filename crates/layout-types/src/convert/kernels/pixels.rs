@@ -25,9 +25,8 @@ macro_rules! by_count {
 
 /// `k` streams (2 to 7) of `n` elements (at `s`, `stream` apart) into `n` dense pixels of `k` at
 /// `d` with streaming stores at `level` ([`simd::interleave_streamed`]); `false`, having written
-/// nothing, where the level has no streamed form for them (the portable level; for three
-/// streams SSE2's 4- and 8-byte elements, and bytes and halves without SSSE3; for other counts
-/// every level below AVX-512, and its bytes without VBMI). Staged through panels instead (as
+/// nothing, where the level has no streamed form for them (the portable level, SSE2's 4- and
+/// 8-byte elements, and bytes and halves without SSSE3). Staged through panels instead (as
 /// those still are), each pixel went through the cache and out again: on an AMD EPYC (Zen 4), C = 3
 /// NCHW→NHWC, two threads, a scratch loop of `convert` alternating three times, panels →
 /// streamed, at AVX-512: at 256 MiB f32 29.1–31.4 → 39.0–47.0 GB/s, f16 28.6–32.2 →

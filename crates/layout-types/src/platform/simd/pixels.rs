@@ -25,9 +25,9 @@ macro_rules! by_size {
 
 /// `K` streams of equal length interleaved into `dst`, element after element (`K` per
 /// position: an RGB image's planes into its pixels): AVX-512's two-source permutes (for bytes,
-/// VBMI's) for every `K`; for three streams also AVX2's permutes and blends for 4- and 8-byte
-/// elements and SSSE3's byte shuffle for bytes and halves where this CPU has them (detected
-/// once); blocks of 64 pixels for the rest.
+/// VBMI's), AVX2's unpacks, permutes and blends for 4- and 8-byte elements, and SSSE3's byte
+/// shuffle for bytes and halves where this CPU has them (detected once), for every `K` from 2
+/// to 7; blocks of 64 pixels for the rest.
 pub(crate) fn interleave<T: Element, const K: usize>(dst: Out<'_, T>, streams: [&[T]; K]) {
     interleave_at(Level::detected(), dst, streams);
 }
@@ -69,9 +69,9 @@ pub(crate) fn deinterleave<T: Element, const K: usize>(src: &[T], dst: [Out<'_, 
 
 /// Dense `K`-element pixels of `src` into the `K` streams of `dst` as far as the groups of
 /// `level` (one this CPU has, or lower: the tests run every level) go: the inverse of
-/// [`interleave`]'s, at the same levels (AVX-512's permutes, for bytes VBMI's; for three
-/// streams AVX2's blends and permutes for 4- and 8-byte elements and SSSE3's byte shuffle for
-/// bytes and halves where this CPU has it). Streamed with [`Stores::Streaming`] where every
+/// [`interleave`]'s, at the same levels (AVX-512's permutes, for bytes VBMI's; AVX2's blends,
+/// permutes and unpacks for 4- and 8-byte elements; SSSE3's byte shuffle for bytes and halves
+/// where this CPU has it). Streamed with [`Stores::Streaming`] where every
 /// stream starts on a line (then only whole lines of each stream, and the caller fences), with
 /// ordinary stores otherwise. Returns the pixels done, from the first; the caller writes the
 /// rest.
@@ -119,9 +119,9 @@ fn pixels_by_blocks<T: Element, const K: usize>(mut dst: Out<'_, T>, streams: [&
 }
 
 /// [`interleave`] with streaming stores, then a fence, where `level` (one the conversion chose,
-/// so one this CPU has) has a streamed form: [`interleave`]'s groups of AVX-512 and, for three
-/// streams, AVX2 (4- and 8-byte elements) and SSSE3 (bytes and halves, where the CPU has it;
-/// not SSE2's 4- and 8-byte elements, nor the portable level). Positions up to the first that
+/// so one this CPU has) has a streamed form: [`interleave`]'s groups of AVX-512, AVX2 (4- and
+/// 8-byte elements) and SSSE3 (bytes and halves, where the CPU has it; not SSE2's 4- and 8-byte
+/// elements, nor the portable level). Positions up to the first that
 /// starts a line of `dst` and after the last whole group take ordinary stores. Returns how many
 /// positions the streamed groups wrote, or `None`, having written nothing, where the level has
 /// no streamed form. For outputs larger than the caches (an RGB image's planes into pixels):

@@ -101,6 +101,7 @@ unsafe fn stream_avx512(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
 
 mod deinterleave;
 mod gather;
+mod gather_avx2;
 mod halves;
 mod interleave;
 mod transpose;

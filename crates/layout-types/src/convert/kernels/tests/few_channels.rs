@@ -8,29 +8,29 @@ use crate::dtype::Element;
 use crate::platform::out::Out;
 use crate::platform::simd::{self, strips::Strips, Level, Stores};
 
-/// Bytes of each stream a level's groups take for `k` streams of `size`-byte elements (0:
-/// none): AVX-512's 64 (bytes with VBMI); for three streams AVX2's 32 for 4- and 8-byte
-/// elements; SSSE3's 16 for bytes and halves where the CPU has it (also AVX-512's bytes without
-/// VBMI).
-fn group(level: Level, k: usize, size: usize) -> usize {
+/// Bytes of each stream a level's groups take for streams of `size`-byte elements, whatever
+/// their count from 2 to 7 (0: none): AVX-512's 64 (bytes with VBMI); AVX2's 32 for 4- and
+/// 8-byte elements; SSSE3's 16 for bytes and halves where the CPU has it (also AVX-512's bytes
+/// without VBMI).
+fn group(level: Level, size: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
     let (ssse3, vbmi) = (is_x86_feature_detected!("ssse3"), is_x86_feature_detected!("avx512vbmi"));
     #[cfg(not(target_arch = "x86_64"))]
     return {
-        let _ = (level, k, size);
+        let _ = (level, size);
         0
     };
     #[cfg(target_arch = "x86_64")]
     match level {
         Level::Avx512 if size >= 2 || vbmi => 64,
-        Level::Avx512 | Level::Avx2 if k == 3 && size >= 4 => 32,
+        Level::Avx512 | Level::Avx2 if size >= 4 => 32,
         Level::Portable => 0,
         _ if size <= 2 && ssse3 => 16,
         _ => 0,
     }
 }
 
-/// Runs `check::<T, K>(level)` for u8, f16, f32 and f64 and `K` of 2, 3, 4, 5 and 7, at every
+/// Runs `check::<T, K>(level)` for u8, f16, f32 and f64 and `K` from 2 to 7, at every
 /// level this CPU has; a level it lacks prints SKIPPED with the reason.
 macro_rules! every_level_size_and_count {
     ($check:ident) => {
@@ -39,7 +39,7 @@ macro_rules! every_level_size_and_count {
                 println!("SKIPPED: {level:?}: this CPU's highest level is {:?}", Level::detected());
                 continue;
             }
-            every_level_size_and_count!(@sizes $check, level, 2 3 4 5 7);
+            every_level_size_and_count!(@sizes $check, level, 2 3 4 5 6 7);
         }
     };
     (@sizes $check:ident, $level:ident, $($k:literal)*) => {
@@ -137,7 +137,7 @@ fn planes_stream_into_pixels_like_the_definition() {
         }
         assert_eq!(
             streamed,
-            group(level, K, T::SIZE) > 0,
+            group(level, T::SIZE) > 0,
             "{level:?}: whether K {K} of size {} stream",
             T::SIZE
         );
@@ -160,7 +160,7 @@ fn planes_stream_into_pixels_like_the_definition() {
 fn pixels_split_into_planes_like_the_definition() {
     fn check<T: Element, const K: usize>(level: Level) {
         let fill = T::from_word(0xA5A5);
-        let group = group(level, K, T::SIZE);
+        let group = group(level, T::SIZE);
         let mut split = false;
         for (stores, off) in
             [(Stores::Ordinary, 0), (Stores::Ordinary, 1), (Stores::Streaming, 0), (Stores::Streaming, 1)]

@@ -6,8 +6,10 @@
 //! Plane `s`'s element `i` is element `p = Ki + s` of the pixels: AVX-512 gathers a plane's
 //! register from the group's `K` registers by two-source permutes, and SSSE3 (bytes and
 //! halves) by a byte shuffle of each of them, ORed ([`gather`](mod@super::gather)), for every
-//! `K` from 2 to 7; for three planes, AVX2 (4- and 8-byte elements) blends the three registers
-//! so that each lane holds an element of the plane, then permutes the lanes into order.
+//! `K` from 2 to 7; AVX2 (4- and 8-byte elements) undoes its own steps
+//! ([`gather_avx2`](mod@super::gather_avx2)): for the odd part of `K` it blends the registers so
+//! that each lane holds an element of the plane, then permutes the lanes into order; for each
+//! factor 2 it splits pairs.
 //! Streamed, AVX2 and SSSE3 form a whole line of each stream before they store it (two groups,
 //! four groups): one group at a time, whose 16-byte stores went to the three streams in turn,
 //! moved 0.65–0.66 of a streaming copy (C = 3 NHWC→NCHW at 256 MiB on an AMD EPYC, Zen 4, two
@@ -19,11 +21,11 @@
 //! 18.9–19.4 → 72.5–73.6, u8 (VBMI's, as before) 75–85 → 86–90; at AVX2 f32 85, u8 and f16
 //! (SSSE3's) 68.
 
-use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::super::Level;
-use super::gather::{avx2_tables, groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
+use super::gather::{groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
+use super::gather_avx2::groups_avx2;
 use super::interleave::{groups, Groups};
 
 /// Splits the whole groups of `K`-element pixels of `src` (`W`-byte elements) into the `K`
@@ -48,8 +50,8 @@ pub(in crate::platform) fn deinterleave<const K: usize, const W: usize, const ST
         return 0;
     }
     let src = &src[..K * done];
-    // SAFETY: `level` is available (asserted) and `groups` picked a kind it has, AVX2's and
-    // SSSE3's for three streams only; whole groups inside every slice (`done` is at most `n`,
+    // SAFETY: `level` is available (asserted) and `groups` picked a kind it has; whole groups
+    // inside every slice (`done` is at most `n`,
     // a multiple of the kind's group); streamed, every stream starts on a line (asserted), so
     // each store is aligned to its width.
     unsafe {
@@ -70,52 +72,11 @@ pub(in crate::platform) fn deinterleave<const K: usize, const W: usize, const ST
                 groups_ssse3::<K, STREAM, STREAM>(&masks, (ins, 16 * K), outs, done / 16);
             }
             Groups::Avx2 => {
-                let [a, b, c] = &mut dst[..] else { return 0 };
-                split_avx2::<W, STREAM>(src, [&mut a[..done], &mut b[..done], &mut c[..done]]);
+                let ins: [*const u8; K] = core::array::from_fn(|r| src.as_ptr().wrapping_add(32 * r));
+                let outs = (dst.each_mut().map(|d| d.as_mut_ptr().cast::<u8>()), 32);
+                groups_avx2::<K, W, STREAM, STREAM>(Way::IntoPlanes, (ins, 32 * K), outs, done / 32);
             }
         }
     }
     done / W
-}
-
-/// # Safety
-///
-/// The CPU has AVX2; `src` holds whole groups of 96 bytes and each stream 32 bytes a group; `W`
-/// is 4 or 8; with `STREAM`, every stream starts on 32 bytes.
-#[target_feature(enable = "avx2")]
-unsafe fn split_avx2<const W: usize, const STREAM: bool>(src: &[u8], [a, b, c]: [&mut [MaybeUninit<u8>]; 3]) {
-    let (permutes, masks) = const { avx2_tables(W, Way::IntoPlanes) };
-    // SAFETY: every table is 32 bytes of a constant; unaligned loads.
-    let load = |t: *const u8| unsafe { _mm256_loadu_si256(t.cast()) };
-    let p: [__m256i; 3] = permutes.each_ref().map(|t| load(t.as_ptr().cast()));
-    let [m1, m2]: [[__m256i; 3]; 2] = masks.each_ref().map(|m| m.each_ref().map(|t| load(t.as_ptr())));
-    // Streamed, two groups at a time, so that each stream's line is written back to back.
-    let per = if STREAM { 2 } else { 1 };
-    let streams =
-        a.chunks_exact_mut(32 * per).zip(b.chunks_exact_mut(32 * per)).zip(c.chunks_exact_mut(32 * per));
-    for (pixels, ((a, b), c)) in src.chunks_exact(96 * per).zip(streams) {
-        let mut parts = [[_mm256_setzero_si256(); 3]; 2];
-        for (g, part) in parts.iter_mut().take(per).enumerate() {
-            // SAFETY: group `g`'s 96 bytes are inside `pixels`; unaligned loads.
-            let v =
-                [0, 32, 64].map(|at| unsafe { _mm256_loadu_si256(pixels[96 * g + at..].as_ptr().cast()) });
-            for (s, part) in part.iter_mut().enumerate() {
-                let gathered = _mm256_blendv_epi8(_mm256_blendv_epi8(v[0], v[1], m1[s]), v[2], m2[s]);
-                *part = _mm256_permutevar8x32_epi32(gathered, p[s]);
-            }
-        }
-        for (s, to) in [a, b, c].into_iter().enumerate() {
-            for (g, part) in parts.iter().take(per).enumerate() {
-                let to = to[32 * g..].as_mut_ptr().cast();
-                // SAFETY: each stream's part is `32 per` bytes inside its slice; aligned where
-                // streamed (the caller's contract).
-                unsafe {
-                    match STREAM {
-                        true => _mm256_stream_si256(to, part[s]),
-                        false => _mm256_storeu_si256(to, part[s]),
-                    }
-                }
-            }
-        }
-    }
 }

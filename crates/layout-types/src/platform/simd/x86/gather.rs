@@ -8,7 +8,9 @@
 //! AVX-512 ([`groups_wide`], [`groups_vbmi`]): two-source permutes of the inputs in pairs, the
 //! pairs after the first merged in by their element masks; bytes take VBMI's permutes, the
 //! other sizes AVX-512 BW's and F's. SSSE3 ([`groups_ssse3`]): one byte shuffle of each input
-//! register, ORed (`K²` shuffles a group of `16 K` bytes).
+//! register, ORed (`K²` shuffles a group of `16 K` bytes). AVX2's (4- and 8-byte elements),
+//! without a two-source permute across 128-bit lanes, pair planes first:
+//! [`gather_avx2`](mod@super::gather_avx2).
 
 use core::arch::x86_64::*;
 
@@ -63,60 +65,6 @@ const fn source(way: Way, k: usize, lanes: usize, o: usize, l: usize) -> (usize,
         Way::IntoPixels => ((o * lanes + l) % k, (o * lanes + l) / k),
         Way::IntoPlanes => ((k * l + o) / lanes, (k * l + o) % lanes),
     }
-}
-
-/// The tables of AVX2's groups of three streams of `w`-byte elements (4 or 8: `interleave`'s
-/// and `deinterleave`'s), in 4-byte units (`vpermd`'s), `L = 32 / w` lanes a register: element
-/// `i` of stream `s` is position `p = 3i + s` of the pixels, lane `p % L` of pixel register
-/// `p / L`. As `L` is prime to 3, `i ↦ (3i + s) % L` is one-to-one: one permute of a stream's
-/// register moves its element `i` between lane `i` and lane `(3i + s) % L` (into pixels, each
-/// stream is permuted and the pixel registers blended from the three; into planes, each
-/// stream is blended from the three pixel registers and then permuted), and pixel register
-/// `k`'s lane `l` belongs to stream `(kL + l) % 3`. Returns the permutes (one a stream) and the
-/// byte masks of the blends (0xFF: taken from it): into pixels, `[s - 1][k]` of pixel register
-/// `k`'s bytes from stream `s` (1 or 2); into planes, `[k - 1][s]` of stream `s`'s bytes from
-/// pixel register `k` (1 or 2).
-pub(super) const fn avx2_tables(w: usize, way: Way) -> ([[u32; 8]; 3], [[[u8; 32]; 3]; 2]) {
-    let (lanes, units) = (32 / w, w / 4);
-    let (mut permutes, mut masks) = ([[0u32; 8]; 3], [[[0u8; 32]; 3]; 2]);
-    let mut s = 0;
-    while s < 3 {
-        let mut i = 0;
-        while i < lanes {
-            let lane = (3 * i + s) % lanes;
-            let (to, from) = match way {
-                Way::IntoPixels => (lane, i),
-                Way::IntoPlanes => (i, lane),
-            };
-            let mut u = 0;
-            while u < units {
-                permutes[s][to * units + u] = (from * units + u) as u32;
-                u += 1;
-            }
-            i += 1;
-        }
-        s += 1;
-    }
-    let mut a = 1;
-    while a < 3 {
-        let mut b = 0;
-        while b < 3 {
-            let mut byte = 0;
-            while byte < 32 {
-                let taken = match way {
-                    Way::IntoPixels => (b * lanes + byte / w) % 3 == a,
-                    Way::IntoPlanes => (a * lanes + byte / w) % 3 == b,
-                };
-                if taken {
-                    masks[a - 1][b][byte] = 0xFF;
-                }
-                byte += 1;
-            }
-            b += 1;
-        }
-        a += 1;
-    }
-    (permutes, masks)
 }
 
 /// The byte shuffles of [`groups_ssse3`] for `w`-byte elements going `way`: output register `o`,

@@ -1,14 +1,14 @@
 //! Planes into pixels of a few elements (an RGB image's planes into its pixels) with x86's
-//! permutes and byte shuffles: AVX-512's and SSSE3's for every count of planes from 2 to 7
-//! ([`gather`](mod@super::gather)), AVX2's for three (the inverse is
-//! [`deinterleave`](mod@super::deinterleave)'s; the safety argument is the room's, in
+//! permutes and byte shuffles, for every count of planes from 2 to 7: AVX-512's and SSSE3's
+//! ([`gather`](mod@super::gather)), AVX2's ([`gather_avx2`](mod@super::gather_avx2)); the
+//! inverse is [`deinterleave`](mod@super::deinterleave)'s (the safety argument is the room's, in
 //! `platform/mod.rs`).
 
-use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::super::Level;
-use super::gather::{avx2_tables, groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
+use super::gather::{groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
+use super::gather_avx2::groups_avx2;
 use super::has_vbmi;
 
 /// Whether this CPU has SSSE3's byte shuffle (`pshufb`), detected once.
@@ -23,8 +23,8 @@ fn has_ssse3() -> bool {
 pub(super) enum Groups {
     /// 64 bytes of each stream with AVX-512's two-source permutes (bytes: VBMI's).
     Avx512,
-    /// 32 bytes of each of three streams with AVX2's permutes and blends (4- and 8-byte
-    /// elements: no 256-bit way moves bytes and halves across lanes in one instruction).
+    /// 32 bytes of each stream with AVX2's unpacks, lane swaps, permutes and blends (4- and
+    /// 8-byte elements: no 256-bit way moves bytes and halves across lanes in one instruction).
     Avx2,
     /// 16 bytes with SSSE3's byte shuffle (bytes and halves: 4- and 8-byte elements below AVX2
     /// keep the plain loop, against which the shuffle was measured for the smaller elements
@@ -45,7 +45,7 @@ impl Groups {
 
 /// The groups `level` (one the CPU has) interleaves `K` streams of `W`-byte elements with, the
 /// widest first, for 2 to 7 streams: AVX-512's at [`Level::Avx512`] (bytes where the CPU has
-/// VBMI); for three streams AVX2's from [`Level::Avx2`] for 4- and 8-byte elements; SSSE3's
+/// VBMI); AVX2's from [`Level::Avx2`] for 4- and 8-byte elements; SSSE3's
 /// above [`Level::Portable`] for bytes and halves where the CPU has it; `None` where there are
 /// none (the plain loops then take every position).
 pub(super) fn groups<const K: usize, const W: usize>(level: Level) -> Option<Groups> {
@@ -53,7 +53,7 @@ pub(super) fn groups<const K: usize, const W: usize>(level: Level) -> Option<Gro
         None
     } else if level == Level::Avx512 && (W >= 2 || has_vbmi()) {
         Some(Groups::Avx512)
-    } else if K == 3 && level >= Level::Avx2 && W >= 4 {
+    } else if level >= Level::Avx2 && W >= 4 {
         Some(Groups::Avx2)
     } else if level > Level::Portable && W <= 2 && has_ssse3() {
         Some(Groups::Ssse3)
@@ -83,9 +83,7 @@ pub(in crate::platform) fn interleave<const K: usize, const W: usize>(
         // SAFETY: `level` is available (the caller's contract) and `groups` picked a kind it
         // has (AVX2 at `level` or below it; VBMI and SSSE3 detected); whole groups inside every
         // slice (`done` is at most `n`, a multiple of the kind's group).
-        if !unsafe { groups_of::<K, W, false>(kind, &mut dst[..K * done], streams.map(|s| &s[..done])) } {
-            return 0;
-        }
+        unsafe { groups_of::<K, W, false>(kind, &mut dst[..K * done], streams.map(|s| &s[..done])) };
     }
     let rest = match kind == Groups::Avx512 && W <= 2 && has_ssse3() {
         true => (n - done) / 16 * 16,
@@ -128,84 +126,46 @@ pub(in crate::platform) fn interleave_streamed<const K: usize, const W: usize>(
         // SAFETY: `level` is available (asserted) and `groups` picked a kind it has; whole
         // groups inside every slice (`wide` is at most `n`, and a multiple of each kind's
         // group); `dst` starts on a line (asserted), so each group's stores are aligned to
-        // their width (`64 K`, 96 and 48 bytes a group) and a line's stores are back to back.
-        if !unsafe { groups_of::<K, W, true>(kind, &mut dst[..K * wide], streams.map(|s| &s[..wide])) } {
-            return None;
-        }
+        // their width (`64 K`, `32 K` and `16 K` bytes a group) and a line's stores are back
+        // to back.
+        unsafe { groups_of::<K, W, true>(kind, &mut dst[..K * wide], streams.map(|s| &s[..wide])) };
     }
     Some(wide / W)
 }
 
-/// The whole groups of `kind` in `dst` and the streams, streamed when `STREAM`; `false`, having
-/// written nothing, where `kind` has no groups for `K` streams (AVX2's take three).
+/// The whole groups of `kind` in `dst` and the streams, streamed when `STREAM`.
 ///
 /// # Safety
 ///
-/// The CPU has `kind`'s features (AVX-512 with VBMI for bytes; AVX2, whose groups take three
-/// streams; SSSE3); the streams hold whole groups of `kind` and `dst` `K` times their bytes;
-/// when `STREAM`, `dst` starts on a line.
+/// The CPU has `kind`'s features (AVX-512 with VBMI for bytes; AVX2; SSSE3); the streams hold
+/// whole groups of `kind` and `dst` `K` times their bytes; when `STREAM`, `dst` starts on a
+/// line.
 #[inline]
 unsafe fn groups_of<const K: usize, const W: usize, const STREAM: bool>(
     kind: Groups,
     dst: &mut [MaybeUninit<u8>],
     streams: [&[u8]; K],
-) -> bool {
-    let groups = streams[0].len() / 64;
-    // SAFETY: the caller's contract is each function's; AVX-512's groups read 64 bytes of each
-    // stream and write `64 K` of `dst` a group.
-    unsafe {
-        match (kind, &streams[..]) {
-            (Groups::Avx2, &[a, b, c]) => interleave3_avx2::<W, STREAM>(dst, [a, b, c]),
-            (Groups::Ssse3, _) => {
-                let masks = const { Masks::<K>::new(W, Way::IntoPixels) };
-                let ins = (streams.map(|s| s.as_ptr()), 16);
-                let outs: [*mut u8; K] =
-                    core::array::from_fn(|k| dst.as_mut_ptr().wrapping_add(16 * k).cast());
-                groups_ssse3::<K, STREAM, false>(&masks, ins, (outs, 16 * K), streams[0].len() / 16);
-            }
-            (Groups::Avx512, _) => {
-                let tables = const { Tables::<K>::new(W, Way::IntoPixels) };
-                let ins = (streams.map(|s| s.as_ptr()), 64);
-                let outs: [*mut u8; K] =
-                    core::array::from_fn(|k| dst.as_mut_ptr().wrapping_add(64 * k).cast());
-                match W {
-                    1 => groups_vbmi::<K, STREAM>(&tables, ins, (outs, 64 * K), groups),
-                    _ => groups_wide::<K, W, STREAM>(&tables, ins, (outs, 64 * K), groups),
-                }
-            }
-            // AVX2's groups take three streams (`groups` picks them for three only).
-            _ => return false,
-        }
-    }
-    true
-}
-
-/// # Safety
-///
-/// The CPU has AVX2; the streams hold whole groups of 32 bytes of equal count and `dst` three
-/// times their bytes; `W` is 4 or 8; with `STREAM`, `dst` starts on 32 bytes.
-#[target_feature(enable = "avx2")]
-unsafe fn interleave3_avx2<const W: usize, const STREAM: bool>(
-    dst: &mut [MaybeUninit<u8>],
-    [a, b, c]: [&[u8]; 3],
 ) {
-    let (permutes, masks) = const { avx2_tables(W, Way::IntoPixels) };
-    // SAFETY: every table is 32 bytes of a constant; unaligned loads.
-    let load = |t: *const u8| unsafe { _mm256_loadu_si256(t.cast()) };
-    let p: [__m256i; 3] = permutes.each_ref().map(|t| load(t.as_ptr().cast()));
-    let [m1, m2]: [[__m256i; 3]; 2] = masks.each_ref().map(|m| m.each_ref().map(|t| load(t.as_ptr())));
-    let groups = a.chunks_exact(32).zip(b.chunks_exact(32)).zip(c.chunks_exact(32));
-    for (out, ((a, b), c)) in dst.chunks_exact_mut(96).zip(groups) {
-        // SAFETY: `a`, `b`, `c` are 32 bytes and `out` 96 inside their slices; unaligned.
-        unsafe {
-            let v = [a, b, c].map(|x| _mm256_loadu_si256(x.as_ptr().cast()));
-            let [pa, pb, pc] = [0, 1, 2].map(|s| _mm256_permutevar8x32_epi32(v[s], p[s]));
-            for k in 0..3 {
-                let w = _mm256_blendv_epi8(_mm256_blendv_epi8(pa, pb, m1[k]), pc, m2[k]);
-                let to = out[32 * k..].as_mut_ptr().cast();
-                match STREAM {
-                    true => _mm256_stream_si256(to, w),
-                    false => _mm256_storeu_si256(to, w),
+    let bytes = kind.bytes();
+    let ins = (streams.map(|s| s.as_ptr()), bytes);
+    let outs: [*mut u8; K] = core::array::from_fn(|k| dst.as_mut_ptr().wrapping_add(bytes * k).cast());
+    let groups = streams[0].len() / bytes;
+    // SAFETY: the caller's contract is each function's: a group reads `bytes` of each stream
+    // and writes `K` registers of that width, back to back, into `dst`.
+    unsafe {
+        match kind {
+            Groups::Avx2 => {
+                groups_avx2::<K, W, STREAM, false>(Way::IntoPixels, ins, (outs, bytes * K), groups)
+            }
+            Groups::Ssse3 => {
+                let masks = const { Masks::<K>::new(W, Way::IntoPixels) };
+                groups_ssse3::<K, STREAM, false>(&masks, ins, (outs, bytes * K), groups);
+            }
+            Groups::Avx512 => {
+                let tables = const { Tables::<K>::new(W, Way::IntoPixels) };
+                match W {
+                    1 => groups_vbmi::<K, STREAM>(&tables, ins, (outs, bytes * K), groups),
+                    _ => groups_wide::<K, W, STREAM>(&tables, ins, (outs, bytes * K), groups),
                 }
             }
         }

@@ -67,14 +67,13 @@ pub(crate) fn deinterleave<T: Element, const K: usize>(src: &[T], dst: [Out<'_, 
     deinterleave_at(Level::detected(), src, dst, Stores::Ordinary)
 }
 
-/// Dense `K`-element pixels of `src` into the `K` streams of `dst` as far as the groups of
-/// `level` (one this CPU has, or lower: the tests run every level) go: the inverse of
-/// [`interleave`]'s, at the same levels (AVX-512's permutes, for bytes VBMI's; AVX2's blends,
-/// permutes and unpacks for 4- and 8-byte elements; SSSE3's byte shuffle for bytes and halves
-/// where this CPU has it). Streamed with [`Stores::Streaming`] where every
-/// stream starts on a line (then only whole lines of each stream, and the caller fences), with
-/// ordinary stores otherwise. Returns the pixels done, from the first; the caller writes the
-/// rest.
+/// Dense `K`-element pixels of `src` into the `K` streams of `dst` as far as the groups of `level`
+/// (one this CPU has, or lower: the tests run every level) go: the inverse of [`interleave`]'s, at
+/// the same levels (AVX-512's permutes, for bytes VBMI's; AVX2's blends, permutes and unpacks for
+/// 4- and 8-byte elements; SSSE3's byte shuffle for bytes and halves where this CPU has it).
+/// Streamed with [`Stores::Streaming`] where every stream starts on a line (then only whole lines
+/// of each stream, and the caller fences), with ordinary stores otherwise. Returns the pixels done,
+/// from the first; the caller writes the rest.
 pub(crate) fn deinterleave_at<T: Element, const K: usize>(
     level: Level,
     src: &[T],
@@ -118,15 +117,14 @@ fn pixels_by_blocks<T: Element, const K: usize>(mut dst: Out<'_, T>, streams: [&
     }
 }
 
-/// [`interleave`] with streaming stores, then a fence, where `level` (one the conversion chose,
-/// so one this CPU has) has a streamed form: [`interleave`]'s groups of AVX-512, AVX2 (4- and
-/// 8-byte elements) and SSSE3 (bytes and halves, where the CPU has it; not SSE2's 4- and 8-byte
-/// elements, nor the portable level). Positions up to the first that
-/// starts a line of `dst` and after the last whole group take ordinary stores. Returns how many
-/// positions the streamed groups wrote, or `None`, having written nothing, where the level has
-/// no streamed form. For outputs larger than the caches (an RGB image's planes into pixels):
-/// staged through a cache-resident panel before, each pixel was written twice. The streams hold
-/// `dst.len() / K` elements each.
+/// [`interleave`] with streaming stores, then a fence, where `level` (one the conversion chose, so
+/// one this CPU has) has a streamed form: [`interleave`]'s groups of AVX-512, AVX2 (4- and 8-byte
+/// elements) and SSSE3 (bytes and halves, where the CPU has it; not SSE2's 4- and 8-byte elements,
+/// nor the portable level). Positions up to the first that starts a line of `dst` and after the
+/// last whole group take ordinary stores. Returns how many positions the streamed groups wrote, or
+/// `None`, having written nothing, where the level has no streamed form. For outputs larger than
+/// the caches (an RGB image's planes into pixels): staged through a cache-resident panel before,
+/// each pixel was written twice. The streams hold `dst.len() / K` elements each.
 pub(crate) fn interleave_streamed<T: Element, const K: usize>(
     level: Level,
     dst: Out<'_, T>,

@@ -150,7 +150,7 @@ static RESULTS: Mutex<Vec<(String, u64, [Duration; 9])>> = Mutex::new(Vec::new()
 
 /// The fused rows' destination bytes, best pass into an existing buffer and best streamed fill of
 /// those bytes (the write limit).
-static WRITES: Mutex<Vec<(String, u64, Duration, Duration)>> = Mutex::new(Vec::new());
+static WRITES: Mutex<Vec<(String, u64, [Duration; 4])>> = Mutex::new(Vec::new());
 
 /// What `bench/peers.py` needs to time the same row: the source's storage as `view` dims, and
 /// the `axes` permutation that gives the destination's storage order.

@@ -236,6 +236,27 @@ fn the_blocked_pass_streams_gathers_and_pads_like_the_definition() {
     }
 }
 
+/// Pixels of 2 to 7 values that are not 2-byte words go through the platform's groups after
+/// the padding's runs are zeroed: f32 quantized into i8 with C = 4 (a destination of 4 MiB and
+/// more, streamed, every other image 4 bytes off a line, and one the cache holds), f32 and f64
+/// into every count from 2 to 7; into destinations whose every element held a sentinel.
+#[test]
+fn pixels_of_two_to_seven_values_go_through_the_groups_like_the_definition() {
+    use typed_layout::cast::Quantize;
+    let value = |[n, c, h, w]: [usize; 4]| ((n * 7 + c * 5 + h * 3 + w) % 1000) as f32 / 3.0 - 100.0;
+    for dims in [[8, 3, 511, 257], [3, 3, 37, 41]] {
+        let floats = Tensor::<f32, Nchw>::from_fn(dims, value).unwrap();
+        check_into::<f32, i8, _>(&floats, 4, Quantize(0.7), 0x5A);
+        check_into::<f32, u8, _>(&floats, 4, Quantize(0.3), 0xA5);
+    }
+    for (channels, padded) in [(1, 2), (2, 3), (3, 4), (3, 5), (4, 6), (5, 7)] {
+        let floats = Tensor::<f32, Nchw>::from_fn([2, channels, 19, 23], value).unwrap();
+        check_into::<f32, f32, _>(&floats, padded, Unscaled, f32::from_bits(0x7FC0_0A5A));
+        check_into::<f32, f64, _>(&floats, padded, Scale(0.5), f64::from_bits(0x7FF8_0000_0000_0A5A));
+        check_into::<f32, i8, _>(&floats, padded, Quantize(0.25), 0x5A);
+    }
+}
+
 /// Byte sources of up to four channels go through tables of each channel's 256 results (and,
 /// where those are the bytes' exact halves, through SIMD widening): per-channel normalization,
 /// signed bytes into bf16, gray and RGBA images, cropped rows, streamed and not.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use half::{bf16, f16};
 use typed_layout::cast::{
-    relayout_cast_pad, relayout_cast_pad_into, Cast, ChannelPadded, PerChannel, Unscaled,
+    relayout_cast_pad, relayout_cast_pad_into, Cast, ChannelPadded, PerChannel, Quantize, Unscaled,
 };
 use typed_layout::simd::{copy, copy_parallel, Stores};
 use typed_layout::{Bmn, Element, Nchw, Nhwc, RowMajor, Tensor};
@@ -95,7 +95,7 @@ impl Bench {
     }
 
     /// The fused rows: the f32 RGB batch [64, 3, 512, 512] into f16 and bf16 NHWC with
-    /// C = 8, one 224 × 224 image into f16 (from f32 and from bytes), and image bytes of the
+    /// C = 8 and quantized into i8 NHWC with C = 4 (one scale), one 224 × 224 image into f16 (from f32 and from bytes), and image bytes of the
     /// batch's shape into f16 NHWC with C = 4 and into f32 NHWC with C = 4, normalized per
     /// channel (ImageNet's mean and deviation: `(v / 255 - mean) / std`).
     pub(super) fn fused_rows(&mut self) {
@@ -105,6 +105,7 @@ impl Bench {
                 .expect("a valid shape");
         self.fused::<f32, f16>("448MiB/f32 NCHW C=3 -> f16 NHWC C=8", &floats, 8, Unscaled);
         self.fused::<f32, bf16>("448MiB/f32 NCHW C=3 -> bf16 NHWC C=8", &floats, 8, Unscaled);
+        self.fused::<f32, i8>("256MiB/f32 NCHW C=3 -> i8 NHWC C=4 quantized", &floats, 4, Quantize(0.05));
         drop(floats);
         // One image of a classifier's input, whose result the cache holds.
         let image = Tensor::<f32, Nchw>::from_fn([1, 3, 224, 224], |[_, c, h, w]| {

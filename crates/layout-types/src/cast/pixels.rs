@@ -206,7 +206,17 @@ impl Pixels {
                 }
                 self.leave(&mut dst, first + done, rest);
             } else {
-                interleave(&runs[..self.channels * n], n, self.channels, self.padded, block);
+                // Pixels of 2 to 7 values: the padding's runs zeroed, the planes interleaved by
+                // the platform's groups (f32 quantized into i8 NHWC C = 4, 256 MiB: 0.38 of a
+                // streaming copy with a loop a pixel, 0.63 with the groups); else a loop.
+                let planes = 2..8;
+                match planes.contains(&self.padded) {
+                    true => {
+                        runs[self.channels * n..self.padded * n].fill(U::default());
+                        planes_into_pixels(&runs[..self.padded * n], n, self.padded, block);
+                    }
+                    false => interleave(&runs[..self.channels * n], n, self.channels, self.padded, block),
+                }
                 self.leave(&mut dst, first, block);
             }
         }
@@ -267,6 +277,21 @@ fn pixel_words<const W: usize>(runs: [&[u16]; 4], out: &mut [u64]) {
     for ((((px, &a), &b), &c), &d) in px.zip(a).zip(b).zip(c).zip(d) {
         px[0] = a as u64 | (b as u64) << 16 | (c as u64) << 32 | (d as u64) << 48;
         px[1..].fill(0);
+    }
+}
+
+/// `padded` runs of `n` values (2 to 7; channel by channel) into `n` pixels of `padded` values
+/// with the platform's groups ([`simd::interleave`]).
+fn planes_into_pixels<U: Element>(runs: &[U], n: usize, padded: usize, out: &mut [U]) {
+    let run = |c: usize| &runs[c * n..(c + 1) * n];
+    let out = Out::new(out);
+    match padded {
+        2 => simd::interleave(out, [run(0), run(1)]),
+        3 => simd::interleave(out, [run(0), run(1), run(2)]),
+        4 => simd::interleave(out, [run(0), run(1), run(2), run(3)]),
+        5 => simd::interleave(out, core::array::from_fn::<_, 5, _>(run)),
+        6 => simd::interleave(out, core::array::from_fn::<_, 6, _>(run)),
+        _ => simd::interleave(out, core::array::from_fn::<_, 7, _>(run)),
     }
 }
 

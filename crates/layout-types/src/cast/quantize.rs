@@ -42,6 +42,25 @@ impl<T: Element, U: Element> Cast<T, U> for Quantize {
         // An integer (or NaN, or infinite) from here: the destination's conversion saturates.
         U::from_f64(q.round_ties_even() as f64)
     }
+    /// f32 into i8 or u8 with AVX2 where the CPU has it (32 values at a time), the same bits as
+    /// [`cast`](Cast::cast); element by element otherwise. f32 NCHW C = 3 into i8 NHWC C = 4,
+    /// 256 MiB: element by element 0.10 of a streaming copy.
+    #[inline]
+    fn cast_run(&self, values: &[T], out: &mut [U], _channel: usize) {
+        use crate::dtype::DataType::{Float, Int8, Uint8};
+        let done = match (T::DATA_TYPE, U::DATA_TYPE) {
+            (Float, Int8 | Uint8) => crate::platform::simd::f32_quantized(
+                bytemuck::cast_slice_mut(out),
+                bytemuck::cast_slice(values),
+                self.0,
+                U::DATA_TYPE == Int8,
+            ),
+            _ => 0,
+        };
+        for (o, &v) in out[done..].iter_mut().zip(&values[done..]) {
+            *o = self.cast(v);
+        }
+    }
 }
 
 /// The scales of a quantization.

@@ -180,6 +180,20 @@ pub(crate) fn f32_to_f16(dst: &mut [half::f16], src: &[f32]) {
     }
 }
 
+/// `src` quantized into bytes `dst` (i8's if `signed`, else u8's; equal lengths):
+/// `saturate(round_half_to_even(x / scale))`, NaN to 0, with AVX2 where this CPU has it.
+/// Returns how many it wrote, from the first (whole groups of 32); the caller writes the rest
+/// by the same rule.
+pub(crate) fn f32_quantized(dst: &mut [u8], src: &[f32], scale: f32, signed: bool) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    return x86::quantized(dst, src, scale, signed);
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (dst, src, scale, signed);
+        0
+    }
+}
+
 /// Pixels of 2-byte values from four runs of them (channel by channel, of equal length; the
 /// missing channels' runs zero) into `dst`, pixels of `words` 64-bit words: channel `c`'s bits
 /// at bits `16 c` of a pixel's first word, the other words zero. Returns the pixels written,

@@ -51,9 +51,10 @@ pub(in crate::platform) fn deinterleave<const K: usize, const W: usize, const ST
     }
     let src = &src[..K * done];
     // SAFETY: `level` is available (asserted) and `groups` picked a kind it has; whole groups
-    // inside every slice (`done` is at most `n`,
-    // a multiple of the kind's group); streamed, every stream starts on a line (asserted), so
-    // each store is aligned to its width.
+    // inside every slice (`done` is at most `n`, a multiple of the kind's group, and streamed
+    // a multiple of 64: whole lines, so AVX2's group count is even and SSSE3's a multiple of
+    // 4, as their `LINES` need); streamed, every stream starts on a line (asserted), so each
+    // store is aligned to its width.
     unsafe {
         match kind {
             Groups::Avx512 => {

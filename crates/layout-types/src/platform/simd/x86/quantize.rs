@@ -46,8 +46,9 @@ unsafe fn quantized_avx2(dst: &mut [u8], src: &[f32], scale: f32, signed: bool) 
             let v = _mm256_and_ps(v, _mm256_cmp_ps::<_CMP_ORD_Q>(v, v));
             // Clamped first: the bounds are integers, so clamping and rounding commute.
             let v = _mm256_min_ps(_mm256_max_ps(v, low), high);
-            let rounded = _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(v);
-            _mm256_cvttps_epi32(rounded)
+            // Rounded half to even by the conversion: the rounding mode Rust's floating point
+            // assumes (it never changes it).
+            _mm256_cvtps_epi32(v)
         });
         let (a, b) = (_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
         let bytes = match signed {

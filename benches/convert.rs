@@ -19,11 +19,10 @@
 //!   copy per thread into zeroed storage with huge pages (the limit of an allocating conversion:
 //!   the kernel's zeroing of fresh pages is in both).
 //!
-//! The last rows are the fused relayout + cast + pad (f32 NCHW C = 3 → f16 and bf16 NHWC C = 8
-//! and quantized into i8 NHWC C = 4, image bytes u8 NCHW C = 3 → f16 NHWC C = 4 and → f32 NHWC
-//! C = 4 normalized per channel, for a batch, and f32 and bytes into f16 for one 224 × 224
-//! image): into an existing buffer, and allocating in the `to_layout` column; their writes
-//! against a streamed fill of an existing destination and of a fresh one.
+//! The last rows are the fused relayout + cast + pad (f32 NCHW C = 3 → f16, bf16 NHWC C = 8, i8
+//! C = 4 quantized; u8 NCHW C = 3 → f16 NHWC C = 4, → f32 C = 4 normalized; one 224 × 224 image
+//! of f32 and of bytes into f16): into an existing buffer, allocating in the `to_layout` column,
+//! and their writes against a streamed fill of an existing and of a fresh destination.
 //!
 //! One table gives GB/s (bytes read + written, best round) and the ratios, and per row the
 //! share of the vCPUs' time the host took while it ran (a shared VM's steal: a row that lost

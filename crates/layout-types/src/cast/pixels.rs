@@ -296,11 +296,11 @@ fn planes_into_pixels<U: Element>(runs: &[U], n: usize, padded: usize, out: &mut
 }
 
 /// `channels` runs of `n` values (channel by channel) into `n` pixels of `padded` values, the
-/// last `padded - channels` of each zero. The common pixel widths get a loop of their own, so
-/// a pixel is built in registers and stored whole.
+/// last `padded - channels` of each zero, for the widths the groups do not take (8 and more:
+/// [`planes_into_pixels`] takes 2 to 7). 8 and 16 get a loop of their own, so a pixel is built
+/// in registers and stored whole.
 fn interleave<U: Element>(runs: &[U], n: usize, channels: usize, padded: usize, out: &mut [U]) {
     match padded {
-        4 => interleave_fixed::<U, 4>(runs, n, channels, out),
         8 => interleave_fixed::<U, 8>(runs, n, channels, out),
         16 => interleave_fixed::<U, 16>(runs, n, channels, out),
         _ => {

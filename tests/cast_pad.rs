@@ -257,6 +257,24 @@ fn pixels_of_two_to_seven_values_go_through_the_groups_like_the_definition() {
     }
 }
 
+/// f32 quantized into pixels of i8 or u8 in registers, straight into destinations whose every
+/// element held a sentinel: pixels of 8, 16 and 32 bytes (4 is above), one to four channels;
+/// destinations of 4 MiB and more, streamed (every other image of the 8-byte pixels 8 bytes off
+/// a boundary, its first pixel through the block), and ones the cache holds (ordinary stores),
+/// with rows that end inside a group of 8 pixels.
+#[test]
+fn f32_quantized_into_byte_pixels_in_registers_like_the_definition() {
+    use typed_layout::cast::Quantize;
+    let value = |[n, c, h, w]: [usize; 4]| ((n * 7 + c * 5 + h * 3 + w) % 1000) as f32 / 3.0 - 160.0;
+    let large = [([4, 2, 511, 257], 8), ([2, 4, 256, 513], 16), ([1, 1, 256, 520], 32)];
+    let small = [([3, 3, 37, 41], 8), ([2, 1, 9, 13], 16), ([2, 4, 17, 23], 32)];
+    for (dims, padded) in large.into_iter().chain(small) {
+        let floats = Tensor::<f32, Nchw>::from_fn(dims, value).unwrap();
+        check_into::<f32, i8, _>(&floats, padded, Quantize(0.6), 0x5A);
+        check_into::<f32, u8, _>(&floats, padded, Quantize(0.4), 0xA5);
+    }
+}
+
 /// Byte sources of up to four channels go through tables of each channel's 256 results (and,
 /// where those are the bytes' exact halves, through SIMD widening): per-channel normalization,
 /// signed bytes into bf16, gray and RGBA images, cropped rows, streamed and not.
@@ -426,6 +444,8 @@ fn unscaled_says_it_is_unscaled() {
     use typed_layout::cast::{KnownCast, PerChannel};
     assert_eq!(<Unscaled as Cast<f32, f16>>::known(&Unscaled), Some(KnownCast::Unscaled));
     assert_eq!(<Unscaled as Cast<f32, half::bf16>>::known(&Unscaled), Some(KnownCast::Unscaled));
+    let quantize = typed_layout::cast::Quantize(0.25);
+    assert_eq!(<_ as Cast<f32, i8>>::known(&quantize), Some(KnownCast::Quantize(0.25)));
     assert_eq!(<Scale as Cast<f32, f16>>::known(&Scale(1.0)), None);
     let one = PerChannel { scale: &[1.0], shift: &[0.0] };
     assert_eq!(<PerChannel as Cast<f32, f16>>::known(&one), None);

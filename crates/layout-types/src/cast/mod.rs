@@ -150,11 +150,14 @@ impl<T: Element, U: Element> Cast<T, U> for PerChannel<'_> {
 }
 
 /// A cast the fused pass knows by name ([`Cast::known`]), so it may compute it its own way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
 pub enum KnownCast {
     /// [`Unscaled`]: `U::from_f64(value.to_f64())` in every channel.
     Unscaled,
+    /// [`Quantize`]`(scale)`: `value` rounded to f32, divided by `scale` in f32, rounded half
+    /// to even and saturated into the destination (NaN to 0), in every channel.
+    Quantize(f32),
 }
 
 /// The value in the destination type: floats rounded to nearest, integers rounded half away from

@@ -12,11 +12,13 @@
 //! Where the pass streams, pixels of 4, 8 or 16 values of 2 or 4 bytes that start on a 16-byte
 //! boundary skip the block: each group of 8 pixels is built in registers and streamed straight
 //! into the destination (byte sources' halves and table words, f32 rounded into f16 or bf16
-//! by an [`Unscaled`](super::Unscaled) cast, other sources' 2-byte pixels of up to four channels).
+//! by an [`Unscaled`](super::Unscaled) cast, f32 quantized into i8 or u8 pixels of 4 to 32 bytes
+//! by a [`Quantize`](super::Quantize) cast, other sources' 2-byte pixels of up to four channels).
 //! Building a block and streaming it were two phases whose times added up; the rest of a run
 //! (its pixels before the first boundary, its last pixels, all of it where no pixel starts on
-//! one) still goes through the block. Bytes widened and f32 rounded into f16 or bf16 skip the
-//! block where the pass does not stream as well, with ordinary stores from any boundary.
+//! one) still goes through the block. Bytes widened, f32 rounded into f16 or bf16 and f32
+//! quantized skip the block where the pass does not stream as well, with ordinary stores from
+//! any boundary.
 
 use super::steps::{CastLoop, ChannelMap};
 use super::tables::{self, Tables};
@@ -155,7 +157,16 @@ impl Pixels {
                 let (runs, bf16) = (self.runs::<T, f32>(src, from, rest), U::DATA_TYPE == DataType::BFloat16);
                 simd::float_halves(dst.at(to..), self.padded / 4, &runs[..self.channels], bf16, stores)
             }
-            None => 0,
+            // f32 quantized into i8 or u8 pixels in registers (AVX2).
+            None => match self.quantized_from_f32(cast) {
+                Some(scale) => {
+                    let (runs, signed) =
+                        (self.runs::<T, f32>(src, from, rest), U::DATA_TYPE == DataType::Int8);
+                    let runs = &runs[..self.channels];
+                    simd::quantized_pixels(dst.at(to..), self.padded, runs, (scale, signed), stores)
+                }
+                None => 0,
+            },
         };
         // The lead's pixels, then those after the streamed ones, in blocks (the blocks of
         // whole 8-pixel groups after the lead keep its boundary).
@@ -232,6 +243,21 @@ impl Pixels {
             && self.pixel_stride == 1
             && self.channels <= 4
             && matches!(self.padded, 4 | 8 | 16)
+    }
+
+    /// The scale of the pass's cast where its pixels are i8 or u8 quantized from f32 by
+    /// [`Quantize`](super::Quantize), the source's pixels adjacent, in pixels of 4, 8, 16 or 32
+    /// bytes with up to four channels: what `simd::quantized_pixels` builds.
+    fn quantized_from_f32<T: Element, U: Element, C: Cast<T, U>>(&self, cast: C) -> Option<f32> {
+        let fits = T::DATA_TYPE == DataType::Float
+            && matches!(U::DATA_TYPE, DataType::Int8 | DataType::Uint8)
+            && self.pixel_stride == 1
+            && self.channels <= 4
+            && matches!(self.padded, 4 | 8 | 16 | 32);
+        match cast.known() {
+            Some(KnownCast::Quantize(scale)) if fits => Some(scale),
+            _ => None,
+        }
     }
 
     /// The runs of the source's channels as values of `V` (`T` itself: bytes for the tables,

@@ -10,7 +10,7 @@
 //!
 //! [`Convert`]: super::Cast
 
-use super::{padded_dims, plan, relayout_cast_pad, Cast, CastNest, ChannelPadded};
+use super::{padded_dims, plan, relayout_cast_pad, Cast, CastNest, ChannelPadded, KnownCast};
 use crate::dtype::Element;
 use crate::error::LayoutError;
 use crate::family::SameFamily;
@@ -60,6 +60,11 @@ impl<T: Element, U: Element> Cast<T, U> for Quantize {
         for (o, &v) in out[done..].iter_mut().zip(&values[done..]) {
             *o = self.cast(v);
         }
+    }
+    /// Known by its scale: the fused pass quantizes f32 into pixels of bytes in registers.
+    #[inline]
+    fn known(&self) -> Option<KnownCast> {
+        Some(KnownCast::Quantize(self.0))
     }
 }
 

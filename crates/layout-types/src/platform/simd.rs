@@ -301,6 +301,51 @@ pub(crate) fn float_halves_at<U: Element>(
     0
 }
 
+/// Pixels of `bytes` bytes (4, 8, 16 or 32) quantized from f32 runs (one to four, of equal
+/// length; the missing channels zero), straight into `dst`, a destination of bytes (i8 if
+/// `signed`, else u8), with `stores` (streaming ones from a 16-byte boundary only): each value
+/// `saturate(round_half_to_even(x / scale))`, NaN to 0 (the bits of [`f32_quantized`]),
+/// channel `c`'s at byte `c` of a pixel, the pixel's other bytes zero. Returns the pixels
+/// written, from the first: whole groups of 8 from AVX2 up, none below, streaming off a
+/// 16-byte boundary, or for other pixel sizes. The caller writes the rest and, streaming,
+/// fences ([`fence`]) before its pass returns.
+pub(crate) fn quantized_pixels<U: Element>(
+    dst: Out<'_, U>,
+    bytes: usize,
+    runs: &[&[f32]],
+    (scale, signed): (f32, bool),
+    stores: Stores,
+) -> usize {
+    quantized_pixels_at(Level::detected(), dst, bytes, runs, (scale, signed), stores)
+}
+
+/// [`quantized_pixels`] at `level` (one this CPU has, or lower: the tests run every level).
+pub(crate) fn quantized_pixels_at<U: Element>(
+    level: Level,
+    dst: Out<'_, U>,
+    bytes: usize,
+    runs: &[&[f32]],
+    rule: (f32, bool),
+    stores: Stores,
+) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if U::SIZE == 1 {
+        // SAFETY: the stores below write quantized bytes and zeros, values of `U` (one byte:
+        // i8 or u8, every bit pattern a value).
+        let places = unsafe { dst.bytes().into_places() };
+        let (level, stream) = (level.min(Level::detected()), stores == Stores::Streaming);
+        return match bytes {
+            4 => x86::quantized_pixels::<4>(level, places, runs, rule, stream),
+            8 => x86::quantized_pixels::<8>(level, places, runs, rule, stream),
+            16 => x86::quantized_pixels::<16>(level, places, runs, rule, stream),
+            32 => x86::quantized_pixels::<32>(level, places, runs, rule, stream),
+            _ => 0,
+        };
+    }
+    let _ = (level, dst, bytes, runs, rule, stores);
+    0
+}
+
 /// [`half_pixels`] with streaming stores straight into `dst`, a destination of 2-byte values
 /// (`4 words` of them a pixel) that starts on a 16-byte boundary: no staging block. Returns
 /// the pixels written, from the first: whole groups of 8 with SSE2 on x86-64, none on another

@@ -111,7 +111,7 @@ mod widen;
 pub(super) use deinterleave::deinterleave;
 pub(super) use halves::{float_halves, half_pixels, half_pixels_streamed};
 pub(super) use interleave::{interleave, interleave_streamed};
-pub(super) use quantize::quantized;
+pub(super) use quantize::{quantized, quantized_pixels};
 pub(super) use widen::byte_halves;
 
 /// Whether this CPU has AVX-512 VBMI's byte permutes (`vpermb`, `vpermt2b`), detected once.

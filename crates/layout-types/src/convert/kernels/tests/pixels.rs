@@ -290,3 +290,109 @@ fn expect_half_pixels(
         assert_eq!(h, expected, "{what}: half {i}");
     }
 }
+
+/// f32 runs quantized into pixels of bytes, written straight into a destination of i8 or u8,
+/// at every level, against the rule written out (`x / scale` in f32, NaN to 0, rounded half to
+/// even, saturated): one to four
+/// channels, pixels of 4, 8, 16 and 32 bytes, lengths around the groups, values at the halves,
+/// the ranges' edges, infinities and NaNs, three scales (a negative one among them); streamed
+/// from a 16-byte boundary (AVX2's groups of 8 from AVX2 up, none below) and off it (nothing),
+/// with ordinary stores from both; into a destination shorter than the runs too; the bytes past
+/// the pixels it says it wrote stay untouched.
+#[test]
+fn f32_runs_quantize_into_byte_pixels_like_the_definition() {
+    use crate::platform::simd::{quantized_pixels_at, Stores};
+    let special = [
+        0.5,
+        1.5,
+        2.5,
+        -0.5,
+        -2.5,
+        126.5,
+        127.5,
+        -128.5,
+        -129.0,
+        254.5,
+        255.5,
+        256.0,
+        1e30,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+        -0.0,
+        1e-40,
+    ];
+    for level in Level::ALL {
+        if !level.available() {
+            println!("SKIPPED: quantized byte pixels at {level:?} (this CPU lacks it)");
+            continue;
+        }
+        for (channels, bytes, offset, signed, stores) in (1..=4).flat_map(|c| {
+            [4, 8, 16, 32].into_iter().flat_map(move |p| {
+                [0, 4].into_iter().flat_map(move |o| {
+                    [
+                        (false, Stores::Streaming),
+                        (true, Stores::Streaming),
+                        (false, Stores::Ordinary),
+                        (true, Stores::Ordinary),
+                    ]
+                    .map(|(s, t)| (c, p, o, s, t))
+                })
+            })
+        }) {
+            for scale in [0.75f32, 1.0, -0.4] {
+                // `room` pixels of destination: all of them, or 3 fewer than the runs hold.
+                for (n, room_pixels) in [0usize, 7, 8, 9, 17, 40, 129]
+                    .into_iter()
+                    .flat_map(|n| [(n, n), (n, n.saturating_sub(3))])
+                {
+                    let runs: Vec<Vec<f32>> = (0..channels)
+                        .map(|c| {
+                            let value = |j: usize| match (j + 3 * c) % 3 {
+                                0 => special[(j + c) % special.len()] * scale,
+                                _ => (j as f32 - 60.0) * (1.37 + c as f32),
+                            };
+                            (0..n).map(value).collect()
+                        })
+                        .collect();
+                    let runs: Vec<&[f32]> = runs.iter().map(|r| r.as_slice()).collect();
+                    let mut room = vec![0x5Au8; n * bytes + 64];
+                    let start = room.as_ptr().align_offset(16) + offset;
+                    let len = room_pixels * bytes + 5;
+                    let dst: &mut [u8] = &mut room[start..start + len];
+                    let done =
+                        quantized_pixels_at(level, Out::new(dst), bytes, &runs, (scale, signed), stores);
+                    fence();
+                    let what = format!(
+                        "{level:?}: {channels} channels, {bytes}-byte pixels, n {n}, room {room_pixels}, offset {offset}, signed {signed}, scale {scale}, {stores:?}"
+                    );
+                    let writes = level >= Level::Avx2 && (offset == 0 || stores == Stores::Ordinary);
+                    let whole = match writes {
+                        true => n.min(room_pixels) / 8 * 8,
+                        false => 0,
+                    };
+                    assert_eq!(done, whole, "{what}");
+                    let rule = |x: f32| {
+                        let (q, (low, high)) =
+                            (x / scale, if signed { (-128.0, 127.0) } else { (0.0, 255.0) });
+                        match q.is_nan() {
+                            true => 0,
+                            false => q.round_ties_even().clamp(low, high) as i32 as u8,
+                        }
+                    };
+                    for (i, &b) in room.iter().enumerate() {
+                        let k = i.wrapping_sub(start);
+                        let (pixel, c) = (k / bytes, k % bytes);
+                        let expected = match pixel < done {
+                            false => 0x5A,
+                            true if c >= channels => 0,
+                            true => rule(runs[c][pixel]),
+                        };
+                        assert_eq!(b, expected, "{what}: byte {i}");
+                    }
+                }
+            }
+        }
+    }
+}

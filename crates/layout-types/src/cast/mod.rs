@@ -155,8 +155,8 @@ impl<T: Element, U: Element> Cast<T, U> for PerChannel<'_> {
 pub enum KnownCast {
     /// [`Unscaled`]: `U::from_f64(value.to_f64())` in every channel.
     Unscaled,
-    /// [`Quantize`]`(scale)`: `value` rounded to f32, divided by `scale` in f32, rounded half
-    /// to even and saturated into the destination (NaN to 0), in every channel.
+    /// [`Quantize`]`(scale)`: `U::from_f64(((value.to_f64() as f32) / scale).round_ties_even()
+    /// as f64)` in every channel (for integer destinations: saturated, NaN to 0).
     Quantize(f32),
 }
 

@@ -342,14 +342,15 @@ fn f32_runs_quantize_into_byte_pixels_like_the_definition() {
             })
         }) {
             for scale in [0.75f32, 1.0, -0.4] {
-                // `room` pixels of destination: all of them, or 3 fewer than the runs hold.
-                for (n, room_pixels) in [0usize, 7, 8, 9, 17, 40, 129]
+                // `room` pixels of destination: all of them, or 1 or 3 fewer than the runs hold
+                // (a room of 7, 15 or 39 pixels and 5 bytes: no group past it).
+                for (n, room_pixels) in [0usize, 7, 8, 9, 16, 17, 40, 129]
                     .into_iter()
-                    .flat_map(|n| [(n, n), (n, n.saturating_sub(3))])
+                    .flat_map(|n| [(n, n), (n, n.saturating_sub(1)), (n, n.saturating_sub(3))])
                 {
                     let runs: Vec<Vec<f32>> = (0..channels)
                         .map(|c| {
-                            let value = |j: usize| match (j + 3 * c) % 3 {
+                            let value = |j: usize| match (j + c) % 3 {
                                 0 => special[(j + c) % special.len()] * scale,
                                 _ => (j as f32 - 60.0) * (1.37 + c as f32),
                             };
@@ -369,7 +370,7 @@ fn f32_runs_quantize_into_byte_pixels_like_the_definition() {
                     );
                     let writes = level >= Level::Avx2 && (offset == 0 || stores == Stores::Ordinary);
                     let whole = match writes {
-                        true => n.min(room_pixels) / 8 * 8,
+                        true => n.min(len / bytes) / 8 * 8,
                         false => 0,
                     };
                     assert_eq!(done, whole, "{what}");

@@ -112,12 +112,13 @@ pub(in crate::platform) fn quantized_pixels<const P: usize>(
 ) -> usize {
     let aligned = dst.as_ptr().align_offset(16) == 0;
     let shape = (1..=4).contains(&runs.len()) && matches!(P, 4 | 8 | 16 | 32);
-    if level < Level::Avx2 || !shape || (stream && !aligned) {
+    // The level clamped to this CPU's here too, so no caller can reach AVX2 without it.
+    if level.min(Level::detected()) < Level::Avx2 || !shape || (stream && !aligned) {
         return 0;
     }
     let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / P);
     let groups = n / 8;
-    // SAFETY: `level` is AVX2 or above, one the CPU has (the caller's `Level` is available);
+    // SAFETY: `level` is AVX2 or above, one the CPU has (clamped to the detected level above);
     // it reads values [0, 8 groups) of each run and writes bytes [0, 8 groups P) of `dst`,
     // all inside, streamed only from `dst`'s 16-byte-aligned start, 16 bytes at a multiple of
     // 16 bytes from it; what it writes are values (the bytes of i8 or u8 and zeros).
@@ -159,7 +160,8 @@ unsafe fn quantized_pixels_avx2<const P: usize, const STREAM: bool>(
         // Pixels j..j + 4 in the low lane's quarters, j + 4..j + 8 in the high lane's.
         let pixels = _mm256_shuffle_epi8(rule.pack(q), pixel_order);
         // SAFETY: pixels `j .. j + 8` (their `8 P` bytes) lie in `out` (the caller's `groups`),
-        // 16-byte aligned if `STREAM` (`out` is, and `8 j` bytes are a multiple of 16).
+        // 16-byte aligned if `STREAM` (`out` is, and the offsets `j P` and `(j + 4) P` bytes
+        // are multiples of 16: `j` is a multiple of 8, `P` of 4).
         unsafe {
             store_byte_pixels::<P, STREAM>(_mm256_castsi256_si128(pixels), out.add(j * P));
             store_byte_pixels::<P, STREAM>(_mm256_extracti128_si256::<1>(pixels), out.add((j + 4) * P));

@@ -185,10 +185,14 @@ fn into_pixels<const K: usize, const W: usize>(odd: &Odd, x: [__m256i; K]) -> [_
         for s in 0..m {
             v[s] = _mm256_permutevar8x32_epi32(regs[s * chunks + c], load(&odd.permutes[s]));
         }
+        // Index loops over constant counts, not iterator adapters (clippy's suggestion): those
+        // were left out of line, `Skip::next` and `Take::nth` calls per blend, and f32 C = 3
+        // NCHW→NHWC at 1 MiB moved 12 GB/s on an AMD EPYC (Zen 3), 0.23 of a copy (0.97 so).
         for k in 0..m {
             let mut w = v[0];
-            for (s, v) in v.iter().enumerate().take(m).skip(1) {
-                w = _mm256_blendv_epi8(w, *v, load(&odd.masks[s][k]));
+            #[allow(clippy::needless_range_loop)]
+            for s in 1..m {
+                w = _mm256_blendv_epi8(w, v[s], load(&odd.masks[s][k]));
             }
             out[c * m + k] = w;
         }

@@ -220,7 +220,7 @@ pub(crate) fn half_pixels(dst: &mut [u64], words: usize, runs: [&[u16]; 4]) -> u
 /// bf16 if `bf16` (exact: every integer a byte holds is exact in both), channel `c`'s bits at
 /// bits `16 c` of a pixel's first word, the missing channels and the other words zero. Returns
 /// the pixels written, from the first: with ordinary stores whole groups of 16 with AVX-512
-/// and of 8 with AVX2 and F16C; streamed, groups of 8 from AVX2 and F16C up; none below,
+/// and of 8 with AVX2; streamed, groups of 8 from AVX2 up; none below,
 /// streaming off a 16-byte boundary, or for `words` other than 1, 2 and 4. The caller writes
 /// the rest and, streaming, fences ([`fence`]) before its pass returns.
 pub(crate) fn byte_halves<U: Element>(

@@ -9,17 +9,13 @@ use crate::platform::simd::{fence, Level};
 /// Image bytes widened into pixels of 2-byte floats, at every level, against `half`'s conversion
 /// of each value: one to four channels, u8 and i8, f16 and bf16, pixels of 1, 2 and 4 words,
 /// lengths around the groups (257 and more: every byte value). With ordinary stores (AVX-512's
-/// groups of 64 where the CPU has VBMI, then of 16; AVX2 and F16C's of 8) from a 16-byte
+/// groups of 64 where the CPU has VBMI, then of 16; AVX2's of 8) from a 16-byte
 /// boundary and a half off it; streamed (AVX2's groups of 8 from AVX2 up)
 /// from the boundary, and nothing off it. The halves past the pixels it says it wrote stay
 /// untouched.
 #[test]
 fn image_bytes_widen_into_half_pixels_like_the_definition() {
     use crate::platform::simd::{byte_halves_at, Stores};
-    #[cfg(target_arch = "x86_64")]
-    let f16c = std::arch::is_x86_feature_detected!("f16c");
-    #[cfg(not(target_arch = "x86_64"))]
-    let f16c = false;
     for level in Level::ALL {
         if !level.available() {
             println!("SKIPPED: byte halves at {level:?} (this CPU lacks it)");
@@ -55,7 +51,7 @@ fn image_bytes_widen_into_half_pixels_like_the_definition() {
                 // Where the level has the widening, every whole group is done.
                 let group = match (level, stores) {
                     (Level::Avx512, Stores::Ordinary) => 16,
-                    (Level::Avx512 | Level::Avx2, _) if f16c => 8,
+                    (Level::Avx512 | Level::Avx2, _) => 8,
                     _ => 0,
                 };
                 let whole = match group > 0 && (offset == 0 || stores == Stores::Ordinary) {

@@ -118,16 +118,6 @@ fn bf16_bits(f: __m256) -> __m128i {
 #[target_feature(enable = "sse2")]
 #[inline]
 pub(super) unsafe fn store_pixels<const W: usize, const STREAM: bool>(h: [__m128i; 4], out: *mut u64) {
-    let store = |at: *mut u64, v: __m128i| {
-        // SAFETY: the caller's `at` is two of `out`'s words, 16-byte aligned if `STREAM`.
-        unsafe {
-            match STREAM {
-                true => _mm_stream_si128(at.cast(), v),
-                false => _mm_storeu_si128(at.cast(), v),
-            }
-        }
-    };
-    let zero = _mm_setzero_si128();
     let (ab, cd) = (
         [_mm_unpacklo_epi16(h[0], h[1]), _mm_unpackhi_epi16(h[0], h[1])],
         [_mm_unpacklo_epi16(h[2], h[3]), _mm_unpackhi_epi16(h[2], h[3])],
@@ -138,6 +128,30 @@ pub(super) unsafe fn store_pixels<const W: usize, const STREAM: bool>(h: [__m128
         _mm_unpacklo_epi32(ab[1], cd[1]),
         _mm_unpackhi_epi32(ab[1], cd[1]),
     ];
+    // SAFETY: the caller's contract.
+    unsafe { store_pairs::<W, STREAM>(pairs, out) };
+}
+
+/// Eight pixels of `W` words from their first words, two a register (`pairs[k]` holds pixels
+/// `2k` and `2k + 1`'s), stored with the padding's zero words between, streamed if `STREAM`.
+/// SSE2 only: x86-64's baseline.
+///
+/// # Safety
+///
+/// `out` points to `8 W` writable words, 16-byte aligned if `STREAM`.
+#[target_feature(enable = "sse2")]
+#[inline]
+pub(super) unsafe fn store_pairs<const W: usize, const STREAM: bool>(pairs: [__m128i; 4], out: *mut u64) {
+    let store = |at: *mut u64, v: __m128i| {
+        // SAFETY: the caller's `at` is two of `out`'s words, 16-byte aligned if `STREAM`.
+        unsafe {
+            match STREAM {
+                true => _mm_stream_si128(at.cast(), v),
+                false => _mm_storeu_si128(at.cast(), v),
+            }
+        }
+    };
+    let zero = _mm_setzero_si128();
     for (k, p) in pairs.into_iter().enumerate() {
         // Pixel `2k`'s first word.
         let first = 2 * k * W;

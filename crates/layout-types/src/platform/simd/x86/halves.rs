@@ -142,15 +142,6 @@ pub(super) unsafe fn store_pixels<const W: usize, const STREAM: bool>(h: [__m128
 #[target_feature(enable = "sse2")]
 #[inline]
 pub(super) unsafe fn store_pairs<const W: usize, const STREAM: bool>(pairs: [__m128i; 4], out: *mut u64) {
-    let store = |at: *mut u64, v: __m128i| {
-        // SAFETY: the caller's `at` is two of `out`'s words, 16-byte aligned if `STREAM`.
-        unsafe {
-            match STREAM {
-                true => _mm_stream_si128(at.cast(), v),
-                false => _mm_storeu_si128(at.cast(), v),
-            }
-        }
-    };
     let zero = _mm_setzero_si128();
     for (k, p) in pairs.into_iter().enumerate() {
         // Pixel `2k`'s first word.
@@ -159,16 +150,34 @@ pub(super) unsafe fn store_pairs<const W: usize, const STREAM: bool>(pairs: [__m
         // each store two words at an even word from `out`.
         unsafe {
             match W {
-                1 => store(out.add(first), p),
+                1 => store16::<STREAM>(out.add(first).cast(), p),
                 _ => {
-                    store(out.add(first), _mm_unpacklo_epi64(p, zero));
-                    store(out.add(first + W), _mm_unpackhi_epi64(p, zero));
+                    store16::<STREAM>(out.add(first).cast(), _mm_unpacklo_epi64(p, zero));
+                    store16::<STREAM>(out.add(first + W).cast(), _mm_unpackhi_epi64(p, zero));
                     for z in (2..W).step_by(2) {
-                        store(out.add(first + z), zero);
-                        store(out.add(first + W + z), zero);
+                        store16::<STREAM>(out.add(first + z).cast(), zero);
+                        store16::<STREAM>(out.add(first + W + z).cast(), zero);
                     }
                 }
             }
+        }
+    }
+}
+
+/// Stores `v`'s 16 bytes at `at`, streamed if `STREAM`: the stores of [`store_pairs`] and of
+/// `quantize.rs`'s byte pixels. SSE2 only: x86-64's baseline.
+///
+/// # Safety
+///
+/// `at` points to 16 writable bytes, 16-byte aligned if `STREAM`.
+#[target_feature(enable = "sse2")]
+#[inline]
+pub(super) unsafe fn store16<const STREAM: bool>(at: *mut u8, v: __m128i) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match STREAM {
+            true => _mm_stream_si128(at.cast(), v),
+            false => _mm_storeu_si128(at.cast(), v),
         }
     }
 }

@@ -7,6 +7,7 @@ use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::super::Level;
+use super::halves::store16;
 
 /// Quantizes the whole groups of 32 of `src` into `dst` (equal lengths): `x / scale` in f32
 /// (a division, as the per-element rule: a reciprocal's product can differ in the last bit),
@@ -179,37 +180,30 @@ unsafe fn quantized_pixels_avx2<const P: usize, const STREAM: bool>(
 #[target_feature(enable = "sse2")]
 #[inline]
 unsafe fn store_byte_pixels<const P: usize, const STREAM: bool>(x: __m128i, out: *mut u8) {
-    let store = |at: *mut u8, v: __m128i| {
-        // SAFETY: the caller's `at` is 16 of `out`'s bytes, 16-byte aligned if `STREAM`.
-        unsafe {
-            match STREAM {
-                true => _mm_stream_si128(at.cast(), v),
-                false => _mm_storeu_si128(at.cast(), v),
-            }
-        }
-    };
     let zero = _mm_setzero_si128();
-    // SAFETY (every store below): at most `4 P` bytes from `out`, each store 16 bytes at a
-    // multiple of 16 from it.
-    match P {
-        4 => store(out, x),
-        8 => {
-            store(out, _mm_unpacklo_epi32(x, zero));
-            store(out.wrapping_add(16), _mm_unpackhi_epi32(x, zero));
-        }
-        _ => {
-            let (low, high) = (_mm_unpacklo_epi32(x, zero), _mm_unpackhi_epi32(x, zero));
-            let pixels = [
-                _mm_unpacklo_epi64(low, zero),
-                _mm_unpackhi_epi64(low, zero),
-                _mm_unpacklo_epi64(high, zero),
-                _mm_unpackhi_epi64(high, zero),
-            ];
-            for (k, p) in pixels.into_iter().enumerate() {
-                let at = out.wrapping_add(k * P);
-                store(at, p);
-                for z in (16..P).step_by(16) {
-                    store(at.wrapping_add(z), zero);
+    // SAFETY: every store below writes 16 bytes at a multiple of 16 from `out` (16-byte
+    // aligned if `STREAM`), at most `4 P` bytes in all.
+    unsafe {
+        match P {
+            4 => store16::<STREAM>(out, x),
+            8 => {
+                store16::<STREAM>(out, _mm_unpacklo_epi32(x, zero));
+                store16::<STREAM>(out.wrapping_add(16), _mm_unpackhi_epi32(x, zero));
+            }
+            _ => {
+                let (low, high) = (_mm_unpacklo_epi32(x, zero), _mm_unpackhi_epi32(x, zero));
+                let pixels = [
+                    _mm_unpacklo_epi64(low, zero),
+                    _mm_unpackhi_epi64(low, zero),
+                    _mm_unpacklo_epi64(high, zero),
+                    _mm_unpackhi_epi64(high, zero),
+                ];
+                for (k, p) in pixels.into_iter().enumerate() {
+                    let at = out.wrapping_add(k * P);
+                    store16::<STREAM>(at, p);
+                    for z in (16..P).step_by(16) {
+                        store16::<STREAM>(at.wrapping_add(z), zero);
+                    }
                 }
             }
         }

@@ -10,10 +10,11 @@
 //! (`cast/tables.rs`), whatever the cast.
 //!
 //! Where the pass streams, pixels of 4, 8 or 16 values of 2 or 4 bytes (and of 4 to 32 bytes
-//! quantized from f32) that start on a 16-byte boundary skip the block: each group of 8 pixels is built in registers and streamed straight
-//! into the destination (byte sources' halves and table words, f32 rounded into f16 or bf16
-//! by an [`Unscaled`](super::Unscaled) cast, f32 quantized into i8 or u8 pixels of 4 to 32 bytes
-//! by a [`Quantize`](super::Quantize) cast, other sources' 2-byte pixels of up to four channels).
+//! quantized from f32) that start on a 16-byte boundary skip the block: each group of 8 pixels
+//! is built in registers and streamed straight into the destination (byte sources' halves and
+//! table words, f32 rounded into f16 or bf16 by an [`Unscaled`](super::Unscaled) cast, f32
+//! quantized into i8 or u8 by a [`Quantize`](super::Quantize) cast, other sources' 2-byte pixels
+//! of up to four channels).
 //! Building a block and streaming it were two phases whose times added up; the rest of a run
 //! (its pixels before the first boundary, its last pixels, all of it where no pixel starts on
 //! one) still goes through the block. Bytes widened, f32 rounded into f16 or bf16 and f32

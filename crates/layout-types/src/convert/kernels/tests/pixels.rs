@@ -9,9 +9,9 @@ use crate::platform::simd::{fence, Level};
 /// Image bytes widened into pixels of 2-byte floats, at every level, against `half`'s conversion
 /// of each value: one to four channels, u8 and i8, f16 and bf16, pixels of 1, 2 and 4 words,
 /// lengths around the groups (257 and more: every byte value). With ordinary stores (AVX-512's
-/// groups of 64 where the CPU has VBMI, then of 16; AVX2's of 8) from a 16-byte
-/// boundary and a half off it; streamed (AVX2's groups of 8 from AVX2 up)
-/// from the boundary, and nothing off it. The halves past the pixels it says it wrote stay
+/// groups of 64 where the CPU has VBMI, then of 16; AVX2's of 8) from a 16-byte boundary and a
+/// half off it; streamed (AVX2's groups of 8 from AVX2 up) from the boundary, and nothing off
+/// it. The halves past the pixels it says it wrote stay
 /// untouched.
 #[test]
 fn image_bytes_widen_into_half_pixels_like_the_definition() {
@@ -289,8 +289,8 @@ fn expect_half_pixels(
 
 /// f32 runs quantized into pixels of bytes, written straight into a destination of i8 or u8,
 /// at every level, against the rule written out (`x / scale` in f32, NaN to 0, rounded half to
-/// even, saturated): one to four
-/// channels, pixels of 4, 8, 16 and 32 bytes, lengths around the groups, values at the halves,
+/// even, saturated): one to four channels, pixels of 4, 8, 16 and 32 bytes, lengths around the
+/// groups, values at the halves,
 /// the ranges' edges, infinities and NaNs, three scales (a negative one among them); streamed
 /// from a 16-byte boundary (AVX2's groups of 8 from AVX2 up, none below) and off it (nothing),
 /// with ordinary stores from both; into a destination shorter than the runs too; the bytes past

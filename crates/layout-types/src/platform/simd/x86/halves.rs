@@ -16,10 +16,21 @@ pub(super) fn pixels<const W: usize, V>(
     runs: &[&[V]],
     stream: bool,
 ) -> Option<usize> {
+    pixels_of(dst, runs, stream, matches!(W, 1 | 2 | 4).then_some(8 * W))
+}
+
+/// The pixels of `bytes` bytes (`None`: a size the builder does not take) both `runs` and
+/// `dst` hold, where the runs are one to four and, if `stream`, `dst` starts on a 16-byte
+/// boundary; else `None`. [`pixels`] for any pixel size (the quantized byte pixels').
+pub(super) fn pixels_of<V>(
+    dst: &[MaybeUninit<u8>],
+    runs: &[&[V]],
+    stream: bool,
+    bytes: Option<usize>,
+) -> Option<usize> {
     let aligned = dst.as_ptr().align_offset(16) == 0;
-    let shape = (1..=4).contains(&runs.len()) && matches!(W, 1 | 2 | 4);
-    (shape && (aligned || !stream))
-        .then(|| runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / (8 * W)))
+    let bytes = bytes.filter(|_| (1..=4).contains(&runs.len()) && (aligned || !stream))?;
+    Some(runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / bytes))
 }
 
 /// Pixels of f16 (or bf16 if `bf16`) from f32 runs, straight into `dst` (bytes, anywhere;

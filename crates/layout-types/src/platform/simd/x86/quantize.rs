@@ -7,7 +7,7 @@ use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::super::Level;
-use super::halves::store16;
+use super::halves::{pixels_of, store16};
 
 /// Quantizes the whole groups of 32 of `src` into `dst` (equal lengths): `x / scale` in f32
 /// (a division, as the per-element rule: a reciprocal's product can differ in the last bit),
@@ -111,13 +111,11 @@ pub(in crate::platform) fn quantized_pixels<const P: usize>(
     (scale, signed): (f32, bool),
     stream: bool,
 ) -> usize {
-    let aligned = dst.as_ptr().align_offset(16) == 0;
-    let shape = (1..=4).contains(&runs.len()) && matches!(P, 4 | 8 | 16 | 32);
+    let Some(n) = pixels_of(dst, runs, stream, matches!(P, 4 | 8 | 16 | 32).then_some(P)) else { return 0 };
     // The level clamped to this CPU's here too, so no caller can reach AVX2 without it.
-    if level.min(Level::detected()) < Level::Avx2 || !shape || (stream && !aligned) {
+    if level.min(Level::detected()) < Level::Avx2 {
         return 0;
     }
-    let n = runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / P);
     let groups = n / 8;
     // SAFETY: `level` is AVX2 or above, one the CPU has (clamped to the detected level above);
     // it reads values [0, 8 groups) of each run and writes bytes [0, 8 groups P) of `dst`,

@@ -2,8 +2,8 @@
 //! `platform/mod.rs`): up to four runs of bytes, each value widened to f16 or bf16 (exact:
 //! every integer a byte holds is exact in both), assembled into pixels of `W` 64-bit words.
 //! With ordinary stores, AVX-512 looks the bits up in tables with VBMI's byte permutes where
-//! the CPU has them, else computes them from f32's bits, as AVX2 does (and the streamed groups at
-//! every level from AVX2 up).
+//! the CPU has them, else computes them from f32's bits, as AVX2 does (and the streamed groups
+//! at every level from AVX2 up).
 
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
@@ -16,8 +16,8 @@ use super::halves::{pixels, store_pairs};
 /// from a 16-byte boundary), `W` words a pixel: channel `c`'s f16 (or bf16) bits at bits `16 c`
 /// of a pixel's first word, the missing channels and the other words zero. Returns the pixels
 /// written: with ordinary stores, groups of 16 at `level` [`Level::Avx512`] (F and BW; groups
-/// of 64 first where the CPU has VBMI) and of 8 at [`Level::Avx2`];
-/// streamed, groups of 8 from AVX2 up (AVX-512 CPUs run the AVX2 groups); none below. Every
+/// of 64 first where the CPU has VBMI) and of 8 at [`Level::Avx2`]; streamed, groups of 8
+/// from AVX2 up (AVX-512 CPUs run the AVX2 groups); none below. Every
 /// streamed group of 8 pixels is whole 16-byte stores, so each destination line is written
 /// once, by the groups that cover it in turn; a caller that streams fences.
 ///

@@ -32,8 +32,9 @@
 //! sources are contiguous blocks (NHWC→NCHW with C ≤ 64), go through staged tiles transposed in the
 //! cache and streamed out, each next tile's source prefetched meanwhile where its runs are back to
 //! back or near ([`by_staged_tiles`]). Strips whose source runs the caches cannot hold together
-//! copy them into a staging buffer first ([`by_staged_source`]): streamed byte strips, which read
-//! 64 runs far apart at once, and AVX2's in cache or from the last-level cache, where more runs
+//! copy them into a staging buffer first ([`by_staged_source`]): streamed strips that read more
+//! runs far apart at once than the prefetchers follow (bytes; at AVX2 halves, and bytes' tall
+//! strips), and AVX2's in cache or from the last-level cache, where more runs
 //! than an L1 set has ways all fall in one set (channel planes of a multiple of 4 KiB).
 
 use crate::dtype::Element;

@@ -3,7 +3,7 @@
 //! ([`by_panels`]) and tiles of long rows ([`by_staged_tiles`]), streamed out from there.
 
 use super::line_walk::prefetch;
-use super::strip_sweep::{MAX_CACHED_RUNS, MAX_STREAMED_RUNS, WIDE_PLANE};
+use super::strip_sweep::{MAX_CACHED_RUNS, WIDE_PLANE};
 use super::{square_tile, tiling, transpose, Staging, CACHE_LINE, PANEL_BYTES};
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
@@ -88,9 +88,11 @@ pub(super) fn by_panels<T: Element>(
 /// the strips then read from there. Returns `false`, having written nothing, for any other
 /// plane. Two kinds of plane are staged ([`staged_runs`] decides):
 ///
-/// - **Streamed, runs far apart in memory** (NCHW→NHWC's channel planes of u8 with C = 64;
-///   bytes: more runs than the L2 streamer follows, a destination line's worth), where the
-///   strips gain by it ([`Strips::stages_far_runs`]: measured on an Intel Xeon). Read in place,
+/// - **Streamed, runs far apart in memory** (NCHW→NHWC's channel planes of u8 with C = 64),
+///   where a strip reads more of them than the prefetchers follow ([`Strips::streamed_runs`]:
+///   bytes, a destination line's worth; at AVX2 halves too, and bytes into dense rows of half a
+///   line, whose tall strips read 32) and the strips gain by it ([`Strips::stages_far_runs`]:
+///   measured on an Intel Xeon, and for AVX2's on an AMD EPYC, Zen 3). Read in place,
 ///   the runs of such a plane lie a multiple of the L2's set period apart when transparent huge
 ///   pages back the source (256 KiB here): each strip's 64 lines then compete for one set of 16
 ///   ways, and what the prefetcher brings is evicted before use (u8 NCHW→NHWC at 256 MiB, two
@@ -185,12 +187,20 @@ pub(super) fn staged_runs<T: Element>(
     if runs == 0 || staging_pitch::<T>(group) < 5 * (CACHE_LINE / T::SIZE) {
         return None;
     }
+    // The runs a strip reads at once: a line of destination columns, or a tall strip's half
+    // line (destination rows of half a line on one, NC/32HW32's of int8, which tall strips
+    // stream two by two).
+    let half_lines = (dst_stride * T::SIZE) == CACHE_LINE / 2 && on_line && strips.tall().is_some();
+    let strip_runs = match half_lines {
+        true => strips.tall().map_or(strips.cols(), |t| t.cols()),
+        false => strips.cols(),
+    };
     let far_in_memory = strips.stages_far_runs()
         && strips.streaming()
         && !strips.cached_source()
-        && strips.cols() > MAX_STREAMED_RUNS
+        && strip_runs > strips.streamed_runs()
         && src_stride * T::SIZE >= FAR_RUN_BYTES
-        && whole_lines;
+        && (whole_lines || half_lines);
     if far_in_memory {
         return Some(StagedRuns::FarInMemory);
     }

@@ -15,10 +15,8 @@ use core::ops::Range;
 pub(super) const WIDE_PLANE: usize = 256;
 
 /// Source runs a streamed plane reads at once at most, for [`by_strips`] to sweep it in
-/// whole-row bands.
-pub(super) const MAX_STREAMED_RUNS: usize = 32;
-
-/// [`MAX_STREAMED_RUNS`] where the source is in the last-level cache.
+/// whole-row bands, where the source is in the last-level cache (from memory:
+/// [`Strips::streamed_runs`]).
 pub(super) const MAX_CACHED_RUNS: usize = 64;
 
 /// Bytes of each destination row that a streamed tile swept across its rows takes, where the
@@ -96,14 +94,15 @@ pub(super) fn by_strips<T: Element>(
     // strongest copy: f32 NC/32HW32 at 16 MiB 0.69–0.75 → 0.83–0.91, NCDHW→NDHWC 0.74–0.75 →
     // 0.91–0.94; at 256 MiB 1.17–1.18 → 1.26–1.30). With more runs it loses them (Intel's L2
     // streamer follows 32 streams): f32 NCHW→NHWC with C = 64 at 256 MiB fell from 1.04 of the
-    // strongest copy to 0.57 in whole-row bands, so wider planes keep the sweeps. A source in
-    // the last-level cache needs no prefetcher: there 64 runs gain too (16 MiB, two threads,
-    // back to back, old and new alternating: f32 NCHW→NHWC with C = 64 41–42 → 47–48 GB/s, f16
-    // 39–40 → 45; measured before: at 32 MiB mixed, at 64 MiB no gain, at 128 MiB 44 → 34 and
-    // 30 → 22).
+    // strongest copy to 0.57 in whole-row bands, so wider planes keep the sweeps; AVX2's
+    // strips, measured on AMD's Zen 3, lose them past 16 runs ([`Strips::streamed_runs`]). A
+    // source in the last-level cache needs no prefetcher: there 64 runs gain too (16 MiB, two
+    // threads, back to back, old and new alternating: f32 NCHW→NHWC with C = 64 41–42 →
+    // 47–48 GB/s, f16 39–40 → 45; measured before: at 32 MiB mixed, at 64 MiB no gain, at
+    // 128 MiB 44 → 34 and 30 → 22).
     let most_runs = match strips.cached_source() {
         true => MAX_CACHED_RUNS,
-        false => MAX_STREAMED_RUNS,
+        false => strips.streamed_runs(),
     };
     let few_runs = strips.streaming() && whole_lines && cols.extent <= most_runs;
     if (strips.in_cache() || few_runs) && n_rows >= WIDE_PLANE {

@@ -214,6 +214,25 @@ impl Strips {
         self.level != Level::Avx512 || self.whole_line_bytes
     }
 
+    /// Source runs from memory that a streamed plane's strips read at once and the hardware
+    /// prefetchers still follow: past them, a plane whose strips read more runs is staged
+    /// (`convert::kernels`'s `by_staged_source`), and one of more runs is not swept in
+    /// whole-row bands (`by_strips`). 32 (Intel's L2 streamer follows 32 streams), but 16 at
+    /// AVX2, measured on an AMD EPYC (Zen 3), where f32's strips of 16 runs swept down NCHW→NHWC's
+    /// planes moved 1.0 of a streaming copy at 256 MiB and f32 NC/32HW32's whole-row bands of 32
+    /// runs 0.5. There, two threads, at 256 MiB, the bench's races (`-- "256MiB/NC"`), 32 and 16
+    /// in turn twice, ÷ the strongest copy: f32 NCHW→NC/32HW32 0.53, 0.45 → 1.24, 0.97 and
+    /// NCDHW→NDHWC 0.55, 0.56 → 1.30, 1.09 (swept in column strips of 16 runs); staged, f16
+    /// NCHW→NHWC 0.46, 0.46 → 0.58, 0.54, NC/32HW32 0.47, 0.45 → 0.52, 0.56, NCDHW→NDHWC 0.46,
+    /// 0.37 → 0.53, 0.50, and u8's tall strips NC/32HW32 0.33 → 0.57, NCDHW→NDHWC 0.36 → 0.50
+    /// (first turn; the second shared the cores with a build).
+    pub(crate) fn streamed_runs(&self) -> usize {
+        match self.level {
+            Level::Avx2 => 16,
+            _ => 32,
+        }
+    }
+
     /// Whether a streamed plane swept in tiles prefetches the next tile's source lines between
     /// its bands: AVX-512's strips only. Measured where it was added (Intel Xeon, AVX-512) f32
     /// NHWC→NCHW with C = 64 at 256 MiB gained 27.1–27.2 → 27.8–28.6 GB/s; on an AMD EPYC

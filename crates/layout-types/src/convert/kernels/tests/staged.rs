@@ -28,11 +28,12 @@ fn planes_like_the_definition<T: Element>(strips: Option<Strips>, planes: &[Plan
     }
 }
 
-/// Planes of many source runs far apart in memory, streamed (NCHW→NHWC's channel planes): bytes
-/// stage the source panel by panel, where their strips read more runs than the L2 streamer
-/// follows. Bytes and halves (which read in place) at every level this CPU has, against the
-/// definition: 64 and 100 runs 64 KiB apart, rows past a panel and ragged, destination rows of
-/// whole lines and padded ones, starts on a line and off it.
+/// Planes of many source runs far apart in memory, streamed (NCHW→NHWC's channel planes): the
+/// source is staged panel by panel where the strips read more runs than the prefetchers follow
+/// (`Strips::streamed_runs`: bytes, and at AVX2 halves). Bytes and halves at every level this
+/// CPU has, against the definition: 64 and 100 runs 64 KiB apart, rows past a panel and
+/// ragged, destination rows of whole lines and padded ones; and dense rows of half a line
+/// (NC/32HW32's of int8, tall strips); starts on a line and off it.
 #[test]
 fn far_runs_stage_the_source_like_the_definition() {
     use crate::platform::simd::Stores;
@@ -42,6 +43,8 @@ fn far_runs_stage_the_source_like_the_definition() {
         let planes = [(2 * 960 + 37, 64usize), (1000, 100)]
             .map(|(rows, cols)| ((rows, cols), (src_stride, cols.next_multiple_of(64 / T::SIZE))));
         planes_like_the_definition::<T>(strips, &planes);
+        let half_line = 32 / T::SIZE;
+        planes_like_the_definition::<T>(strips, &[((2 * 960 + 37, half_line), (src_stride, half_line))]);
     }
     at_every_level!(check: u8, half::f16);
 }
@@ -141,8 +144,10 @@ fn page_strided_runs_transpose_like_the_definition() {
 /// least a strip's columns of them, a destination starting on a line, [`WIDE_PLANE`] rows; in
 /// cache, or streamed from the last-level cache into rows of whole lines with at most 64 runs
 /// (not a cached plane with ordinary stores, as `by_panels`' inner strips, nor one from
-/// memory). And far runs from memory: bytes only (at AVX-512, in the strips' whole-line form
-/// only).
+/// memory). And far runs from memory, where a strip reads more than 16 of them: bytes and
+/// halves, into rows of whole lines, and bytes into dense rows of half a line (tall strips of
+/// 32 runs); not f32, whose strips read 16 (at AVX-512, bytes only, in the strips' whole-line
+/// form only).
 #[test]
 fn planes_stage_runs_that_share_one_l1_set() {
     use crate::platform::simd::Stores;
@@ -183,7 +188,13 @@ fn planes_stage_runs_that_share_one_l1_set() {
         let panels = from_l3.with_stores(Stores::Ordinary);
         assert_eq!(why(line, rows, many, stride, many, panels), None, "cached, ordinary, size {size}");
         let far = why(line, rows, 64, (64 << 10) / T::SIZE as isize, many.max(64), from_memory);
-        assert_eq!(far, (size == 1).then_some(StagedRuns::FarInMemory), "far runs, size {size}");
+        assert_eq!(far, (size <= 2).then_some(StagedRuns::FarInMemory), "far runs, size {size}");
+        let half_line = 32 / size;
+        let far_tall = why(line, rows, half_line, (64 << 10) / T::SIZE as isize, half_line, from_memory);
+        assert_eq!(far_tall, (size == 1).then_some(StagedRuns::FarInMemory), "far runs, tall, size {size}");
+        let off_line =
+            why(line + size, rows, half_line, (64 << 10) / T::SIZE as isize, half_line, from_memory);
+        assert_eq!(off_line, None, "far runs, half lines off a line, size {size}");
         // AVX-512's strips stage far runs in their whole-line form (Intel's cores) only.
         if let Some(avx512) = Strips::new(Level::Avx512, Stores::Streaming, size) {
             let from_memory = avx512.with_cached_source(1 << 40);

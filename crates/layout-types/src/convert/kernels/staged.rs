@@ -126,15 +126,57 @@ pub(super) fn by_staged_source<T: Element>(
     strips: Strips,
 ) -> bool {
     let Some(why) = staged_runs::<T>(dst.address(d), rows, cols, strips) else { return false };
+    let plane = (src, s, dst.rb(), d, rows, cols);
+    match why {
+        StagedRuns::FarInMemory => with_far_panel(|buf| stage_panels(plane, strips, why, buf)),
+        StagedRuns::OneL1Set => stage_panels(plane, strips, why, &mut Staging([0; PANEL_BYTES]).0),
+    }
+    true
+}
+
+/// Bytes of a panel of far runs from memory ([`by_staged_source`]): four times [`PANEL_BYTES`],
+/// so that each run's copy is one long read (2 to 8 KiB of each of 32 to 64 runs). On an AMD
+/// EPYC (Zen 3), two threads, at 256 MiB, the bench's races (`-- "256MiB/NC"`), 64 and 256 KiB
+/// in turn twice: f16 NCHW→NHWC 15.3, 17.0 → 17.9, 18.5 GB/s, NC/32HW32 15.1, 15.4 → 20.0, 19.7,
+/// NCDHW→NDHWC 17.4, 16.4 → 18.0, 18.1; u8 even (NCHW→NHWC 16.9, 16.6 → 18.1, 16.5,
+/// NC/32HW32 16.1, 15.0 → 16.9, 13.9, NCDHW→NDHWC 14.7, 15.8 → 15.2, 15.3).
+const FAR_PANEL_BYTES: usize = 4 * PANEL_BYTES;
+
+/// Runs `f` on a line-aligned buffer of [`FAR_PANEL_BYTES`]: this thread's own, kept from call to
+/// call (too large for every caller's stack, and allocated once, not a plane at a time), or a
+/// new one where this thread's is in use.
+fn with_far_panel(f: impl FnOnce(&mut [u8])) {
+    std::thread_local! {
+        static PANEL: core::cell::RefCell<Vec<u8>> = const { core::cell::RefCell::new(Vec::new()) };
+    }
+    PANEL.with(|panel| {
+        let mut own = Vec::new();
+        let mut held = panel.try_borrow_mut();
+        let buf = match held.as_deref_mut() {
+            Ok(buf) => buf,
+            Err(_) => &mut own,
+        };
+        buf.resize(FAR_PANEL_BYTES + CACHE_LINE, 0);
+        let at = buf.as_ptr().align_offset(CACHE_LINE).min(CACHE_LINE);
+        f(&mut buf[at..at + FAR_PANEL_BYTES]);
+    });
+}
+
+/// [`by_staged_source`]'s panels through `bytes` (line-aligned, a multiple of a line).
+fn stage_panels<T: Element>(
+    (src, s, mut dst, d, rows, cols): (&[T], usize, Out<'_, T>, usize, LoopAxis, LoopAxis),
+    strips: Strips,
+    why: StagedRuns,
+    bytes: &mut [u8],
+) {
     let (runs, src_stride, dst_stride) = (cols.extent, cols.src as usize, rows.dst as usize);
     let line = CACHE_LINE / T::SIZE;
     // The runs a strip reads go together; of each, a panel holds whole lines, four at least
     // (`staged_runs` checked), and the runs lie an odd number of lines apart.
     let group = strips.cols().min(runs);
-    let pitch = staging_pitch::<T>(group);
+    let pitch = staging_pitch::<T>(group, bytes.len());
     let staged = pitch - line;
-    let mut staging = Staging([0; PANEL_BYTES]);
-    let buf: &mut [T] = bytemuck::cast_slice_mut(&mut staging.0[..]);
+    let buf: &mut [T] = bytemuck::cast_slice_mut(bytes);
     // The staged panel's source is in the cache: its strips take the in-place ways.
     let cached = strips.with_cached_source(0);
     for c0 in (0..runs).step_by(group) {
@@ -158,7 +200,6 @@ pub(super) fn by_staged_source<T: Element>(
             transpose(buf, 0, dst.rb(), to, part_rows, part_cols, Some(cached));
         }
     }
-    true
 }
 
 /// Why [`by_staged_source`] stages a plane's source runs.
@@ -184,7 +225,7 @@ pub(super) fn staged_runs<T: Element>(
     let whole_lines = (dst_stride * T::SIZE).is_multiple_of(CACHE_LINE) && on_line;
     let group = strips.cols().min(runs);
     // Each run's share of a panel must hold four lines past the one that sets runs apart.
-    if runs == 0 || staging_pitch::<T>(group) < 5 * (CACHE_LINE / T::SIZE) {
+    if runs == 0 || staging_pitch::<T>(group, PANEL_BYTES) < 5 * (CACHE_LINE / T::SIZE) {
         return None;
     }
     // The runs a strip reads at once: a line of destination columns, or a tall strip's half
@@ -220,10 +261,10 @@ pub(super) fn staged_runs<T: Element>(
 }
 
 /// Elements from one staged run's start to the next in a panel of `group` runs: an odd number
-/// of lines (so the runs fall in different cache sets), as many as [`PANEL_BYTES`] allows.
-fn staging_pitch<T: Element>(group: usize) -> usize {
+/// of lines (so the runs fall in different cache sets), as many as a panel of `bytes` allows.
+fn staging_pitch<T: Element>(group: usize, bytes: usize) -> usize {
     let line = CACHE_LINE / T::SIZE;
-    ((PANEL_BYTES / T::SIZE / group.max(1) / line).saturating_sub(1) | 1) * line
+    ((bytes / T::SIZE / group.max(1) / line).saturating_sub(1) | 1) * line
 }
 
 /// Runs ahead of the one it copies that [`by_staged_source`] prefetches where the source comes

@@ -40,11 +40,12 @@ fn far_runs_stage_the_source_like_the_definition() {
     fn check<T: Element>(level: Level) {
         let src_stride = (64 << 10) / T::SIZE + 3;
         let strips = Strips::new(level, Stores::Streaming, T::SIZE);
-        let planes = [(2 * 960 + 37, 64usize), (1000, 100)]
+        // Past two 256 KiB panels' rows (4032 of each run's elements a panel at most), ragged.
+        let planes = [(2 * 4032 + 37, 64usize), (1000, 100)]
             .map(|(rows, cols)| ((rows, cols), (src_stride, cols.next_multiple_of(64 / T::SIZE))));
         planes_like_the_definition::<T>(strips, &planes);
         let half_line = 32 / T::SIZE;
-        planes_like_the_definition::<T>(strips, &[((2 * 960 + 37, half_line), (src_stride, half_line))]);
+        planes_like_the_definition::<T>(strips, &[((2 * 4032 + 37, half_line), (src_stride, half_line))]);
     }
     at_every_level!(check: u8, half::f16);
 }

@@ -34,8 +34,8 @@
 //! back or near ([`by_staged_tiles`]). Strips whose source runs the caches cannot hold together
 //! copy them into a staging buffer first ([`by_staged_source`]): streamed strips that read more
 //! runs far apart at once than the prefetchers follow (bytes; at AVX2 halves, and bytes' tall
-//! strips), and AVX2's in cache or from the last-level cache, where more runs
-//! than an L1 set has ways all fall in one set (channel planes of a multiple of 4 KiB).
+//! strips), and AVX2's in cache or from the last-level cache, where more runs than an L1 set
+//! has ways all fall in one set (channel planes of a multiple of 4 KiB).
 
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
@@ -79,7 +79,8 @@ const TILE_GRAIN: usize = 16;
 pub(super) const CACHE_LINE: usize = 64;
 
 /// Bytes of a staging buffer: a panel of destination staged in the cache before it streams out
-/// (`staged`), or source runs staged for the strips (`staged`, `seams`).
+/// (`staged`), or source runs staged for the strips (`staged`, `seams`; far runs from memory
+/// take longer panels where the strips gain by them: `staged::FAR_PANEL_BYTES`).
 const PANEL_BYTES: usize = 64 << 10;
 
 /// A staging buffer, on cache-line boundaries.

@@ -83,7 +83,8 @@ pub(super) fn by_panels<T: Element>(
 }
 
 /// A plane whose strips read many source runs at once from where the caches cannot hold them
-/// together: panels of [`PANEL_BYTES`] are first copied run by run into a staging buffer, each
+/// together: panels of [`PANEL_BYTES`] ([`FAR_PANEL_BYTES`] of far runs from memory, where the
+/// strips take them) are first copied run by run into a staging buffer, each
 /// run an odd number of lines after the last (so the runs fall in different cache sets), and
 /// the strips then read from there. Returns `false`, having written nothing, for any other
 /// plane. Two kinds of plane are staged ([`staged_runs`] decides):
@@ -128,38 +129,49 @@ pub(super) fn by_staged_source<T: Element>(
     let Some(why) = staged_runs::<T>(dst.address(d), rows, cols, strips) else { return false };
     let plane = (src, s, dst.rb(), d, rows, cols);
     match why {
-        StagedRuns::FarInMemory => with_far_panel(|buf| stage_panels(plane, strips, why, buf)),
-        StagedRuns::OneL1Set => stage_panels(plane, strips, why, &mut Staging([0; PANEL_BYTES]).0),
+        StagedRuns::FarInMemory if strips.long_far_panels() => {
+            with_far_panel(|buf| stage_panels(plane, strips, why, buf))
+        }
+        _ => stage_panels(plane, strips, why, &mut Staging([0; PANEL_BYTES]).0),
     }
     true
 }
 
-/// Bytes of a panel of far runs from memory ([`by_staged_source`]): four times [`PANEL_BYTES`],
-/// so that each run's copy is one long read (2 to 8 KiB of each of 32 to 64 runs). On an AMD
+/// Bytes of a panel of far runs from memory ([`by_staged_source`]) where the strips take long
+/// ones ([`Strips::long_far_panels`]): four times [`PANEL_BYTES`], so that each run's copy is one
+/// long read (about 4 KiB of each of 64 runs, 8 KiB of each of 32). On an AMD
 /// EPYC (Zen 3), two threads, at 256 MiB, the bench's races (`-- "256MiB/NC"`), 64 and 256 KiB
 /// in turn twice: f16 NCHW→NHWC 15.3, 17.0 → 17.9, 18.5 GB/s, NC/32HW32 15.1, 15.4 → 20.0, 19.7,
 /// NCDHW→NDHWC 17.4, 16.4 → 18.0, 18.1; u8 even (NCHW→NHWC 16.9, 16.6 → 18.1, 16.5,
 /// NC/32HW32 16.1, 15.0 → 16.9, 13.9, NCDHW→NDHWC 14.7, 15.8 → 15.2, 15.3).
-const FAR_PANEL_BYTES: usize = 4 * PANEL_BYTES;
+pub(super) const FAR_PANEL_BYTES: usize = 4 * PANEL_BYTES;
 
 /// Runs `f` on a line-aligned buffer of [`FAR_PANEL_BYTES`]: this thread's own, kept from call to
 /// call (too large for every caller's stack, and allocated once, not a plane at a time), or a
 /// new one where this thread's is in use.
-fn with_far_panel(f: impl FnOnce(&mut [u8])) {
+pub(super) fn with_far_panel(f: impl FnOnce(&mut [u8])) {
     std::thread_local! {
         static PANEL: core::cell::RefCell<Vec<u8>> = const { core::cell::RefCell::new(Vec::new()) };
     }
-    PANEL.with(|panel| {
-        let mut own = Vec::new();
-        let mut held = panel.try_borrow_mut();
-        let buf = match held.as_deref_mut() {
-            Ok(buf) => buf,
-            Err(_) => &mut own,
-        };
+    fn lend(buf: &mut Vec<u8>, f: impl FnOnce(&mut [u8])) {
         buf.resize(FAR_PANEL_BYTES + CACHE_LINE, 0);
         let at = buf.as_ptr().align_offset(CACHE_LINE).min(CACHE_LINE);
         f(&mut buf[at..at + FAR_PANEL_BYTES]);
+    }
+    let mut f = Some(f);
+    // This thread's buffer where it has one to lend (not while a destructor of its thread-locals
+    // runs, nor while it is lent already), else a new one.
+    let _ = PANEL.try_with(|panel| {
+        if let Ok(mut held) = panel.try_borrow_mut() {
+            // Taken only once the buffer is lent: otherwise the new one below runs it.
+            if let Some(f) = f.take() {
+                lend(&mut held, f);
+            }
+        }
     });
+    if let Some(f) = f {
+        lend(&mut Vec::new(), f);
+    }
 }
 
 /// [`by_staged_source`]'s panels through `bytes` (line-aligned, a multiple of a line).
@@ -205,7 +217,7 @@ fn stage_panels<T: Element>(
 /// Why [`by_staged_source`] stages a plane's source runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum StagedRuns {
-    /// Streamed, many runs far apart in memory (bytes).
+    /// Streamed, many runs far apart in memory (bytes; at AVX2 halves too).
     FarInMemory,
     /// In cache, or streamed from the last-level cache, all runs in one L1 set.
     OneL1Set,
@@ -231,11 +243,10 @@ pub(super) fn staged_runs<T: Element>(
     // The runs a strip reads at once: a line of destination columns, or a tall strip's half
     // line (destination rows of half a line on one, NC/32HW32's of int8, which tall strips
     // stream two by two).
-    let half_lines = (dst_stride * T::SIZE) == CACHE_LINE / 2 && on_line && strips.tall().is_some();
-    let strip_runs = match half_lines {
-        true => strips.tall().map_or(strips.cols(), |t| t.cols()),
-        false => strips.cols(),
-    };
+    let tall_rows =
+        strips.tall().filter(|t| runs >= t.cols() && on_line && dst_stride * T::SIZE == CACHE_LINE / 2);
+    let half_lines = tall_rows.is_some();
+    let strip_runs = tall_rows.map_or(strips.cols(), |t| t.cols());
     let far_in_memory = strips.stages_far_runs()
         && strips.streaming()
         && !strips.cached_source()
@@ -268,7 +279,7 @@ fn staging_pitch<T: Element>(group: usize, bytes: usize) -> usize {
 }
 
 /// Runs ahead of the one it copies that [`by_staged_source`] prefetches where the source comes
-/// from memory: the copy's 64 streams are more than the hardware prefetchers follow. u8
+/// from memory: the copy's 32 or 64 streams are more than the hardware prefetchers follow. u8
 /// NCHW→NHWC at 256 MiB, a scratch loop of `convert` (best of 5 × 2 calls), none and 8 runs
 /// ahead alternating six times, one thread: 6.7–10.2 → 8.3–12.1 GB/s (4 and 16 runs ahead
 /// gained less); two threads, four times, 14.3–20.6 → 15.3–21.5. In cache and from L3 it cost

@@ -202,16 +202,26 @@ impl Strips {
         self.streaming
     }
 
-    /// Whether a streamed byte plane whose source runs lie far apart in memory copies them into
-    /// a staging buffer first (`convert::kernels`'s `by_staged_source`): measured faster so on an
+    /// Whether a streamed plane whose source runs lie far apart in memory, more of them a strip
+    /// than the prefetchers follow ([`Strips::streamed_runs`]), copies them into a staging
+    /// buffer first (`convert::kernels`'s `by_staged_source`): measured faster so on an
     /// Intel Xeon (AVX-512, strips of whole lines; `BENCHMARKS.md`, step 11), slower on an AMD
     /// EPYC (Zen 4), whose AVX-512 strips of AVX2's blocks (`whole_line_bytes`) read the runs in
     /// place. There, two threads, u8 NCHW→NHWC at 256 MiB (huge pages under both buffers), staged
     /// and in place alternating in one process: C = 64 22.3–25.5 → 30.8–37.7 GB/s (one thread
     /// 14.5 → 22.0), C = 128 19.8–21.4 → 33.5–35.3, C = 256 25.2–26.3 → 37.3–38.0. AVX2 keeps
-    /// the staging (Zen 3 was not measured without it).
+    /// the staging: on an AMD EPYC (Zen 3) it gained for halves too ([`Strips::streamed_runs`]
+    /// has the figures).
     pub(crate) fn stages_far_runs(&self) -> bool {
         self.level != Level::Avx512 || self.whole_line_bytes
+    }
+
+    /// Whether [`Strips::stages_far_runs`]'s panels are long (`convert::kernels`'s
+    /// `FAR_PANEL_BYTES`, 256 KiB, which has the figures) rather than 64 KiB: AVX2's strips,
+    /// where it was measured (AMD EPYC, Zen 3, whose L2 holds 512 KiB). Intel's cores, some of
+    /// whose L2 holds 256 KiB, were not measured with them.
+    pub(crate) fn long_far_panels(&self) -> bool {
+        self.level == Level::Avx2
     }
 
     /// Source runs from memory that a streamed plane's strips read at once and the hardware

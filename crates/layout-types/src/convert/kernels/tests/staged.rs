@@ -2,7 +2,7 @@
 //! cannot hold together ([`by_staged_source`]), streamed panels of narrow rows
 //! ([`by_panels`]) and tiles of long ones ([`by_staged_tiles`]).
 
-use super::super::staged::{staged_runs, staged_tiles, StagedRuns};
+use super::super::staged::{staged_runs, staged_tiles, with_far_panel, StagedRuns, FAR_PANEL_BYTES};
 use super::super::strip_sweep::WIDE_PLANE;
 use super::super::*;
 use super::transposes_like_the_definition;
@@ -40,14 +40,35 @@ fn far_runs_stage_the_source_like_the_definition() {
     fn check<T: Element>(level: Level) {
         let src_stride = (64 << 10) / T::SIZE + 3;
         let strips = Strips::new(level, Stores::Streaming, T::SIZE);
-        // Past two 256 KiB panels' rows (4032 of each run's elements a panel at most), ragged.
+        // Past two 256 KiB panels' rows (3968 of each u8 run a panel, 4032 of each f16 run), ragged.
         let planes = [(2 * 4032 + 37, 64usize), (1000, 100)]
             .map(|(rows, cols)| ((rows, cols), (src_stride, cols.next_multiple_of(64 / T::SIZE))));
         planes_like_the_definition::<T>(strips, &planes);
         let half_line = 32 / T::SIZE;
-        planes_like_the_definition::<T>(strips, &[((2 * 4032 + 37, half_line), (src_stride, half_line))]);
+        // Dense half-line rows: 8064 of each u8 run a panel.
+        planes_like_the_definition::<T>(strips, &[((2 * 8064 + 37, half_line), (src_stride, half_line))]);
     }
     at_every_level!(check: u8, half::f16);
+}
+
+/// The far runs' panel: line-aligned and whole, and lent again (a new one) while it is lent.
+#[test]
+fn far_panels_are_aligned_whole_and_lent_while_lent() {
+    let mut calls = 0;
+    with_far_panel(|outer| {
+        let at = outer.as_ptr() as usize;
+        assert_eq!((outer.len(), at % CACHE_LINE), (FAR_PANEL_BYTES, 0));
+        outer.fill(7);
+        with_far_panel(|inner| {
+            let inner_at = inner.as_ptr() as usize;
+            assert_eq!((inner.len(), inner_at % CACHE_LINE), (FAR_PANEL_BYTES, 0));
+            assert_ne!(inner_at, at, "the lent panel lent twice");
+            calls += 1;
+        });
+        assert!(outer.iter().all(|&b| b == 7), "the lent panel written by another");
+        calls += 1;
+    });
+    assert_eq!(calls, 2, "each call ran once");
 }
 
 /// Streamed planes of long destination rows (NHWC→NCHW's channel planes), whose bytes and
@@ -193,6 +214,8 @@ fn planes_stage_runs_that_share_one_l1_set() {
         let half_line = 32 / size;
         let far_tall = why(line, rows, half_line, (64 << 10) / T::SIZE as isize, half_line, from_memory);
         assert_eq!(far_tall, (size == 1).then_some(StagedRuns::FarInMemory), "far runs, tall, size {size}");
+        let too_few = why(line, rows, half_line - 1, (64 << 10) / T::SIZE as isize, half_line, from_memory);
+        assert_eq!(too_few, None, "far runs, fewer than a tall strip's, size {size}");
         let off_line =
             why(line + size, rows, half_line, (64 << 10) / T::SIZE as isize, half_line, from_memory);
         assert_eq!(off_line, None, "far runs, half lines off a line, size {size}");

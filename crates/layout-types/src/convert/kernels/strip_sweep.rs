@@ -100,11 +100,7 @@ pub(super) fn by_strips<T: Element>(
     // threads, back to back, old and new alternating: f32 NCHW→NHWC with C = 64 41–42 →
     // 47–48 GB/s, f16 39–40 → 45; measured before: at 32 MiB mixed, at 64 MiB no gain, at
     // 128 MiB 44 → 34 and 30 → 22).
-    let most_runs = match strips.cached_source() {
-        true => MAX_CACHED_RUNS,
-        false => strips.streamed_runs(),
-    };
-    let few_runs = strips.streaming() && whole_lines && cols.extent <= most_runs;
+    let few_runs = strips.streaming() && whole_lines && few_streamed_runs(strips, cols.extent);
     if (strips.in_cache() || few_runs) && n_rows >= WIDE_PLANE {
         // In cache, a plane of many destination rows (a matrix, NCHW→NHWC's pixels) goes in
         // bands of whole destination rows, up to 32 strips wide: the caches hold every line, so
@@ -204,4 +200,15 @@ pub(super) fn by_strips<T: Element>(
     part(seams..rows.extent, head + n_cols..cols.extent);
     part(n_rows..rows.extent, head..head + n_cols);
     true
+}
+
+/// Whether a streamed plane of `runs` source runs reads few enough at once for [`by_strips`] to
+/// sweep it in whole-row bands: [`MAX_CACHED_RUNS`] where its source comes from the last-level
+/// cache, [`Strips::streamed_runs`] from memory.
+pub(super) fn few_streamed_runs(strips: Strips, runs: usize) -> bool {
+    let most = match strips.cached_source() {
+        true => MAX_CACHED_RUNS,
+        false => strips.streamed_runs(),
+    };
+    runs <= most
 }

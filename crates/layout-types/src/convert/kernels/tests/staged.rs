@@ -51,6 +51,24 @@ fn far_runs_stage_the_source_like_the_definition() {
     at_every_level!(check: u8, half::f16);
 }
 
+/// Which streamed planes the strips sweep in whole-row bands by their count of source runs: from
+/// memory at most 16 at AVX2 (32 at AVX-512), from the last-level cache at most 64.
+#[test]
+fn streamed_planes_of_few_runs_go_in_whole_row_bands() {
+    use super::super::strip_sweep::few_streamed_runs;
+    use crate::platform::simd::Stores;
+    for (level, from_memory) in [(Level::Avx2, 16), (Level::Avx512, 32)] {
+        let Some(strips) = Strips::new(level, Stores::Streaming, 4) else {
+            println!("SKIPPED: {level:?}: this CPU's highest level is {:?}", Level::detected());
+            continue;
+        };
+        let (memory, l3) = (strips.with_cached_source(1 << 40), strips.with_cached_source(0));
+        assert!(few_streamed_runs(memory, from_memory), "{level:?}: {from_memory} runs from memory");
+        assert!(!few_streamed_runs(memory, from_memory + 1), "{level:?}: more runs from memory");
+        assert!(few_streamed_runs(l3, 64) && !few_streamed_runs(l3, 65), "{level:?}: from L3");
+    }
+}
+
 /// The far runs' panel: line-aligned and whole, and lent again (a new one) while it is lent.
 #[test]
 fn far_panels_are_aligned_whole_and_lent_while_lent() {

@@ -6,10 +6,10 @@
 //! Plane `s`'s element `i` is element `p = Ki + s` of the pixels: AVX-512 gathers a plane's
 //! register from the group's `K` registers by two-source permutes, and SSSE3 (bytes and
 //! halves) by a byte shuffle of each of them, ORed ([`gather`](mod@super::gather)), for every
-//! `K` from 2 to 7; AVX2 (4- and 8-byte elements) undoes its own steps
-//! ([`gather_avx2`](mod@super::gather_avx2)): for the odd part of `K` it blends the registers so
-//! that each lane holds an element of the plane, then permutes the lanes into order; for each
-//! factor 2 it splits pairs.
+//! `K` from 2 to 7 (with AVX2, two groups at once, one in each 128-bit lane); AVX2 (4- and
+//! 8-byte elements) undoes its own steps ([`gather_avx2`](mod@super::gather_avx2)): for the odd
+//! part of `K` it blends the registers so that each lane holds an element of the plane, then
+//! permutes the lanes into order; for each factor 2 it splits pairs.
 //! Streamed, AVX2 and SSSE3 form a whole line of each stream before they store it (two groups,
 //! four groups): one group at a time, whose 16-byte stores went to the three streams in turn,
 //! moved 0.65–0.66 of a streaming copy (C = 3 NHWC→NCHW at 256 MiB on an AMD EPYC, Zen 4, two
@@ -24,7 +24,7 @@
 use core::mem::MaybeUninit;
 
 use super::super::Level;
-use super::gather::{groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
+use super::gather::{groups_lane_pairs, groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
 use super::gather_avx2::groups_avx2;
 use super::interleave::{groups, Groups};
 
@@ -54,7 +54,8 @@ pub(in crate::platform) fn deinterleave<const K: usize, const W: usize, const ST
     // inside every slice (`done` is at most `n`, a multiple of the kind's group, and streamed
     // a multiple of 64: whole lines, so AVX2's group count is even and SSSE3's a multiple of
     // 4, as their `LINES` need); streamed, every stream starts on a line (asserted), so each
-    // store is aligned to its width.
+    // store is aligned to its width; a level of AVX2 or more is available (asserted), so
+    // `groups_lane_pairs` has its AVX2.
     unsafe {
         match kind {
             Groups::Avx512 => {
@@ -69,8 +70,12 @@ pub(in crate::platform) fn deinterleave<const K: usize, const W: usize, const ST
             Groups::Ssse3 => {
                 let masks = const { Masks::<K>::new(W, Way::IntoPlanes) };
                 let ins: [*const u8; K] = core::array::from_fn(|r| src.as_ptr().wrapping_add(16 * r));
-                let outs = (dst.each_mut().map(|d| d.as_mut_ptr().cast::<u8>()), 16);
-                groups_ssse3::<K, STREAM, STREAM>(&masks, (ins, 16 * K), outs, done / 16);
+                let outs = dst.each_mut().map(|d| d.as_mut_ptr().cast::<u8>());
+                // With AVX2, two groups a register (`groups_lane_pairs` says what it gained).
+                match level >= Level::Avx2 {
+                    true => groups_lane_pairs::<K, STREAM>(&masks, (ins, 16 * K), outs, done / 16),
+                    false => groups_ssse3::<K, STREAM, STREAM>(&masks, (ins, 16 * K), (outs, 16), done / 16),
+                }
             }
             Groups::Avx2 => {
                 let ins: [*const u8; K] = core::array::from_fn(|r| src.as_ptr().wrapping_add(32 * r));

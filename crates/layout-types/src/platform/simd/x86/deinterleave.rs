@@ -19,7 +19,8 @@
 //! `deinterleave`, ordinary stores), in cache (C = 3 NHWC→NCHW at 1 MiB, two threads, a
 //! scratch loop of `convert` in turn twice): AVX-512 f16 11.9–12.1 → 74.9–87.5 GB/s, f32
 //! 18.9–19.4 → 72.5–73.6, u8 (VBMI's, as before) 75–85 → 86–90; at AVX2 f32 85, u8 and f16
-//! (SSSE3's) 68.
+//! (SSSE3's then) 68; u8 and f16 at AVX2 now take two SSSE3 groups a register
+//! ([`groups_lane_pairs`], its doc has the figures).
 
 use core::mem::MaybeUninit;
 
@@ -73,7 +74,13 @@ pub(in crate::platform) fn deinterleave<const K: usize, const W: usize, const ST
                 let outs = dst.each_mut().map(|d| d.as_mut_ptr().cast::<u8>());
                 // With AVX2, two groups a register (`groups_lane_pairs` says what it gained).
                 match level >= Level::Avx2 {
-                    true => groups_lane_pairs::<K, STREAM>(&masks, (ins, 16 * K), outs, done / 16),
+                    true => groups_lane_pairs::<K, STREAM>(
+                        Way::IntoPlanes,
+                        &masks,
+                        (ins, 16 * K),
+                        (outs, 16),
+                        done / 16,
+                    ),
                     false => groups_ssse3::<K, STREAM, STREAM>(&masks, (ins, 16 * K), (outs, 16), done / 16),
                 }
             }

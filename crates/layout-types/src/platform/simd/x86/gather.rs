@@ -8,9 +8,9 @@
 //! AVX-512 ([`groups_wide`], [`groups_vbmi`]): two-source permutes of the inputs in pairs, the
 //! pairs after the first merged in by their element masks; bytes take VBMI's permutes, the
 //! other sizes AVX-512 BW's and F's. SSSE3 ([`groups_ssse3`]): one byte shuffle of each input
-//! register, ORed (`K²` shuffles a group of `16 K` bytes); into planes with AVX2, the same
-//! shuffles of two groups at once, one in each 128-bit lane ([`groups_lane_pairs`]). AVX2's (4- and 8-byte elements),
-//! without a two-source permute across 128-bit lanes, pair planes first:
+//! register, ORed (`K²` shuffles a group of `16 K` bytes); with AVX2, the same shuffles of two
+//! groups at once, one in each 128-bit lane ([`groups_lane_pairs`]). AVX2's own groups (4- and
+//! 8-byte elements), without a two-source permute across 128-bit lanes, pair planes first:
 //! [`gather_avx2`](mod@super::gather_avx2).
 
 use core::arch::x86_64::*;
@@ -96,7 +96,10 @@ impl<const K: usize> Masks<K> {
 /// `STREAM`; with `LINES`, four groups at a time, each output's four registers stored back to
 /// back (a whole line of a plane: one group at a time, the 16-byte streaming stores went to
 /// the planes in turn, and moved 0.65–0.66 of a streaming copy where a line at a time moved
-/// 0.96–0.99: C = 3 NHWC→NCHW at 256 MiB, AMD EPYC, Zen 4, two threads, u8 and f16).
+/// 0.96–0.99: C = 3 NHWC→NCHW at 256 MiB, AMD EPYC, Zen 4, two threads, u8 and f16). With
+/// `STREAM` and `LINES` (pixels into planes, whose inputs lie back to back) the source is asked
+/// for ahead ([`prefetch_ahead`]); at AVX2 that path is [`groups_lane_pairs`]'s, where the
+/// prefetch was measured (its doc), and below AVX2 it was not.
 ///
 /// # Safety
 ///
@@ -167,13 +170,15 @@ fn prefetch_ahead<const K: usize>(at: *const u8, bytes: usize) {
     }
 }
 
-/// [`groups_ssse3`] into planes with AVX2: two groups a 32-byte register, group `g` in the low
-/// 128-bit lane and `g + 1` in the high one, each lane shuffled by the same 16-byte masks
-/// (AVX2's byte shuffle stays inside lanes), so half the shuffles and ORs a group; output
-/// register `o` of groups `g` and `g + 1` is the 32 bytes at `outs[o] + 16 g` (each plane's
-/// groups back to back). Streamed, two such pairs at a time (a whole line of each plane, stored
-/// back to back), with the source asked for ahead ([`prefetch_ahead`]). A last odd group goes through
-/// [`groups_ssse3`]. On an AMD EPYC (Zen 3), u8 C = 3 NHWC→NCHW through `convert` (a scratch
+/// [`groups_ssse3`] with AVX2: two groups a 32-byte register, group `g` in the low 128-bit lane
+/// and `g + 1` in the high one, each lane shuffled by the same 16-byte masks (AVX2's byte
+/// shuffle stays inside lanes), so half the loads, shuffles and ORs a group. Into planes
+/// (`way`), output register `o` of groups `g` and `g + 1` is the 32 bytes at `outs[o] + 16 g`
+/// (each plane's groups back to back, `out_step` 16), one store; streamed, two such pairs at a
+/// time (a whole line of each plane, stored back to back), with the source asked for ahead
+/// ([`prefetch_ahead`]). Into pixels, each lane is stored where [`groups_ssse3`] stores its
+/// group, group `g`'s registers then `g + 1`'s (in address order). A last odd group goes
+/// through [`groups_ssse3`]. On an AMD EPYC (Zen 3), u8 C = 3 NHWC→NCHW through `convert` (a scratch
 /// loop, best of 5 calls, alternating four times beside the same loads and stores without the
 /// shuffles): at 256 MiB, two threads, 16.7–18.7 GB/s → 22.5–24.6 (the loads and stores alone
 /// 26.7–29.2), one thread 8.9–12.1 → 13.6–15.5 (14.7–16.8); in cache (1 MiB, calls back to
@@ -182,13 +187,15 @@ fn prefetch_ahead<const K: usize>(at: *const u8, bytes: usize) {
 ///
 /// # Safety
 ///
-/// As [`groups_ssse3`] with `LINES` equal to `STREAM` and outputs 16 bytes a group apart; the
-/// CPU has AVX2.
+/// As [`groups_ssse3`] with `LINES` equal to `STREAM` into planes (`false` into pixels); the
+/// CPU has AVX2; into planes, `out_step` is 16 and with `STREAM` every output starts on a line
+/// (so that each 32-byte store is aligned to its width).
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn groups_lane_pairs<const K: usize, const STREAM: bool>(
+    way: Way,
     masks: &Masks<K>,
     (ins, in_step): ([*const u8; K], usize),
-    outs: [*mut u8; K],
+    (outs, out_step): ([*mut u8; K], usize),
     groups: usize,
 ) {
     // The masks in both lanes (once, outside the loop).
@@ -205,7 +212,7 @@ pub(super) unsafe fn groups_lane_pairs<const K: usize, const STREAM: bool>(
     // not inlined into it (`gather_avx2`'s blends, BENCHMARKS.md step 34).
     let mut p0 = 0;
     while p0 < pairs {
-        if STREAM {
+        if STREAM && way == Way::IntoPlanes {
             prefetch_ahead::<K>(ins[0].wrapping_add(2 * p0 * in_step), 2 * per * 16);
         }
         let mut parts = [[_mm256_setzero_si256(); K]; 2];
@@ -228,17 +235,50 @@ pub(super) unsafe fn groups_lane_pairs<const K: usize, const STREAM: bool>(
                 *out = v;
             }
         }
-        for o in 0..K {
-            #[allow(clippy::needless_range_loop)] // index loops, as said above
-            for j in 0..per {
-                let to = outs[o].wrapping_add(2 * (p0 + j) * 16).cast();
-                // SAFETY: output register `o` of both groups is inside its buffer, 32 bytes from
-                // `to`; with `STREAM` on 32 bytes (each plane starts on a line, and a line is two
-                // pairs: the caller's contract).
-                unsafe {
-                    match STREAM {
-                        true => _mm256_stream_si256(to, parts[j][o]),
-                        false => _mm256_storeu_si256(to, parts[j][o]),
+        match way {
+            // A plane's two groups back to back: one 32-byte store, a plane's line in turn.
+            Way::IntoPlanes => {
+                for o in 0..K {
+                    #[allow(clippy::needless_range_loop)] // index loops, as said above
+                    for j in 0..per {
+                        let to = outs[o].wrapping_add(2 * (p0 + j) * 16).cast();
+                        // SAFETY: output register `o` of both groups is inside its buffer, 32
+                        // bytes from `to`; with `STREAM` on 32 bytes (each plane starts on a
+                        // line, and a line is two pairs: the caller's contract).
+                        unsafe {
+                            match STREAM {
+                                true => _mm256_stream_si256(to, parts[j][o]),
+                                false => _mm256_storeu_si256(to, parts[j][o]),
+                            }
+                        }
+                    }
+                }
+            }
+            // Pixels: group `g`'s `K` registers, then group `g + 1`'s, in address order.
+            Way::IntoPixels => {
+                #[allow(clippy::needless_range_loop)] // index loops, as said above
+                for j in 0..per {
+                    let g = 2 * (p0 + j);
+                    for o in 0..K {
+                        let v = parts[j][o];
+                        let (low, high) = (_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+                        let (a, b) =
+                            (outs[o].wrapping_add(g * out_step), outs[o].wrapping_add((g + 1) * out_step));
+                        // SAFETY: output register `o` of groups `g` and `g + 1` is inside its
+                        // buffer (16 bytes at `a` and at `b`), on 16 bytes where streamed (the
+                        // caller's contract).
+                        unsafe {
+                            match STREAM {
+                                true => {
+                                    _mm_stream_si128(a.cast(), low);
+                                    _mm_stream_si128(b.cast(), high);
+                                }
+                                false => {
+                                    _mm_storeu_si128(a.cast(), low);
+                                    _mm_storeu_si128(b.cast(), high);
+                                }
+                            }
+                        }
                     }
                 }
             }
@@ -248,9 +288,9 @@ pub(super) unsafe fn groups_lane_pairs<const K: usize, const STREAM: bool>(
     let done = 2 * pairs;
     if done < groups {
         let ins = ins.map(|i| i.wrapping_add(done * in_step));
-        let outs = outs.map(|o| o.wrapping_add(done * 16));
+        let outs = outs.map(|o| o.wrapping_add(done * out_step));
         // SAFETY: the groups left are inside the buffers (the caller's contract), one at a time.
-        unsafe { groups_ssse3::<K, STREAM, false>(masks, (ins, in_step), (outs, 16), groups - done) };
+        unsafe { groups_ssse3::<K, STREAM, false>(masks, (ins, in_step), (outs, out_step), groups - done) };
     }
 }
 

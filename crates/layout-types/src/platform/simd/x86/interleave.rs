@@ -7,7 +7,7 @@
 use core::mem::MaybeUninit;
 
 use super::super::Level;
-use super::gather::{groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
+use super::gather::{groups_lane_pairs, groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
 use super::gather_avx2::groups_avx2;
 use super::has_vbmi;
 
@@ -83,7 +83,7 @@ pub(in crate::platform) fn interleave<const K: usize, const W: usize>(
         // SAFETY: `level` is available (the caller's contract) and `groups` picked a kind it
         // has (AVX2 at `level` or below it; VBMI and SSSE3 detected); whole groups inside every
         // slice (`done` is at most `n`, a multiple of the kind's group).
-        unsafe { groups_of::<K, W, false>(kind, &mut dst[..K * done], streams.map(|s| &s[..done])) };
+        unsafe { groups_of::<K, W, false>(level, kind, &mut dst[..K * done], streams.map(|s| &s[..done])) };
     }
     let rest = match kind == Groups::Avx512 && W <= 2 && has_ssse3() {
         true => (n - done) / 16 * 16,
@@ -95,6 +95,7 @@ pub(in crate::platform) fn interleave<const K: usize, const W: usize>(
         // most `n`).
         unsafe {
             groups_of::<K, W, false>(
+                level,
                 Groups::Ssse3,
                 &mut dst[K * done..end],
                 streams.map(|s| &s[done..done + rest]),
@@ -128,7 +129,7 @@ pub(in crate::platform) fn interleave_streamed<const K: usize, const W: usize>(
         // group); `dst` starts on a line (asserted), so each group's stores are aligned to
         // their width (`64 K`, `32 K` and `16 K` bytes a group) and a line's stores are back
         // to back.
-        unsafe { groups_of::<K, W, true>(kind, &mut dst[..K * wide], streams.map(|s| &s[..wide])) };
+        unsafe { groups_of::<K, W, true>(level, kind, &mut dst[..K * wide], streams.map(|s| &s[..wide])) };
     }
     Some(wide / W)
 }
@@ -137,11 +138,12 @@ pub(in crate::platform) fn interleave_streamed<const K: usize, const W: usize>(
 ///
 /// # Safety
 ///
-/// The CPU has `kind`'s features (AVX-512 with VBMI for bytes; AVX2; SSSE3); the streams hold
+/// The CPU has `kind`'s features (AVX-512 with VBMI for bytes; AVX2; SSSE3) and `level`'s; the streams hold
 /// whole groups of `kind` and `dst` `K` times their bytes; when `STREAM`, `dst` starts on a
 /// line.
 #[inline]
 unsafe fn groups_of<const K: usize, const W: usize, const STREAM: bool>(
+    level: Level,
     kind: Groups,
     dst: &mut [MaybeUninit<u8>],
     streams: [&[u8]; K],
@@ -156,6 +158,16 @@ unsafe fn groups_of<const K: usize, const W: usize, const STREAM: bool>(
         match kind {
             Groups::Avx2 => {
                 groups_avx2::<K, W, STREAM, false>(Way::IntoPixels, ins, (outs, bytes * K), groups)
+            }
+            // With AVX2, two groups a register (`groups_lane_pairs`). In cache, u8 and f16 C = 3
+            // NCHW→NHWC at 1 MiB on an AMD EPYC (Zen 3), a scratch loop of `convert` alternating
+            // four times, two threads: u8 66–77 → 89–98 GB/s, f16 71–79 → 95–97; one thread u8
+            // 40–57 → 53–54, f16 41–55 → 55–67; the bench's rows (`-- "C=3 NCHW"`, in turn
+            // twice): f16 42.6–45.7 → 48.3–50.7, u8 even (52.1–55.0 against 53.4–53.6); the
+            // streamed rows at 16 and 256 MiB even.
+            Groups::Ssse3 if level >= Level::Avx2 => {
+                let masks = const { Masks::<K>::new(W, Way::IntoPixels) };
+                groups_lane_pairs::<K, STREAM>(Way::IntoPixels, &masks, ins, (outs, bytes * K), groups);
             }
             Groups::Ssse3 => {
                 let masks = const { Masks::<K>::new(W, Way::IntoPixels) };

@@ -162,7 +162,7 @@ const STREAMED_SOURCE_AHEAD: usize = 2048;
 /// `bytes` each, back to back (pixels into planes: a line of each plane at a time). A hint:
 /// nothing is read, and an address past the buffer is never touched.
 #[inline(always)]
-fn prefetch_ahead<const K: usize>(at: *const u8, bytes: usize) {
+pub(super) fn prefetch_ahead<const K: usize>(at: *const u8, bytes: usize) {
     let ahead = at.wrapping_add(STREAMED_SOURCE_AHEAD);
     for line in 0..(K * bytes).div_ceil(64) {
         // SAFETY: x86-64 has SSE; a prefetch reads nothing and faults on no address.

@@ -20,12 +20,12 @@
 //! scratch loop of `convert` in turn twice): AVX-512 f16 11.9–12.1 → 74.9–87.5 GB/s, f32
 //! 18.9–19.4 → 72.5–73.6, u8 (VBMI's, as before) 75–85 → 86–90; at AVX2 f32 85, u8 and f16
 //! (SSSE3's then) 68; u8 and f16 at AVX2 now take two SSSE3 groups a register
-//! ([`groups_lane_pairs`], its doc has the figures).
+//! ([`groups_lane_pairs`](super::gather::groups_lane_pairs), its doc has the figures).
 
 use core::mem::MaybeUninit;
 
 use super::super::Level;
-use super::gather::{groups_lane_pairs, groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
+use super::gather::{groups_16, groups_vbmi, groups_wide, Masks, Tables, Way};
 use super::gather_avx2::groups_avx2;
 use super::interleave::{groups, Groups};
 
@@ -55,8 +55,7 @@ pub(in crate::platform) fn deinterleave<const K: usize, const W: usize, const ST
     // inside every slice (`done` is at most `n`, a multiple of the kind's group, and streamed
     // a multiple of 64: whole lines, so AVX2's group count is even and SSSE3's a multiple of
     // 4, as their `LINES` need); streamed, every stream starts on a line (asserted), so each
-    // store is aligned to its width; a level of AVX2 or more is available (asserted), so
-    // `groups_lane_pairs` has its AVX2.
+    // store is aligned to its width; `groups_16` gets the available `level`.
     unsafe {
         match kind {
             Groups::Avx512 => {
@@ -72,17 +71,7 @@ pub(in crate::platform) fn deinterleave<const K: usize, const W: usize, const ST
                 let masks = const { Masks::<K>::new(W, Way::IntoPlanes) };
                 let ins: [*const u8; K] = core::array::from_fn(|r| src.as_ptr().wrapping_add(16 * r));
                 let outs = dst.each_mut().map(|d| d.as_mut_ptr().cast::<u8>());
-                // With AVX2, two groups a register (`groups_lane_pairs` says what it gained).
-                match level >= Level::Avx2 {
-                    true => groups_lane_pairs::<K, STREAM>(
-                        Way::IntoPlanes,
-                        &masks,
-                        (ins, 16 * K),
-                        (outs, 16),
-                        done / 16,
-                    ),
-                    false => groups_ssse3::<K, STREAM, STREAM>(&masks, (ins, 16 * K), (outs, 16), done / 16),
-                }
+                groups_16::<K, STREAM>(level, Way::IntoPlanes, &masks, (ins, 16 * K), (outs, 16), done / 16);
             }
             Groups::Avx2 => {
                 let ins: [*const u8; K] = core::array::from_fn(|r| src.as_ptr().wrapping_add(32 * r));

@@ -15,6 +15,8 @@
 
 use core::arch::x86_64::*;
 
+use super::super::Level;
+
 /// Pairs of input registers at most (`K` up to 7).
 const PAIRS: usize = 4;
 
@@ -149,6 +151,35 @@ pub(super) unsafe fn groups_ssse3<const K: usize, const STREAM: bool, const LINE
                     }
                 }
             }
+        }
+    }
+}
+
+/// The 16-byte groups (bytes and halves) at `level`, going `way`: two a register with AVX2
+/// ([`groups_lane_pairs`], which says what that gained), else [`groups_ssse3`]; into planes a
+/// line of each plane at a time where streamed (`LINES` is `STREAM`), into pixels one group at
+/// a time. The one place that choice is made, for both ways.
+///
+/// # Safety
+///
+/// The CPU has `level` and SSSE3; the rest is [`groups_lane_pairs`]'s contract where `level` is
+/// AVX2 or more, else [`groups_ssse3`]'s with `LINES` as said.
+#[inline]
+pub(super) unsafe fn groups_16<const K: usize, const STREAM: bool>(
+    level: Level,
+    way: Way,
+    masks: &Masks<K>,
+    ins: ([*const u8; K], usize),
+    outs: ([*mut u8; K], usize),
+    groups: usize,
+) {
+    // SAFETY: the caller's contract is the chosen function's, and the CPU has its features
+    // (AVX2 where `level` is AVX2 or more; SSSE3).
+    unsafe {
+        match (level >= Level::Avx2, way) {
+            (true, _) => groups_lane_pairs::<K, STREAM>(way, masks, ins, outs, groups),
+            (false, Way::IntoPlanes) => groups_ssse3::<K, STREAM, STREAM>(masks, ins, outs, groups),
+            (false, Way::IntoPixels) => groups_ssse3::<K, STREAM, false>(masks, ins, outs, groups),
         }
     }
 }

@@ -7,7 +7,7 @@
 use core::mem::MaybeUninit;
 
 use super::super::Level;
-use super::gather::{groups_lane_pairs, groups_ssse3, groups_vbmi, groups_wide, Masks, Tables, Way};
+use super::gather::{groups_16, groups_vbmi, groups_wide, Masks, Tables, Way};
 use super::gather_avx2::groups_avx2;
 use super::has_vbmi;
 
@@ -159,19 +159,15 @@ unsafe fn groups_of<const K: usize, const W: usize, const STREAM: bool>(
             Groups::Avx2 => {
                 groups_avx2::<K, W, STREAM, false>(Way::IntoPixels, ins, (outs, bytes * K), groups)
             }
-            // With AVX2, two groups a register (`groups_lane_pairs`). In cache, u8 and f16 C = 3
+            // With AVX2, two groups a register (`groups_16`). In cache, u8 and f16 C = 3
             // NCHW→NHWC at 1 MiB on an AMD EPYC (Zen 3), a scratch loop of `convert` alternating
             // four times, two threads: u8 66–77 → 89–98 GB/s, f16 71–79 → 95–97; one thread u8
             // 40–57 → 53–54, f16 41–55 → 55–67; the bench's rows (`-- "C=3 NCHW"`, in turn
             // twice): f16 42.6–45.7 → 48.3–50.7, u8 even (52.1–55.0 against 53.4–53.6); the
             // streamed rows at 16 and 256 MiB even.
-            Groups::Ssse3 if level >= Level::Avx2 => {
-                let masks = const { Masks::<K>::new(W, Way::IntoPixels) };
-                groups_lane_pairs::<K, STREAM>(Way::IntoPixels, &masks, ins, (outs, bytes * K), groups);
-            }
             Groups::Ssse3 => {
                 let masks = const { Masks::<K>::new(W, Way::IntoPixels) };
-                groups_ssse3::<K, STREAM, false>(&masks, ins, (outs, bytes * K), groups);
+                groups_16::<K, STREAM>(level, Way::IntoPixels, &masks, ins, (outs, bytes * K), groups);
             }
             Groups::Avx512 => {
                 let tables = const { Tables::<K>::new(W, Way::IntoPixels) };

@@ -32,10 +32,15 @@ use super::halves::{pixels, store_pairs};
 /// thread 6.8–8.8 → 11.4–13.8. Streamed straight from registers against building the pixels
 /// in an L1 block and streaming the block: the two phases' times had added up (one thread,
 /// same row: 27 GB/s building alone, 42 streaming alone, 16.5 both), where one pass overlaps
-/// them. AVX2's f16 bits rebiased from f32's as AVX-512's ([`halves_of_avx2`]) against
-/// `vcvtps2ph`, the pixels' words then built in 32-bit lanes: one 224 × 224 image (the bench's
-/// in-cache row) 32.1–33.6 → 33.8–35.5 GB/s, 0.41–0.42 → 0.45–0.48 of the copy, in turn three
-/// times; the streamed 176 MiB row even.
+/// them. AVX2's f16 bits rebiased from f32's as AVX-512's against `vcvtps2ph`, the pixels'
+/// words then built in 32-bit lanes: one 224 × 224 image (the bench's in-cache row) 32.1–33.6
+/// → 33.8–35.5 GB/s, 0.41–0.42 → 0.45–0.48 of the copy, in turn three times; the streamed
+/// 176 MiB row even. Then the f16 bits computed from bf16's, two channels a register in 16-bit
+/// lanes ([`byte_halves_avx2`]): the same in-cache row on an AMD EPYC (Zen 5, family 26) with
+/// the level forced to AVX2, in turn three times, 49.0–51.1 → 56.5–58.6 GB/s; at AVX-512 its
+/// streamed 176 MiB row (which runs these groups) even, 44.2–45.8 against 44.5–46.4. (`bf16`
+/// and `signed` are tested in the loop, predicted; f16's shift by a count in a register in
+/// their place went through 32-bit shifts and unpacks, 34 GB/s.)
 pub(in crate::platform) fn byte_halves<const W: usize>(
     level: Level,
     dst: &mut [MaybeUninit<u8>],
@@ -75,8 +80,8 @@ pub(in crate::platform) fn byte_halves<const W: usize>(
             // start, 16 bytes at a multiple of 16 bytes from it; what it writes are values.
             unsafe {
                 match stream {
-                    true => byte_halves_avx2::<W, true>(out, runs, groups, signed, bf16),
-                    false => byte_halves_avx2::<W, false>(out, runs, groups, signed, bf16),
+                    true => byte_halves_avx2_of::<W, true>(out, runs, groups, signed, bf16),
+                    false => byte_halves_avx2_of::<W, false>(out, runs, groups, signed, bf16),
                 }
             }
             8 * groups
@@ -85,34 +90,68 @@ pub(in crate::platform) fn byte_halves<const W: usize>(
     }
 }
 
+/// [`byte_halves_avx2`] for the runs there are (one to four), each count its own loop.
+///
 /// # Safety
 ///
-/// The CPU has AVX2; every run holds at least `8 groups` bytes and `out` points to at
-/// least `8 groups W` writable words (any alignment; 16-byte aligned if `STREAM`); `runs` holds
-/// one to four runs; `W` is 1, 2 or 4.
+/// As [`byte_halves_avx2`], `runs` holding one to four runs.
 #[target_feature(enable = "avx2")]
-unsafe fn byte_halves_avx2<const W: usize, const STREAM: bool>(
+unsafe fn byte_halves_avx2_of<const W: usize, const STREAM: bool>(
     out: *mut u64,
     runs: &[&[u8]],
     groups: usize,
     signed: bool,
     bf16: bool,
 ) {
+    let at = |c: usize| runs.get(c).map_or(core::ptr::null(), |r| r.as_ptr());
+    // SAFETY: the caller's contract, `C` the runs there are.
+    unsafe {
+        match runs.len() {
+            1 => byte_halves_avx2::<W, 1, STREAM>(out, [at(0)], groups, signed, bf16),
+            2 => byte_halves_avx2::<W, 2, STREAM>(out, [at(0), at(1)], groups, signed, bf16),
+            3 => byte_halves_avx2::<W, 3, STREAM>(out, [at(0), at(1), at(2)], groups, signed, bf16),
+            _ => byte_halves_avx2::<W, 4, STREAM>(out, [at(0), at(1), at(2), at(3)], groups, signed, bf16),
+        }
+    }
+}
+
+/// Groups of 8 pixels from `C` runs of bytes: each channel's 8 values converted to f32 (exact),
+/// whose top halves are their bf16 bits (exact too: a byte has at most 8 significant bits);
+/// two channels' bf16 bits blended into each pixel's 32-bit halves (channels 0 and 1, 2 and 3),
+/// turned into f16 bits there, 16 at a time ([`halves_from_bf16`]), and the halves
+/// interleaved into the pixels' first words.
+///
+/// # Safety
+///
+/// The CPU has AVX2; each of the `C` runs holds at least `8 groups` bytes from its pointer and
+/// `out` points to at least `8 groups W` writable words (any alignment; 16-byte aligned if
+/// `STREAM`); `W` is 1, 2 or 4.
+#[target_feature(enable = "avx2")]
+unsafe fn byte_halves_avx2<const W: usize, const C: usize, const STREAM: bool>(
+    out: *mut u64,
+    runs: [*const u8; C],
+    groups: usize,
+    signed: bool,
+    bf16: bool,
+) {
     for g in 0..groups {
         let j = 8 * g;
-        // Each channel's 8 values as 2-byte floats, one in each 32-bit lane's low half;
-        // missing channels zero.
-        let mut h = [_mm256_setzero_si256(); 4];
-        for (h, run) in h.iter_mut().zip(runs) {
-            // SAFETY: bytes j..j + 8 lie in the run (the caller's `groups`); unaligned load.
-            let x = unsafe { _mm_loadl_epi64(run.as_ptr().add(j).cast()) };
+        // Each channel's 8 values' f32 bits, in order; missing channels zero. An index loop
+        // over the constant count, so that nothing of it is left out of line.
+        let mut f = [_mm256_setzero_si256(); 4];
+        #[allow(clippy::needless_range_loop)]
+        for c in 0..C {
+            // SAFETY: bytes j..j + 8 lie in run `c` (the caller's `groups`); unaligned load.
+            let x = unsafe { _mm_loadl_epi64(runs[c].add(j).cast()) };
             let wide = if signed { _mm256_cvtepi8_epi32(x) } else { _mm256_cvtepu8_epi32(x) };
-            *h = halves_of_avx2(wide, signed, bf16);
+            f[c] = _mm256_castps_si256(_mm256_cvtepi32_ps(wide));
         }
         // The pixels' first words as 32-bit halves (channels 0 and 1 in `lo`, 2 and 3 in
         // `hi`), interleaved within lanes: pixels 0, 1 (4, 5 in the high lane) and 2, 3 (6, 7).
-        let lo = _mm256_or_si256(h[0], _mm256_slli_epi32::<16>(h[1]));
-        let hi = _mm256_or_si256(h[2], _mm256_slli_epi32::<16>(h[3]));
+        let lo =
+            halves_from_bf16(_mm256_blend_epi16::<0xAA>(_mm256_srli_epi32::<16>(f[0]), f[1]), signed, bf16);
+        let hi =
+            halves_from_bf16(_mm256_blend_epi16::<0xAA>(_mm256_srli_epi32::<16>(f[2]), f[3]), signed, bf16);
         let (near, far) = (_mm256_unpacklo_epi32(lo, hi), _mm256_unpackhi_epi32(lo, hi));
         let pairs = [
             _mm256_castsi256_si128(near),
@@ -126,26 +165,27 @@ unsafe fn byte_halves_avx2<const W: usize, const STREAM: bool>(
     }
 }
 
-/// [`halves_of`] with AVX2: 8 integers in 32-bit lanes.
+/// The f16 (or, if `bf16`, bf16) bits of 16 integers of at most 8 bits (`signed`: else
+/// non-negative) from their bf16 bits, one in each 16-bit lane. f16's are bf16's with the
+/// exponent rebiased (less [`REBIAS_BF16`], saturating, so that zero stays zero) and moved up
+/// 3 bits over the mantissa (whose last 3 bits are zero), the sign put back at bit 15.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn halves_of_avx2(wide: __m256i, signed: bool, bf16: bool) -> __m256i {
-    if bf16 {
-        return _mm256_srli_epi32::<16>(_mm256_castps_si256(_mm256_cvtepi32_ps(wide)));
-    }
-    let magnitude = if signed { _mm256_abs_epi32(wide) } else { wide };
-    let f = _mm256_castps_si256(_mm256_cvtepi32_ps(magnitude));
-    let rebiased = _mm256_max_epi32(_mm256_sub_epi32(f, _mm256_set1_epi32(REBIAS)), _mm256_setzero_si256());
-    let magnitude = _mm256_srli_epi32::<13>(rebiased);
-    match signed {
-        // The sign at bit 15: the value's bit 31 shifted down.
-        true => _mm256_or_si256(
-            magnitude,
-            _mm256_and_si256(_mm256_srli_epi32::<16>(wide), _mm256_set1_epi32(0x8000)),
-        ),
-        false => magnitude,
+fn halves_from_bf16(bits: __m256i, signed: bool, bf16: bool) -> __m256i {
+    let rebias = _mm256_set1_epi16(REBIAS_BF16);
+    match (bf16, signed) {
+        (true, _) => bits,
+        (false, false) => _mm256_slli_epi16::<3>(_mm256_subs_epu16(bits, rebias)),
+        (false, true) => {
+            let sign = _mm256_and_si256(bits, _mm256_set1_epi16(i16::MIN));
+            let magnitude = _mm256_xor_si256(bits, sign);
+            _mm256_or_si256(_mm256_slli_epi16::<3>(_mm256_subs_epu16(magnitude, rebias)), sign)
+        }
     }
 }
+
+/// [`REBIAS`] at bf16's exponent (bit 7 of 16).
+const REBIAS_BF16: i16 = (REBIAS >> 16) as i16;
 
 /// f32's exponent bias less f16's, at the exponent's place: a non-zero integer of at most 11
 /// bits has the f16 bits of its f32 bits less this, shifted right by 13 (exact, as `vcvtps2ph`

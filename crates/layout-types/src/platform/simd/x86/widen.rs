@@ -23,8 +23,11 @@ use super::halves::{pixels, store_pairs};
 ///
 /// AVX-512's groups, one 224 × 224 image of u8 NCHW C = 3 into f16 NHWC C = 4 (the bench's
 /// in-cache fused row) on an AMD EPYC (Zen 4), a scratch loop of 100 000 calls, old and new in
-/// turn three times: `vcvtps2ph` → f32's bits rebiased ([`halves_of`]) 38.0–38.2 → 47.3–48.9
-/// GB/s; rebiased → VBMI's tables ([`byte_halves_vbmi`]) 48.1–49.0 → 64.0–65.9.
+/// turn three times: `vcvtps2ph` → f32's bits rebiased in 32-bit lanes 38.0–38.2 → 47.3–48.9
+/// GB/s; rebiased → VBMI's tables ([`byte_halves_vbmi`]) 48.1–49.0 → 64.0–65.9. Then, for CPUs
+/// without VBMI, the 32-bit lanes → two channels a register from bf16's bits as AVX2's
+/// ([`byte_halves_avx512`]), the bench's row (its second run, Zen 4 again) with the tables
+/// turned off, in turn three times: 52.8–53.4 → 61.6–63.4 GB/s (the tables 71.4–73.7).
 ///
 /// AVX2's groups against the tables' word-by-word pixels (`cast/tables.rs`), u8 NCHW C = 3 into
 /// f16 NHWC C = 4 at 176 MiB on an AMD EPYC (Zen 3, AVX2), the bench's row (two runs each): two
@@ -70,7 +73,7 @@ pub(in crate::platform) fn byte_halves<const W: usize>(
             // [0, 128 groups W) of `dst`, all inside (`n` is at most every run's length and
             // `dst`'s pixels), with unaligned stores; what it writes are values (f16 or bf16
             // bits and zeros).
-            unsafe { byte_halves_avx512::<W>(out, runs, groups, signed, bf16) };
+            unsafe { byte_halves_avx512_of::<W>(out, runs, groups, signed, bf16) };
             16 * groups
         }
         level if level >= Level::Avx2 => {
@@ -103,16 +106,20 @@ unsafe fn byte_halves_avx2_of<const W: usize, const STREAM: bool>(
     signed: bool,
     bf16: bool,
 ) {
-    let at = |c: usize| runs.get(c).map_or(core::ptr::null(), |r| r.as_ptr());
     // SAFETY: the caller's contract, `C` the runs there are.
     unsafe {
         match runs.len() {
-            1 => byte_halves_avx2::<W, 1, STREAM>(out, [at(0)], groups, signed, bf16),
-            2 => byte_halves_avx2::<W, 2, STREAM>(out, [at(0), at(1)], groups, signed, bf16),
-            3 => byte_halves_avx2::<W, 3, STREAM>(out, [at(0), at(1), at(2)], groups, signed, bf16),
-            _ => byte_halves_avx2::<W, 4, STREAM>(out, [at(0), at(1), at(2), at(3)], groups, signed, bf16),
+            1 => byte_halves_avx2::<W, 1, STREAM>(out, starts(runs), groups, signed, bf16),
+            2 => byte_halves_avx2::<W, 2, STREAM>(out, starts(runs), groups, signed, bf16),
+            3 => byte_halves_avx2::<W, 3, STREAM>(out, starts(runs), groups, signed, bf16),
+            _ => byte_halves_avx2::<W, 4, STREAM>(out, starts(runs), groups, signed, bf16),
         }
     }
+}
+
+/// The first `C` runs' starts (null past the runs there are).
+fn starts<const C: usize>(runs: &[&[u8]]) -> [*const u8; C] {
+    core::array::from_fn(|c| runs.get(c).map_or(core::ptr::null(), |r| r.as_ptr()))
 }
 
 /// Groups of 8 pixels from `C` runs of bytes: each channel's 8 values converted to f32 (exact),
@@ -184,40 +191,11 @@ fn halves_from_bf16(bits: __m256i, signed: bool, bf16: bool) -> __m256i {
     }
 }
 
-/// [`REBIAS`] at bf16's exponent (bit 7 of 16).
-const REBIAS_BF16: i16 = (REBIAS >> 16) as i16;
-
-/// f32's exponent bias less f16's, at the exponent's place: a non-zero integer of at most 11
-/// bits has the f16 bits of its f32 bits less this, shifted right by 13 (exact, as `vcvtps2ph`
-/// gives them; integer operations, where `vcvtps2ph` on 512-bit registers, and widening its
-/// halves back to 32-bit lanes, took most of AVX-512's groups on AMD's Zen 4).
-const REBIAS: i32 = (127 - 15) << 23;
-
-/// The f16 (or bf16 if `bf16`) bits of 16 integers of at most 8 bits and a sign (`signed`:
-/// else non-negative), one in each 32-bit lane's low half.
-#[target_feature(enable = "avx512f,avx512bw")]
-#[inline]
-fn halves_of(wide: __m512i, signed: bool, bf16: bool) -> __m512i {
-    if bf16 {
-        // Exact in bf16, so its bits are f32's top half.
-        return _mm512_srli_epi32::<16>(_mm512_castps_si512(_mm512_cvtepi32_ps(wide)));
-    }
-    // The magnitude's f32 bits with the exponent rebiased to f16's and the mantissa's last 13
-    // bits (zeros for integers under 2^11) dropped; zero stays zero (the subtraction goes
-    // below it, and the maximum brings it back).
-    let f = _mm512_castps_si512(_mm512_cvtepi32_ps(_mm512_abs_epi32(wide)));
-    let rebiased = _mm512_max_epi32(_mm512_sub_epi32(f, _mm512_set1_epi32(REBIAS)), _mm512_setzero_si512());
-    let magnitude = _mm512_srli_epi32::<13>(rebiased);
-    match signed {
-        // magnitude | (the value's top 16 bits & 0x8000): the sign at bit 15.
-        true => _mm512_ternarylogic_epi32::<0xF8>(
-            magnitude,
-            _mm512_srli_epi32::<16>(wide),
-            _mm512_set1_epi32(0x8000),
-        ),
-        false => magnitude,
-    }
-}
+/// f32's exponent bias less f16's, at bf16's exponent (bit 7 of 16): a non-zero integer of at
+/// most 8 bits has the f16 bits of its bf16 bits less this, shifted left by 3 (exact, as
+/// `vcvtps2ph` gives them; integer operations, where `vcvtps2ph` on 512-bit registers, and
+/// widening its halves back to 32-bit lanes, took most of AVX-512's groups on AMD's Zen 4).
+const REBIAS_BF16: i16 = (127 - 15) << 7;
 
 /// Eight pixels' first words (one 512-bit register) stored as pixels of `W` words: vector `q`
 /// of the pixels' words holds pixels `q 8/W ..` in its lanes `0, W, 2W, ..`, zeros between.
@@ -263,15 +241,43 @@ impl<const W: usize> Spread<W> {
     }
 }
 
+/// [`byte_halves_avx512`] for the runs there are (one to four), each count its own loop.
+///
 /// # Safety
 ///
-/// The CPU has AVX-512 F and BW; every run holds at least `16 groups` bytes and `out` points
-/// to at least `16 groups W` writable words (any alignment); `runs` holds one to four runs; `W`
-/// is 1, 2 or 4.
+/// As [`byte_halves_avx512`], `runs` holding one to four runs.
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn byte_halves_avx512<const W: usize>(
+unsafe fn byte_halves_avx512_of<const W: usize>(
     out: *mut u64,
     runs: &[&[u8]],
+    groups: usize,
+    signed: bool,
+    bf16: bool,
+) {
+    // SAFETY: the caller's contract, `C` the runs there are.
+    unsafe {
+        match runs.len() {
+            1 => byte_halves_avx512::<W, 1>(out, starts(runs), groups, signed, bf16),
+            2 => byte_halves_avx512::<W, 2>(out, starts(runs), groups, signed, bf16),
+            3 => byte_halves_avx512::<W, 3>(out, starts(runs), groups, signed, bf16),
+            _ => byte_halves_avx512::<W, 4>(out, starts(runs), groups, signed, bf16),
+        }
+    }
+}
+
+/// [`byte_halves_avx2`] with AVX-512: groups of 16 pixels, each pixel's 32-bit halves ORed
+/// from two channels' f32 bits (the first's top half moved down; the low halves are zero), the
+/// halves put in pixel order by two-source permutes.
+///
+/// # Safety
+///
+/// The CPU has AVX-512 F and BW; each of the `C` runs holds at least `16 groups` bytes from its
+/// pointer and `out` points to at least `16 groups W` writable words (any alignment); `W` is 1,
+/// 2 or 4.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn byte_halves_avx512<const W: usize, const C: usize>(
+    out: *mut u64,
+    runs: [*const u8; C],
     groups: usize,
     signed: bool,
     bf16: bool,
@@ -283,19 +289,39 @@ unsafe fn byte_halves_avx512<const W: usize>(
     let spread = Spread::<W>::new();
     for g in 0..groups {
         let j = 16 * g;
-        let mut h = [_mm512_setzero_si512(); 4];
-        for (h, run) in h.iter_mut().zip(runs) {
-            // SAFETY: bytes j..j + 16 lie in the run (the caller's `groups`); unaligned load.
-            let x = unsafe { _mm_loadu_si128(run.as_ptr().add(j).cast()) };
+        // Each channel's 16 values' f32 bits, in order; missing channels zero (an index loop
+        // over the constant count, as AVX2's).
+        let mut f = [_mm512_setzero_si512(); 4];
+        #[allow(clippy::needless_range_loop)]
+        for c in 0..C {
+            // SAFETY: bytes j..j + 16 lie in run `c` (the caller's `groups`); unaligned load.
+            let x = unsafe { _mm_loadu_si128(runs[c].add(j).cast()) };
             let wide = if signed { _mm512_cvtepi8_epi32(x) } else { _mm512_cvtepu8_epi32(x) };
-            *h = halves_of(wide, signed, bf16);
+            f[c] = _mm512_castps_si512(_mm512_cvtepi32_ps(wide));
         }
-        let lo = _mm512_or_si512(h[0], _mm512_slli_epi32::<16>(h[1]));
-        let hi = _mm512_or_si512(h[2], _mm512_slli_epi32::<16>(h[3]));
+        let pair = |a: __m512i, b: __m512i| _mm512_or_si512(_mm512_srli_epi32::<16>(a), b);
+        let lo = halves_from_bf16_512(pair(f[0], f[1]), signed, bf16);
+        let hi = halves_from_bf16_512(pair(f[2], f[3]), signed, bf16);
         let words = [_mm512_permutex2var_epi32(lo, first, hi), _mm512_permutex2var_epi32(lo, second, hi)];
         for (k, words) in words.into_iter().enumerate() {
             // SAFETY: pixels j + 8k .. + 8 (their 8 W words) lie in `out` (the caller's `groups`).
             unsafe { spread.store(out.add((j + 8 * k) * W), words) };
+        }
+    }
+}
+
+/// [`halves_from_bf16`] with AVX-512: 32 lanes.
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn halves_from_bf16_512(bits: __m512i, signed: bool, bf16: bool) -> __m512i {
+    let rebias = _mm512_set1_epi16(REBIAS_BF16);
+    match (bf16, signed) {
+        (true, _) => bits,
+        (false, false) => _mm512_slli_epi16::<3>(_mm512_subs_epu16(bits, rebias)),
+        (false, true) => {
+            let sign = _mm512_and_si512(bits, _mm512_set1_epi16(i16::MIN));
+            let magnitude = _mm512_xor_si512(bits, sign);
+            _mm512_or_si512(_mm512_slli_epi16::<3>(_mm512_subs_epu16(magnitude, rebias)), sign)
         }
     }
 }
@@ -411,48 +437,4 @@ unsafe fn byte_halves_vbmi<const W: usize>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every byte value, signed and not, into f16 and bf16 through both of AVX-512's groups
-    /// (a CPU with VBMI runs the rebiased ones only for a run's last pixels, so the widening
-    /// test through `byte_halves` sees few values there), four channels, against `half`.
-    #[test]
-    fn every_byte_value_widens_exactly_in_both_avx512_groups() {
-        if !Level::Avx512.available() {
-            println!("SKIPPED: AVX-512's byte groups (this CPU lacks AVX-512 F and BW)");
-            return;
-        }
-        let runs: Vec<Vec<u8>> =
-            (0..4).map(|c| (0..256).map(|j| (j * 37 + c * 101) as u8).collect()).collect();
-        let runs: Vec<&[u8]> = runs.iter().map(|r| r.as_slice()).collect();
-        for (signed, bf16) in [(false, false), (true, false), (false, true), (true, true)] {
-            let want = |c: usize, j: usize| {
-                let b = runs[c][j];
-                let v = if signed { f32::from(b as i8) } else { f32::from(b) };
-                let bits = match bf16 {
-                    true => half::bf16::from_f32(v).to_bits(),
-                    false => half::f16::from_f32(v).to_bits(),
-                };
-                u64::from(bits) << (16 * c)
-            };
-            let mut out = vec![0u64; 256];
-            // SAFETY: the CPU has AVX-512 F and BW (checked above); the runs hold 256 bytes,
-            // `out` 256 words.
-            unsafe { byte_halves_avx512::<1>(out.as_mut_ptr(), &runs, 16, signed, bf16) };
-            for (j, &w) in out.iter().enumerate() {
-                assert_eq!(w, (0..4).fold(0, |p, c| p | want(c, j)), "rebiased: pixel {j}, {signed} {bf16}");
-            }
-            if !super::super::has_vbmi() {
-                println!("SKIPPED: VBMI's byte groups (this CPU lacks AVX-512 VBMI)");
-                continue;
-            }
-            let mut out = vec![0u64; 256];
-            // SAFETY: as above, and the CPU has VBMI (checked).
-            unsafe { byte_halves_vbmi::<1>(out.as_mut_ptr(), &runs, 4, (signed, bf16)) };
-            for (j, &w) in out.iter().enumerate() {
-                assert_eq!(w, (0..4).fold(0, |p, c| p | want(c, j)), "tables: pixel {j}, {signed} {bf16}");
-            }
-        }
-    }
-}
+mod tests;

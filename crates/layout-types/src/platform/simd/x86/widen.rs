@@ -26,8 +26,9 @@ use super::halves::{pixels, store_pairs};
 /// turn three times: `vcvtps2ph` → f32's bits rebiased in 32-bit lanes 38.0–38.2 → 47.3–48.9
 /// GB/s; rebiased → VBMI's tables ([`byte_halves_vbmi`]) 48.1–49.0 → 64.0–65.9. Then, for CPUs
 /// without VBMI, the 32-bit lanes → two channels a register from bf16's bits as AVX2's
-/// ([`byte_halves_avx512`]), the bench's row (its second run, Zen 4 again) with the tables
-/// turned off, in turn three times: 52.8–53.4 → 61.6–63.4 GB/s (the tables 71.4–73.7).
+/// ([`byte_halves_avx512`]), the bench's `fused/0.5MiB` row on the same Zen 4 with the tables
+/// turned off in scratch builds, in turn three times: 52.8–53.4 → 61.6–63.4 GB/s (the tables
+/// 71.4–73.7).
 ///
 /// AVX2's groups against the tables' word-by-word pixels (`cast/tables.rs`), u8 NCHW C = 3 into
 /// f16 NHWC C = 4 at 176 MiB on an AMD EPYC (Zen 3, AVX2), the bench's row (two runs each): two

@@ -281,16 +281,22 @@ impl Strips {
     /// first (`convert::kernels`'s `by_staged_source`), `tall` where its strips are tall: the
     /// strips that read each source line a half at a time, so that a line evicted between its
     /// halves comes twice from L2. AVX2's strips, where it was measured (AMD EPYC, Zen 3), and
-    /// AVX-512's tall byte strips (AVX2's blocks in their EVEX forms). On an AMD EPYC (Zen 4),
-    /// u8 at 1 MiB (channel planes of 16 KiB, so 32 runs in one set), two threads, a scratch
-    /// loop of `convert` alternating four times, in place → staged: NCHW→NC/32HW32 40.0–42.7 →
-    /// 48.4–60.0 GB/s, NCDHW→NDHWC 39.8–42.3 → 49.3–57.0. AVX-512's other strips lost staged
-    /// there: tall f16 (NCHW→NHWC with C = 16) 68.1–73.0 → 53.4–61.8; f32 NCHW→NC/32HW32
-    /// 65.0–81.2 → 28.5–48.4 and f16 NCHW→NHWC 49.5–68.2 → 37.0–60.9, whose strips load whole
-    /// lines; bytes that are not tall pair neighbouring strips through a tile of their source
-    /// lines instead.
+    /// on AMD's cores AVX-512's tall byte strips (AVX2's blocks in their EVEX forms). On an AMD
+    /// EPYC (Zen 4), u8 at 1 MiB (channel planes of 16 KiB, so 32 runs in one set), two
+    /// threads, a scratch loop of `convert` alternating four times, in place → staged:
+    /// NCHW→NC/32HW32 40.0–42.7 → 48.4–60.0 GB/s, NCDHW→NDHWC 39.8–42.3 → 49.3–57.0.
+    /// AVX-512's other strips lost staged there: tall f16 (NCHW→NHWC with C = 16) 68.1–73.0 →
+    /// 53.4–61.8; f32 NCHW→NC/32HW32 65.0–81.2 → 28.5–48.4 and f16 NCHW→NHWC 49.5–68.2 →
+    /// 37.0–60.9, whose strips load whole lines; bytes that are not tall pair neighbouring
+    /// strips through a tile of their source lines instead. On Intel's cores (a Xeon with a 12-way L1 of 48 KiB and 2 MiB of L2 a
+    /// core) the tall byte strips read in place: the bench's races, the two alternating twice,
+    /// two threads, staged → in place, u8 NCHW→NC/32HW32 at 1 MiB 0.54, 0.58 → 0.68, 0.78 of
+    /// the strongest copy (one thread 28.4, 25.7 → 36.9, 38.4 GB/s), NCDHW→NDHWC 0.50, 0.53 →
+    /// 0.68, 0.67; back to back (`TL_BENCH_HOT`, three times each) 36.5–37.9 → 28.4–29.0 µs a
+    /// call and 37.3–38.4 → 27.6–29.2. AVX-512's other strips lost staged there too: f32, f16
+    /// and u8 NCHW→NHWC at 1 MiB 0.56–0.58, 0.65, 0.68–0.73 → 0.45–0.46, 0.48–0.52, 0.56–0.58.
     pub(crate) fn stages_aliased_runs(&self, tall: bool) -> bool {
-        self.level == Level::Avx2 || (self.level == Level::Avx512 && tall && self.size == 1)
+        self.level == Level::Avx2 || (self.level == Level::Avx512 && tall && self.size == 1 && amd())
     }
 
     /// Transposes the strips of `band`; they must lie inside `src` and `dst` (for a column part,

@@ -273,7 +273,15 @@ macro_rules! strips {
             /// 0.72–0.78 (0.63–0.65), NCHW→NC/32HW32 0.71–0.77 (0.60–0.62) → 0.71–0.76
             /// (0.62–0.64); f16 NCHW→NHWC 0.53–0.58 (0.48–0.54) → 0.70–0.71 (0.59–0.60),
             /// NC/32HW32 0.62–0.71 (0.48–0.55) → 0.67–0.75 (0.56–0.60), NCDHW→NDHWC 0.68–0.69
-            /// (0.57–0.58) → 0.68–0.72 (0.58–0.63). Intel's cores were not measured with it.
+            /// (0.57–0.58) → 0.68–0.72 (0.58–0.63). On Intel's cores (a Xeon: L1d 48 KiB of
+            /// 12 ways, L2 2 MiB a core) the strips read such runs in place: their tiles lost
+            /// there, the bench's races, tiles and in place in turn twice, ÷ the strongest copy
+            /// on two threads (one, GB/s): f32 NCHW→NHWC 0.59, 0.67 (26.2, 26.7) → 0.83, 0.77
+            /// (45.0, 43.6), NC/32HW32 0.67, 0.67 → 0.94, 0.81, NCDHW→NDHWC 0.68 → 0.84; f16
+            /// NCHW→NHWC 0.55, 0.61 (27.0, 28.8) → 0.77, 0.80 (50.5, 46.0), NC/32HW32 0.69,
+            /// 0.70 → 0.91, 0.86, NCDHW→NDHWC 0.67 → 0.82; back to back (`TL_BENCH_HOT`, µs a
+            /// call) f32 NCHW→NHWC 21.2–21.3 → 16.8–17.0, f16 22.6 → 16.5–17.5, f16
+            /// NCDHW→NDHWC 19.8–20.5 → 16.4–16.6.
             ///
             /// # Safety
             ///
@@ -296,7 +304,8 @@ macro_rules! strips {
             ) {
                 let steps = ([src_step, src_next], [dst_step, dst_next]);
                 let page_strided_runs = ss.is_multiple_of(PAGE_STRIDE_BYTES);
-                let walk = match !STREAM && !TALL && V == super::LINE && page_strided_runs {
+                let tiled = !STREAM && !TALL && V == super::LINE && page_strided_runs && super::super::amd();
+                let walk = match tiled {
                     true => super::walks::LineWalk::new(steps.0, steps.1, [count, repeat], 1),
                     false => None,
                 };

@@ -1,6 +1,8 @@
 //! AVX-512's in-cache strips from source runs a multiple of 4 KiB apart (NCHW's and NCDHW's
 //! channel planes), staged: the runs' lines are copied into tiles, [`GROUP`] neighbouring lines
-//! of each run one after the other, and the strips read the tiles.
+//! of each run one after the other, and the strips read the tiles. The byte strips everywhere;
+//! the others on AMD's cores only (Intel's read such runs faster in place: the `band` of
+//! `super::strips!` has the figures).
 //!
 //! Why: such runs share one set of the L1 data cache (64 sets of 64-byte lines, a 4 KiB
 //! period), which holds 8 to 12 lines; a strip reads 16 to 64 of them, so read in place every

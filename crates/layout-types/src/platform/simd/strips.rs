@@ -288,7 +288,8 @@ impl Strips {
     /// AVX-512's other strips lost staged there: tall f16 (NCHW→NHWC with C = 16) 68.1–73.0 →
     /// 53.4–61.8; f32 NCHW→NC/32HW32 65.0–81.2 → 28.5–48.4 and f16 NCHW→NHWC 49.5–68.2 →
     /// 37.0–60.9, whose strips load whole lines; bytes that are not tall pair neighbouring
-    /// strips through a tile of their source lines instead. On Intel's cores (a Xeon with a 12-way L1 of 48 KiB and 2 MiB of L2 a
+    /// strips through a tile of their source lines instead. On Intel's cores (a Xeon with a
+    /// 12-way L1 of 48 KiB and 2 MiB of L2 a
     /// core) the tall byte strips read in place: the bench's races, the two alternating twice,
     /// two threads, staged → in place, u8 NCHW→NC/32HW32 at 1 MiB 0.54, 0.58 → 0.68, 0.78 of
     /// the strongest copy (one thread 28.4, 25.7 → 36.9, 38.4 GB/s), NCDHW→NDHWC 0.50, 0.53 →

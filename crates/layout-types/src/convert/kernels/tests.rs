@@ -106,12 +106,13 @@ fn line_walk_finishes_in_half_the_blocks() {
 }
 
 /// Planes of every element size through [`transpose`] with the strips of every level this CPU
-/// has (a level it lacks prints SKIPPED), both store kinds and none, against the definition:
+/// has (a level it lacks prints SKIPPED; AVX-512's in the forms of both vendors' cores), both
+/// store kinds and none, against the definition:
 /// odd shapes (rows of half a line to a line among them: tall strips), padded and dense
 /// strides, misaligned and line-aligned starts; elements outside the plane stay untouched.
 #[test]
 fn strips_of_every_level_transpose_planes_like_the_definition() {
-    use crate::platform::simd::{Level, Stores};
+    use crate::platform::simd::{strips::Cores, Level, Stores};
     let mut planes = 0;
     for level in Level::ALL {
         if !level.available() {
@@ -123,13 +124,17 @@ fn strips_of_every_level_transpose_planes_like_the_definition() {
         for (stores, bytes) in
             [(Stores::Ordinary, 0), (Stores::Streaming, usize::MAX), (Stores::Streaming, 0)]
         {
-            let strips = |size| Strips::new(level, stores, size).map(|s| s.with_cached_source(bytes));
-            planes += check_planes::<u8>(strips(1));
-            // AVX-512's streamed byte strips of both forms, whichever this CPU's vendor takes.
-            planes += check_planes::<u8>(strips(1).map(|s| s.with_whole_line_bytes(!s.whole_line_bytes())));
-            planes += check_planes::<half::f16>(strips(2));
-            planes += check_planes::<f32>(strips(4));
-            planes += check_planes::<f64>(strips(8));
+            // The forms of both vendors' cores, whichever this CPU's vendor takes (they differ
+            // at AVX-512 only).
+            for cores in Cores::ALL.into_iter().filter(|&c| level == Level::Avx512 || c == Cores::Intel) {
+                let strips = |size| {
+                    Strips::new(level, stores, size).map(|s| s.with_cached_source(bytes).for_cores(cores))
+                };
+                planes += check_planes::<u8>(strips(1));
+                planes += check_planes::<half::f16>(strips(2));
+                planes += check_planes::<f32>(strips(4));
+                planes += check_planes::<f64>(strips(8));
+            }
         }
     }
     assert!(planes > 0);

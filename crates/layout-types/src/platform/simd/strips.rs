@@ -9,12 +9,31 @@ use super::{Level, Stores};
 use crate::dtype::Element;
 use crate::platform::out::Out;
 
-/// Whether this CPU is AMD's (never, off x86-64).
-fn amd() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    return super::x86::amd();
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+/// Whose cores the strips take their forms for, where the best form of a strip differed between
+/// the vendors' cores measured: [`Strips::whole_line_bytes`], [`Strips::tiles_page_strided_runs`]
+/// and the tall byte strips of [`Strips::stages_aliased_runs`]. Read once per process (CPUID's
+/// vendor string); tests run both on every CPU ([`Strips::for_cores`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cores {
+    /// AMD's (measured on EPYCs of Zen 3 and Zen 4).
+    Amd,
+    /// Intel's (measured on Xeons), and any other vendor's.
+    Intel,
+}
+
+impl Cores {
+    /// Both, for tests.
+    #[cfg(test)]
+    pub(crate) const ALL: [Cores; 2] = [Cores::Amd, Cores::Intel];
+
+    /// This CPU's (Intel's off x86-64, where no strips are made).
+    fn detected() -> Cores {
+        #[cfg(target_arch = "x86_64")]
+        if super::x86::amd() {
+            return Cores::Amd;
+        }
+        Cores::Intel
+    }
 }
 
 /// Bytes of the destination line a strip writes.
@@ -35,13 +54,8 @@ pub(crate) struct Strips {
     cached_source: bool,
     /// Tall strips ([`Strips::tall`]).
     tall: bool,
-    /// Whether AVX-512's streamed byte strips are whole lines held in 64-byte registers
-    /// (`x86/transpose/avx512_bytes.rs`: measured on Intel's cores, where AVX2's blocks spilled
-    /// when held for streaming), or AVX2's blocks in their EVEX forms: on AMD's. On an AMD EPYC
-    /// (Zen 4), u8 row→column matrices, two threads, a scratch loop of `convert` alternating
-    /// four times, whole-line strips → AVX2's blocks: at 256 MiB 25.7–27.7 → 34.6–37.7 GB/s,
-    /// at 16 MiB 33.2–35.4 → 37.6–42.6 (u8 NCHW→NHWC even). Zen 5 was not measured.
-    whole_line_bytes: bool,
+    /// Whose cores the strips' forms are for ([`Cores`]).
+    cores: Cores,
 }
 
 /// `count` strips of a plane whose source runs down its rows and destination along its columns
@@ -75,21 +89,32 @@ impl Strips {
             in_cache: stores == Stores::Ordinary,
             cached_source: stores == Stores::Ordinary,
             tall: false,
-            whole_line_bytes: !amd(),
+            cores: Cores::detected(),
         })
     }
 
-    /// Whether AVX-512's streamed byte strips are whole lines (the field's doc says when).
+    /// The same strips in the forms taken for `cores` (tests: both vendors' forms run on every
+    /// CPU).
     #[cfg(test)]
-    pub(crate) fn whole_line_bytes(&self) -> bool {
-        self.whole_line_bytes
+    pub(crate) fn for_cores(self, cores: Cores) -> Strips {
+        Strips { cores, ..self }
     }
 
-    /// The same strips with AVX-512's streamed byte strips of the other form (tests: both run
-    /// on every CPU with AVX-512).
-    #[cfg(test)]
-    pub(crate) fn with_whole_line_bytes(self, whole_line_bytes: bool) -> Strips {
-        Strips { whole_line_bytes, ..self }
+    /// Whether AVX-512's streamed byte strips are whole lines held in 64-byte registers
+    /// (`x86/transpose/avx512_bytes.rs`: measured on Intel's cores, where AVX2's blocks spilled
+    /// when held for streaming), or AVX2's blocks in their EVEX forms: on AMD's. On an AMD EPYC
+    /// (Zen 4), u8 row→column matrices, two threads, a scratch loop of `convert` alternating
+    /// four times, whole-line strips → AVX2's blocks: at 256 MiB 25.7–27.7 → 34.6–37.7 GB/s,
+    /// at 16 MiB 33.2–35.4 → 37.6–42.6 (u8 NCHW→NHWC even). Zen 5 was not measured.
+    pub(crate) fn whole_line_bytes(&self) -> bool {
+        self.cores == Cores::Intel
+    }
+
+    /// Whether AVX-512's in-cache strips of 2, 4 and 8 bytes read source runs a multiple of
+    /// 4 KiB apart through tiles of four lines (`x86/transpose.rs`'s `band`, which has the
+    /// figures) rather than in place: on AMD's cores.
+    pub(crate) fn tiles_page_strided_runs(&self) -> bool {
+        self.cores == Cores::Amd
     }
 
     /// The SIMD level the strips run at (one this CPU has).
@@ -130,7 +155,7 @@ impl Strips {
     /// 0.82 of the strongest copy either way), and beat AVX2's, which hold a whole line as two
     /// blocks of 32 registers.
     pub(crate) fn streams_directly(&self, rows: usize) -> bool {
-        let bytes = self.level == Level::Avx512 && !self.whole_line_bytes && rows >= self.rows();
+        let bytes = self.level == Level::Avx512 && !self.whole_line_bytes() && rows >= self.rows();
         self.has_blocks()
             && (self.size >= 2 || (self.size == 1 && bytes))
             && !(self.level == Level::Avx2 && self.size == 2)
@@ -213,7 +238,7 @@ impl Strips {
     /// the staging: on an AMD EPYC (Zen 3) it gained for halves too ([`Strips::streamed_runs`]
     /// has the figures).
     pub(crate) fn stages_far_runs(&self) -> bool {
-        self.level != Level::Avx512 || self.whole_line_bytes
+        self.level != Level::Avx512 || self.whole_line_bytes()
     }
 
     /// Whether [`Strips::stages_far_runs`]'s panels are long (`convert::kernels`'s
@@ -297,7 +322,8 @@ impl Strips {
     /// call and 37.3–38.4 → 27.6–29.2. AVX-512's other strips lost staged there too: f32, f16
     /// and u8 NCHW→NHWC at 1 MiB 0.56–0.58, 0.65, 0.68–0.73 → 0.45–0.46, 0.48–0.52, 0.56–0.58.
     pub(crate) fn stages_aliased_runs(&self, tall: bool) -> bool {
-        self.level == Level::Avx2 || (self.level == Level::Avx512 && tall && self.size == 1 && amd())
+        self.level == Level::Avx2
+            || (self.level == Level::Avx512 && tall && self.size == 1 && self.cores == Cores::Amd)
     }
 
     /// Transposes the strips of `band`; they must lie inside `src` and `dst` (for a column part,
@@ -364,7 +390,8 @@ impl Strips {
                     tall: self.tall,
                     near_runs: band.src_stride * size <= super::x86::NEAR_RUN_BYTES,
                     page_strided_rows: (band.dst_stride * size).is_multiple_of(super::x86::PAGE_STRIDE_BYTES),
-                    whole_line_bytes: self.whole_line_bytes,
+                    whole_line_bytes: self.whole_line_bytes(),
+                    tiles_page_strided_runs: self.tiles_page_strided_runs(),
                 },
                 &src[band.from * size..],
                 dst.wrapping_add(band.to * size),

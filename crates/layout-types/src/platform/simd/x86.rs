@@ -192,6 +192,9 @@ pub(super) struct Kind {
     /// AVX-512's streamed byte strips are whole lines held in 64-byte registers (else AVX2's
     /// blocks in their EVEX forms): `super::strips::Strips::whole_line_bytes`.
     pub(super) whole_line_bytes: bool,
+    /// AVX-512's in-cache strips of 2, 4 and 8 bytes read runs a multiple of 4 KiB apart
+    /// through tiles: `super::strips::Strips::tiles_page_strided_runs`.
+    pub(super) tiles_page_strided_runs: bool,
 }
 
 /// Runs `repeat` bands of `count` strips of `kind` (`super::strips::Band`'s geometry in bytes:
@@ -215,7 +218,7 @@ pub(super) unsafe fn band(
 ) {
     use transpose::{avx2, avx2_bytes, avx2_evex, avx512, avx512_bytes, avx512_lanes, sse2, LINE};
     let (s, d) = (src.as_ptr(), dst);
-    let Kind { level, size, writes, tall, near_runs, page_strided_rows, whole_line_bytes } = kind;
+    let Kind { level, size, writes, tall, near_runs, page_strided_rows, whole_line_bytes, .. } = kind;
     macro_rules! with {
         ($isa:ident, $w:literal, $m:literal, $stream:literal, $tall:literal, $whole:literal) => {
             $isa::band::<$w, { $isa::V / $w }, { LINE / $isa::V }, $m, $stream, $tall, $whole>(
@@ -224,6 +227,7 @@ pub(super) unsafe fn band(
                 d,
                 dst_geometry,
                 counts,
+                kind.tiles_page_strided_runs,
             )
         };
     }

@@ -6,7 +6,7 @@ use super::super::staged::{staged_runs, staged_tiles, with_far_panel, StagedRuns
 use super::super::strip_sweep::WIDE_PLANE;
 use super::super::*;
 use super::transposes_like_the_definition;
-use crate::platform::simd::Level;
+use crate::platform::simd::{strips::Cores, Level};
 
 /// A plane's shape and strides: `((rows, cols), (src_stride, dst_stride))`.
 type Plane = ((usize, usize), (usize, usize));
@@ -150,10 +150,12 @@ fn streamed_planes_take_staged_tiles() {
 
 /// Planes in cache whose source runs lie a multiple of 4 KiB apart (NCHW's channel planes of
 /// 4096 or 8192 bytes into NHWC): AVX2 stages the source panel by panel ([`by_staged_source`]),
-/// AVX-512 copies the strips' source lines into tiles first, four lines of each run at once
-/// where the band has them, then one (byte strips two to a line), along a band or from band to
-/// band (tall strips, for rows of 32 to 64 bytes, read in place there). Every element size at
-/// every level this CPU has, against the definition: 64 and 128 runs (one band a strip wide,
+/// AVX-512 on AMD's cores copies the strips' source lines into tiles first, four lines of each
+/// run at once where the band has them, then one (byte strips two to a line), along a band or
+/// from band to band (tall strips, for rows of 32 to 64 bytes: in place for 2 bytes and more,
+/// bytes staged as at AVX2); on Intel's both read them in place (byte strips that are not tall
+/// pair through tiles on both). Every element size at every level this CPU has, in both vendors' forms,
+/// against the definition: 64 and 128 runs (one band a strip wide,
 /// and bands of several strips), ragged runs and rows (an odd last strip alone), rows past a
 /// panel, tall rows, destination rows padded, starts on a line and off it; elements outside
 /// the plane stay untouched.
@@ -174,7 +176,9 @@ fn page_strided_runs_transpose_like_the_definition() {
             (1000 + 3, 48 / T::SIZE, 2 * page, 5),
         ]
         .map(|(rows, cols, src_stride, dst_pad)| ((rows, cols), (src_stride, cols + dst_pad)));
-        planes_like_the_definition::<T>(strips, &planes);
+        for cores in Cores::ALL {
+            planes_like_the_definition::<T>(strips.map(|s| s.for_cores(cores)), &planes);
+        }
     }
     at_every_level!(check);
 }
@@ -187,7 +191,8 @@ fn page_strided_runs_transpose_like_the_definition() {
 /// memory). And far runs from memory, where a strip reads more than 16 of them: bytes and
 /// halves, into rows of whole lines, and bytes into dense rows of half a line (tall strips of
 /// 32 runs); not f32, whose strips read 16 (at AVX-512, bytes only, in the strips' whole-line
-/// form only).
+/// form only: Intel's cores). At AVX-512 in cache, tall byte strips' runs in one L1 set only,
+/// on AMD's cores only.
 #[test]
 fn planes_stage_runs_that_share_one_l1_set() {
     use crate::platform::simd::Stores;
@@ -240,12 +245,26 @@ fn planes_stage_runs_that_share_one_l1_set() {
         // AVX-512's strips stage far runs in their whole-line form (Intel's cores) only.
         if let Some(avx512) = Strips::new(Level::Avx512, Stores::Streaming, size) {
             let from_memory = avx512.with_cached_source(1 << 40);
-            for whole in [true, false] {
-                let strips = from_memory.with_whole_line_bytes(whole);
+            for cores in Cores::ALL {
+                let strips = from_memory.for_cores(cores);
                 let far = why(line, rows, 64, (64 << 10) / T::SIZE as isize, many.max(64), strips);
-                let staged = (size == 1 && whole).then_some(StagedRuns::FarInMemory);
-                assert_eq!(far, staged, "far runs at AVX-512, whole lines {whole}, size {size}");
+                let staged = (size == 1 && cores == Cores::Intel).then_some(StagedRuns::FarInMemory);
+                assert_eq!(far, staged, "far runs at AVX-512, {cores:?}'s cores, size {size}");
             }
+            // In cache, AVX-512's strips stage runs in one L1 set only where they are tall byte
+            // strips on AMD's cores.
+            let in_cache = Strips::new(Level::Avx512, Stores::Ordinary, size).expect("AVX-512 strips");
+            let tall = avx512.tall().expect("AVX-512 has tall strips").cols();
+            for cores in Cores::ALL {
+                let strips = in_cache.for_cores(cores);
+                let staged = (size == 1 && cores == Cores::Amd).then_some(StagedRuns::OneL1Set);
+                let got = why(line, rows, tall, stride, tall, strips);
+                assert_eq!(got, staged, "tall at AVX-512, {cores:?}'s cores, size {size}");
+                let got = why(line, rows, many, stride, many, strips);
+                assert_eq!(got, None, "AVX-512, {cores:?}'s cores, size {size}");
+            }
+        } else {
+            println!("SKIPPED: AVX-512's runs: this CPU's highest level is {:?}", Level::detected());
         }
     }
     if !Level::Avx2.available() {

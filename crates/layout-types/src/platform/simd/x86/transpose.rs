@@ -266,8 +266,9 @@ macro_rules! strips {
             ///
             /// In cache, AVX-512's strips whose source runs lie a multiple of 4 KiB apart (NCHW's
             /// and NCDHW's channel planes: 16 or 32 runs in one L1 set) read them through tiles
-            /// ([`staged`]). Before, each strip read its runs in place and asked for each run's
-            /// next line into L2 (f32 and f64 only: f16 lost on one thread with it); against
+            /// ([`staged`]) where `tiles` (AMD's cores: `Strips::tiles_page_strided_runs`).
+            /// Before, each strip read its runs in place and asked for each run's next line into
+            /// L2 (f32 and f64 only: f16 lost on one thread with it); against
             /// that, on an AMD EPYC (Zen 4), the bench's 1 MiB rows, old and new in turn twice,
             /// ÷ the strongest copy on two threads (one): f32 NCHW→NHWC 0.70–0.75 (0.54) →
             /// 0.72–0.78 (0.63–0.65), NCHW→NC/32HW32 0.71–0.77 (0.60–0.62) → 0.71–0.76
@@ -301,10 +302,11 @@ macro_rules! strips {
                 dst: *mut u8,
                 [ds, dst_step, dst_next]: [usize; 3],
                 [count, repeat]: [usize; 2],
+                tiles: bool,
             ) {
                 let steps = ([src_step, src_next], [dst_step, dst_next]);
                 let page_strided_runs = ss.is_multiple_of(PAGE_STRIDE_BYTES);
-                let tiled = !STREAM && !TALL && V == super::LINE && page_strided_runs && super::super::amd();
+                let tiled = tiles && !STREAM && !TALL && V == super::LINE && page_strided_runs;
                 let walk = match tiled {
                     true => super::walks::LineWalk::new(steps.0, steps.1, [count, repeat], 1),
                     false => None,

@@ -120,6 +120,12 @@ pub(super) fn has_vbmi() -> bool {
     *VBMI.get_or_init(|| is_x86_feature_detected!("avx512vbmi") && Level::Avx512.available())
 }
 
+/// Whether this CPU has AVX-512 FP16's conversions and VBMI's byte permutes, detected once.
+pub(super) fn has_fp16() -> bool {
+    static FP16: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FP16.get_or_init(|| is_x86_feature_detected!("avx512fp16") && has_vbmi())
+}
+
 /// Whether this CPU converts f32 to f16 in hardware (F16C, with the AVX it is encoded in).
 pub(super) fn has_f16c() -> bool {
     static F16C: std::sync::OnceLock<bool> = std::sync::OnceLock::new();

@@ -1,9 +1,10 @@
 //! Image bytes widened into pixels of 2-byte floats (the safety argument is the room's, in
 //! `platform/mod.rs`): up to four runs of bytes, each value widened to f16 or bf16 (exact:
 //! every integer a byte holds is exact in both), assembled into pixels of `W` 64-bit words.
-//! With ordinary stores, AVX-512 looks the bits up in tables with VBMI's byte permutes where
-//! the CPU has them, else computes them from f32's bits, as AVX2 does (and the streamed groups
-//! at every level from AVX2 up).
+//! With ordinary stores, AVX-512 converts f16's with FP16's integer conversions where the CPU
+//! has them (`widen/fp16.rs`), looks the bits up in tables with VBMI's byte permutes where it
+//! has those (bf16's everywhere), else computes them from f32's bits, as AVX2 does (and the
+//! streamed groups at every level from AVX2 up).
 
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
@@ -16,10 +17,11 @@ use super::halves::{pixels, store_pairs};
 /// from a 16-byte boundary), `W` words a pixel: channel `c`'s f16 (or bf16) bits at bits `16 c`
 /// of a pixel's first word, the missing channels and the other words zero. Returns the pixels
 /// written: with ordinary stores, groups of 16 at `level` [`Level::Avx512`] (F and BW; groups
-/// of 64 first where the CPU has VBMI) and of 8 at [`Level::Avx2`]; streamed, groups of 8
-/// from AVX2 up (AVX-512 CPUs run the AVX2 groups); none below. Every
-/// streamed group of 8 pixels is whole 16-byte stores, so each destination line is written
-/// once, by the groups that cover it in turn; a caller that streams fences.
+/// of 64 first where the CPU has VBMI, of f16 through FP16's conversions where it has FP16)
+/// and of 8 at [`Level::Avx2`]; streamed, groups of 8 from AVX2 up (AVX-512 CPUs run the AVX2
+/// groups); none below. Every streamed group of 8 pixels is whole 16-byte stores, so each
+/// destination line is written once, by the groups that cover it in turn; a caller that
+/// streams fences.
 ///
 /// AVX-512's groups, one 224 × 224 image of u8 NCHW C = 3 into f16 NHWC C = 4 (the bench's
 /// in-cache fused row) on an AMD EPYC (Zen 4), a scratch loop of 100 000 calls, old and new in
@@ -28,7 +30,10 @@ use super::halves::{pixels, store_pairs};
 /// without VBMI, the 32-bit lanes → two channels a register from bf16's bits as AVX2's
 /// ([`byte_halves_avx512`]), the bench's `fused/0.5MiB` row on the same Zen 4 with the tables
 /// turned off in scratch builds, in turn three times: 52.8–53.4 → 61.6–63.4 GB/s (the tables
-/// 71.4–73.7).
+/// 71.4–73.7). On an Intel Xeon (AVX-512 FP16; one port for 512-bit shuffles), the tables →
+/// FP16's conversions (`fp16::byte_halves_fp16`), the same image, the bench's race in turn
+/// twice, one thread: 55.5–55.7 → 69.6–70.0 GB/s, 0.66–0.69 → 0.88 of the one-thread copy
+/// (back to back, a scratch loop of the best of 3000 calls: 58.8 → 75.5).
 ///
 /// AVX2's groups against the tables' word-by-word pixels (`cast/tables.rs`), u8 NCHW C = 3 into
 /// f16 NHWC C = 4 at 176 MiB on an AMD EPYC (Zen 3, AVX2), the bench's row (two runs each): two
@@ -56,6 +61,17 @@ pub(in crate::platform) fn byte_halves<const W: usize>(
     let Some(n) = pixels::<W, u8>(dst, runs, stream) else { return 0 };
     let out = dst.as_mut_ptr().cast::<u64>();
     match level {
+        Level::Avx512 if !stream && !bf16 && super::has_fp16() && n >= 64 => {
+            let wide = n / 64;
+            // SAFETY: the CPU has AVX-512 F, BW, VBMI and FP16 (`level` is one it has; VBMI
+            // and FP16 detected); it reads bytes [0, 64 wide) of each run and writes words
+            // [0, 64 wide W) of `dst`, all inside (`n` is at most every run's length and
+            // `dst`'s pixels), with unaligned stores; what it writes are f16 bits and zeros.
+            unsafe { fp16::byte_halves_fp16::<W>(out, runs, wide, signed) };
+            let rest: [&[u8]; 4] = core::array::from_fn(|c| runs.get(c).map_or(&[][..], |r| &r[64 * wide..]));
+            let tail = &mut dst[64 * wide * W * 8..];
+            64 * wide + byte_halves::<W>(level, tail, &rest[..runs.len()], signed, bf16, stream)
+        }
         Level::Avx512 if !stream && super::has_vbmi() && n >= 64 => {
             let wide = n / 64;
             // SAFETY: the CPU has AVX-512 F, BW and VBMI (`level` is one it has; VBMI
@@ -437,5 +453,6 @@ unsafe fn byte_halves_vbmi<const W: usize>(
     }
 }
 
+mod fp16;
 #[cfg(test)]
 mod tests;

@@ -3,18 +3,21 @@
 
 use super::*;
 
-/// Every byte value, signed and not, into f16 and bf16 through both of AVX-512's groups
-/// (a CPU with VBMI runs the rebiased ones only for a run's last pixels, so the widening
-/// test through `byte_halves` sees few values there), one to four channels, pixels of one,
-/// two and four words, against `half`.
+/// Every byte value, signed and not, into f16 and bf16 through each of AVX-512's groups (a CPU
+/// with VBMI runs the rebiased ones only for a run's last pixels, and one with FP16 VBMI's
+/// tables only for bf16, so the widening test through `byte_halves` sees few values there),
+/// one to four channels, pixels of one, two and four words, against `half`.
 #[test]
-fn every_byte_value_widens_exactly_in_both_avx512_groups() {
+fn every_byte_value_widens_exactly_in_every_avx512_group() {
     if !Level::Avx512.available() {
         println!("SKIPPED: AVX-512's byte groups (this CPU lacks AVX-512 F and BW)");
         return;
     }
     if !super::super::has_vbmi() {
         println!("SKIPPED: VBMI's byte groups (this CPU lacks AVX-512 VBMI)");
+    }
+    if !super::super::has_fp16() {
+        println!("SKIPPED: FP16's byte groups (this CPU lacks AVX-512 FP16 or VBMI)");
     }
     widen_every_byte::<1>();
     widen_every_byte::<2>();
@@ -56,6 +59,12 @@ fn widen_every_byte<const W: usize>() {
             // SAFETY: as above, and the CPU has VBMI (checked).
             unsafe { byte_halves_vbmi::<W>(out.as_mut_ptr(), runs, 4, (signed, bf16)) };
             check(&out, "tables");
+        }
+        if super::super::has_fp16() && !bf16 {
+            let mut out = vec![u64::MAX; 256 * W];
+            // SAFETY: as above, and the CPU has VBMI and FP16 (checked).
+            unsafe { fp16::byte_halves_fp16::<W>(out.as_mut_ptr(), runs, 4, signed) };
+            check(&out, "FP16's conversions");
         }
     }
 }

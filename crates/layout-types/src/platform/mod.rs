@@ -6,10 +6,10 @@
 //!
 //! The safety argument, once. SIMD: every intrinsic runs inside a function compiled for its feature
 //! (`#[target_feature]`), called only after [`simd::Level::available`] (or, for F16C's conversions
-//! to f16, VBMI's byte permutes and FP16's conversions, their own detection) has seen the feature on this CPU; every
-//! access goes through a slice whose bounds Rust checked (chunks of exactly one vector); the
-//! destination's vectors start at the alignment a streaming store needs (the head before it is
-//! copied with ordinary stores), and a store fence (`sfence`) ends every streaming copy, so the
+//! to f16, VBMI's byte permutes and FP16's conversions, their own detection) has seen the feature
+//! on this CPU; every access goes through a slice whose bounds Rust checked (chunks of exactly one
+//! vector); the destination's vectors start at the alignment a streaming store needs (the head
+//! before it is copied with ordinary stores), and a store fence (`sfence`) ends every streaming copy, so the
 //! bytes are visible to every thread when the call returns. Transpose strips (`simd::strips`) reach
 //! raw pointers only after `Strips::band` has checked, with overflow-checked arithmetic, that the
 //! last strip of the band lies inside the source slice and the destination's span (and, in a column

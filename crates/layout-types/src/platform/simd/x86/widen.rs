@@ -49,7 +49,14 @@ use super::halves::{pixels, store_pairs};
 /// the level forced to AVX2, in turn three times, 49.0–51.1 → 56.5–58.6 GB/s; at AVX-512 its
 /// streamed 176 MiB row (which runs these groups) even, 44.2–45.8 against 44.5–46.4. (`bf16`
 /// and `signed` are tested in the loop, predicted; f16's shift by a count in a register in
-/// their place went through 32-bit shifts and unpacks, 34 GB/s.)
+/// their place went through 32-bit shifts and unpacks, 34 GB/s.) Then each channel's 8 bytes
+/// loaded into both lanes and spread into 32-bit lanes by an in-lane byte shuffle, in place of
+/// AVX2's zero extension, which crosses lanes: the bench's `fused/0.5MiB` row on an AMD EPYC
+/// (Zen 3, AVX2), in turn three times, 32.8–32.9 → 44.0–45.4 GB/s (0.42–0.43 → 0.55–0.59 of
+/// the copy); a scratch loop of the best of 20 000 calls, one thread, 32.0–33.9 → 47.6–48.7
+/// (where a pixel is one word and the stores ordinary, each register's four pixels go out as
+/// one 32-byte store: through `store_pairs` the bench's row moved 39.3–41.8 GB/s against
+/// 40.7–46.6, in turn three times); the streamed 176 MiB row even.
 pub(in crate::platform) fn byte_halves<const W: usize>(
     level: Level,
     dst: &mut [MaybeUninit<u8>],
@@ -139,11 +146,14 @@ fn starts<const C: usize>(runs: &[&[u8]]) -> [*const u8; C] {
     core::array::from_fn(|c| runs.get(c).map_or(core::ptr::null(), |r| r.as_ptr()))
 }
 
-/// Groups of 8 pixels from `C` runs of bytes: each channel's 8 values converted to f32 (exact),
-/// whose top halves are their bf16 bits (exact too: a byte has at most 8 significant bits);
-/// two channels' bf16 bits blended into each pixel's 32-bit halves (channels 0 and 1, 2 and 3),
-/// turned into f16 bits there, 16 at a time ([`halves_from_bf16`]), and the halves
-/// interleaved into the pixels' first words.
+/// Groups of 8 pixels from `C` runs of bytes: each channel's 8 values spread into 32-bit lanes,
+/// pixels 0, 1, 4, 5 in the low lane and 2, 3, 6, 7 in the high one (an in-lane byte shuffle of
+/// the 8 bytes loaded into both lanes; i8 sign-extended by flipping and subtracting the sign
+/// bit), and converted to f32 (exact), whose top halves are their bf16 bits (exact too: a byte
+/// has at most 8 significant bits); two channels' bf16 bits blended into each pixel's 32-bit
+/// halves (channels 0 and 1, 2 and 3), turned into f16 bits there, 16 at a time
+/// ([`halves_from_bf16`]), and the halves interleaved into the pixels' first words, pixels 0-3
+/// in one register and 4-7 in the other.
 ///
 /// # Safety
 ///
@@ -158,29 +168,51 @@ unsafe fn byte_halves_avx2<const W: usize, const C: usize, const STREAM: bool>(
     signed: bool,
     bf16: bool,
 ) {
+    // Each byte into the low byte of its 32-bit lane, pixels 0, 1, 4, 5 in the low lane and
+    // 2, 3, 6, 7 in the high one (from the 8 bytes in both lanes), so that the interleaves
+    // below leave pixels 0-3 and 4-7 each in one register, in order.
+    let z = -1i8;
+    #[rustfmt::skip]
+    let spread = _mm256_setr_epi8(
+        0, z, z, z, 1, z, z, z, 4, z, z, z, 5, z, z, z,
+        2, z, z, z, 3, z, z, z, 6, z, z, z, 7, z, z, z,
+    );
+    let flip = _mm256_set1_epi32(0x80);
     for g in 0..groups {
         let j = 8 * g;
-        // Each channel's 8 values' f32 bits, in order; missing channels zero. An index loop
-        // over the constant count, so that nothing of it is left out of line.
+        // Each channel's 8 values' f32 bits; missing channels zero. An index loop over the
+        // constant count, so that nothing of it is left out of line.
         let mut f = [_mm256_setzero_si256(); 4];
         #[allow(clippy::needless_range_loop)]
         for c in 0..C {
             // SAFETY: bytes j..j + 8 lie in run `c` (the caller's `groups`); unaligned load.
-            let x = unsafe { _mm_loadl_epi64(runs[c].add(j).cast()) };
-            let wide = if signed { _mm256_cvtepi8_epi32(x) } else { _mm256_cvtepu8_epi32(x) };
+            let x = unsafe { _mm256_set1_epi64x(runs[c].add(j).cast::<i64>().read_unaligned()) };
+            let mut wide = _mm256_shuffle_epi8(x, spread);
+            if signed {
+                wide = _mm256_sub_epi32(_mm256_xor_si256(wide, flip), flip);
+            }
             f[c] = _mm256_castps_si256(_mm256_cvtepi32_ps(wide));
         }
         // The pixels' first words as 32-bit halves (channels 0 and 1 in `lo`, 2 and 3 in
-        // `hi`), interleaved within lanes: pixels 0, 1 (4, 5 in the high lane) and 2, 3 (6, 7).
+        // `hi`), interleaved within lanes: pixels 0-3 in `near`, 4-7 in `far`.
         let lo =
             halves_from_bf16(_mm256_blend_epi16::<0xAA>(_mm256_srli_epi32::<16>(f[0]), f[1]), signed, bf16);
         let hi =
             halves_from_bf16(_mm256_blend_epi16::<0xAA>(_mm256_srli_epi32::<16>(f[2]), f[3]), signed, bf16);
         let (near, far) = (_mm256_unpacklo_epi32(lo, hi), _mm256_unpackhi_epi32(lo, hi));
+        if W == 1 && !STREAM {
+            // SAFETY: pixels `j .. j + 8` (their 8 words) lie in `out` (the caller's `groups`);
+            // unaligned stores.
+            unsafe {
+                _mm256_storeu_si256(out.add(j).cast(), near);
+                _mm256_storeu_si256(out.add(j + 4).cast(), far);
+            }
+            continue;
+        }
         let pairs = [
             _mm256_castsi256_si128(near),
-            _mm256_castsi256_si128(far),
             _mm256_extracti128_si256::<1>(near),
+            _mm256_castsi256_si128(far),
             _mm256_extracti128_si256::<1>(far),
         ];
         // SAFETY: pixels `j .. j + 8` (their `8 W` words) lie in `out` (the caller's `groups`),

@@ -33,6 +33,12 @@ pub(super) fn pixels_of<V>(
     Some(runs.iter().map(|r| r.len()).min().unwrap_or(0).min(dst.len() / bytes))
 }
 
+/// The first `C` runs' starts (null past the runs there are): the pixel groups' loops, one
+/// for each count of runs.
+pub(super) fn starts<const C: usize, V>(runs: &[&[V]]) -> [*const V; C] {
+    core::array::from_fn(|c| runs.get(c).map_or(core::ptr::null(), |r| r.as_ptr()))
+}
+
 /// Pixels of f16 (or bf16 if `bf16`) from f32 runs, straight into `dst` (bytes, anywhere;
 /// streamed if `stream`, then from a 16-byte boundary): up to four runs of f32 (of equal
 /// length), each group of 8 values rounded to nearest even (f16 with F16C's `vcvtps2ph`, bf16
@@ -84,10 +90,10 @@ unsafe fn float_halves_avx2<const W: usize, const STREAM: bool>(
     // SAFETY: the caller's contract, `C` the runs there are.
     unsafe {
         match runs.len() {
-            1 => float_halves_of::<W, 1, STREAM>(out, runs, groups, bf16),
-            2 => float_halves_of::<W, 2, STREAM>(out, runs, groups, bf16),
-            3 => float_halves_of::<W, 3, STREAM>(out, runs, groups, bf16),
-            _ => float_halves_of::<W, 4, STREAM>(out, runs, groups, bf16),
+            1 => float_halves_of::<W, 1, STREAM>(out, starts(runs), groups, bf16),
+            2 => float_halves_of::<W, 2, STREAM>(out, starts(runs), groups, bf16),
+            3 => float_halves_of::<W, 3, STREAM>(out, starts(runs), groups, bf16),
+            _ => float_halves_of::<W, 4, STREAM>(out, starts(runs), groups, bf16),
         }
     }
 }
@@ -103,15 +109,14 @@ unsafe fn float_halves_avx2<const W: usize, const STREAM: bool>(
 ///
 /// # Safety
 ///
-/// As [`float_halves_avx2`], `runs` holding `C` runs.
+/// As [`float_halves_avx2`], `runs` the starts of its `C` runs.
 #[target_feature(enable = "avx2,f16c")]
 unsafe fn float_halves_of<const W: usize, const C: usize, const STREAM: bool>(
     out: *mut u64,
-    runs: &[&[f32]],
+    runs: [*const f32; C],
     groups: usize,
     bf16: bool,
 ) {
-    let starts: [*const f32; C] = core::array::from_fn(|c| runs[c].as_ptr());
     for g in 0..groups {
         let j = 8 * g;
         // Each channel's 8 values as 2-byte floats, one register each; missing channels zero.
@@ -119,7 +124,7 @@ unsafe fn float_halves_of<const W: usize, const C: usize, const STREAM: bool>(
         #[allow(clippy::needless_range_loop)]
         for c in 0..C {
             // SAFETY: values j..j + 8 lie in run `c` (the caller's `groups`); unaligned load.
-            let f = unsafe { _mm256_loadu_ps(starts[c].add(j)) };
+            let f = unsafe { _mm256_loadu_ps(runs[c].add(j)) };
             h[c] = match bf16 {
                 true => bf16_bits(f),
                 false => _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(f),

@@ -10,7 +10,7 @@ use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 
 use super::super::Level;
-use super::halves::{pixels, store_pairs};
+use super::halves::{pixels, starts, store_pairs};
 
 /// Writes the whole groups of pixels of `runs` (one to four runs of bytes, of equal length;
 /// i8 if `signed`, else u8) straight into `dst` (bytes, anywhere; streamed if `stream`, then
@@ -139,11 +139,6 @@ unsafe fn byte_halves_avx2_of<const W: usize, const STREAM: bool>(
             _ => byte_halves_avx2::<W, 4, STREAM>(out, starts(runs), groups, signed, bf16),
         }
     }
-}
-
-/// The first `C` runs' starts (null past the runs there are).
-fn starts<const C: usize>(runs: &[&[u8]]) -> [*const u8; C] {
-    core::array::from_fn(|c| runs.get(c).map_or(core::ptr::null(), |r| r.as_ptr()))
 }
 
 /// Groups of 8 pixels from `C` runs of bytes: each channel's 8 values spread into 32-bit lanes,

@@ -304,9 +304,13 @@ pub(super) unsafe fn band(
             }
             Level::Avx512 if size == 1 => run!(avx2_evex),
             Level::Avx512 => run!(avx512),
-            // Bytes into rows a multiple of 4 KiB apart, ordinary stores: each strip's rows
-            // formed in a tile first (`avx2_bytes` says why and what it gained).
-            Level::Avx2 if size == 1 && writes != Writes::Streamed && page_strided_rows => {
+            // Bytes into rows a multiple of 4 KiB apart, ordinary stores, and any bytes in
+            // cache: each strip's rows formed in a tile first (`avx2_bytes` says why and what
+            // it gained).
+            Level::Avx2
+                if size == 1
+                    && (writes == Writes::InCache || (writes == Writes::Ordinary && page_strided_rows)) =>
+            {
                 avx2_bytes::band(s, src_geometry, d, dst_geometry, counts)
             }
             // Halves and words into such rows: each strip's blocks first, then its rows whole,

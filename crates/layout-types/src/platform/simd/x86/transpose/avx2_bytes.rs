@@ -1,8 +1,8 @@
-//! AVX2's byte strips into rows a multiple of 4 KiB apart, with ordinary stores (NCHW planes
-//! from NHWC pixels): 32 rows by one 64-byte line, transposed in four quarters of 16 source
-//! runs through a 2 KiB tile. Register `j` of quarter `q` holds source run `16 q + j` (32
-//! bytes); four in-lane unpack rounds leave register `i` holding row `i`'s bytes `16 q ..` in
-//! its low lane and row `16 + i`'s in its high lane. Each such register goes into the tile
+//! AVX2's byte strips with ordinary stores into rows a multiple of 4 KiB apart (NCHW planes
+//! from NHWC pixels), and all of them in cache: 32 rows by one 64-byte line, transposed in four
+//! quarters of 16 source runs through a 2 KiB tile. Register `j` of quarter `q` holds source
+//! run `16 q + j` (32 bytes); four in-lane unpack rounds leave register `i` holding row `i`'s
+//! bytes `16 q ..` in its low lane and row `16 + i`'s in its high lane. Each such register goes into the tile
 //! whole (register `16 q + i` of it), and rows `i` and `16 + i` then leave it whole: the four
 //! quarters' registers `i` loaded, their lanes paired across registers (`permute2x128`) into
 //! the two rows' 32-byte halves, stored back to back.
@@ -21,12 +21,21 @@
 //! Intel cores): a strip's 32 rows evict each other between its two blocks. On an AMD EPYC
 //! (Zen 3), u8 NHWC→NCHW with C = 64 at 1 MiB, a scratch loop of `convert` (best of 15 × 64
 //! calls), old and new alternating four times: one thread 13.3–17.0 → 18.2–24.5 GB/s, two
-//! threads 19.4–24.3 → 33.5–35.4. Where the rows are not so
-//! placed the tile gains nothing (NCHW→NHWC's 64-byte pixels: 20.8–21.2 → 15.8–16.3 on one
-//! thread), and neither did the same quarters stored straight to the rows (NHWC→NCHW at
-//! 1 MiB, one thread: 15.4 → 9.1: 16-byte pieces of 32 rows in one set) or joined in pairs
-//! in registers (even with the generic strips: the spills of the 32×32 block cost nothing
-//! measurable there).
+//! threads 19.4–24.3 → 33.5–35.4. Where the rows are not so placed that first tile gained
+//! nothing (NCHW→NHWC's 64-byte pixels: 20.8–21.2 → 15.8–16.3 GB/s on one thread); with the
+//! tile's stores halved it gains in cache (u8 at 1 MiB, a scratch loop of `to_layout_into`,
+//! best of 10 000 calls, the generic strips and these in turn three times, GB/s of 1 MiB a
+//! call: one thread NCHW→NHWC 14.7–15.1 → 15.8–16.1, 1024 × 1024 matrices into columns
+//! 11.5–12.1 → 13.9–14.7; two threads 20.0–27.6 → 21.6–30.3 and 21.6–22.2 → 20.6–27.8; the
+//! bench's race, in turn three times, one thread: row→column 23.6–24.7 → 25.3–28.2,
+//! NCHW→NHWC 27.6–28.8 → 27.6–30.4, two threads even), but not for a streamed conversion's
+//! staged tiles, whose source comes from memory (u8 at 16 and 256 MiB, the bench's races in
+//! turn twice, ÷ the strongest copy: mixed, row→column at 16 MiB 0.44, 0.42 → 0.40, 0.29 and at
+//! 256 MiB 0.40, 0.38 → 0.37, 0.39, NCHW→NHWC at 256 MiB 0.54, 0.59 → 0.60, 0.54), so those
+//! keep the generic strips. The same quarters stored straight to the rows lost
+//! (NHWC→NCHW at 1 MiB, one thread: 15.4 → 9.1: 16-byte pieces of 32 rows in one set), and
+//! joined in pairs in registers they were even with the generic strips (the spills of the
+//! 32×32 block cost nothing measurable there).
 //!
 //! The safety argument is the room's, in `platform/mod.rs`; the bounds each call relies on are
 //! checked by `strips`.

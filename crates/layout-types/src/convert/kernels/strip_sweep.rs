@@ -116,6 +116,11 @@ pub(super) fn by_strips<T: Element>(
         (along_rows, tr, tc) = (false, n_rows, 32 * strips.cols());
     }
     let mut tile = (tr.next_multiple_of(strips.rows()), tc.next_multiple_of(strips.cols()));
+    let few_long_rows = strips.in_cache() && !along_rows && n_rows < WIDE_PLANE;
+    if let Some(most) = strips.in_cache_band_strips().filter(|_| few_long_rows) {
+        // Bands along a few long rows (NHWC→NCHW), a tile's source kept near L1's size.
+        tile.1 = tile.1.min(most * strips.cols());
+    }
     // Prefetch the next tile's near side only for a streamed (large) plane whose near side is
     // the source (so `src` is the near side below): streamed destination lines never enter the
     // cache (prefetching them would only evict), and an unstreamed plane is under the streaming

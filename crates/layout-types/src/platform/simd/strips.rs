@@ -268,6 +268,17 @@ impl Strips {
         }
     }
 
+    /// Strips at most along each band of an in-cache plane's tile swept across its rows
+    /// (`convert::kernels`'s `by_strips`: NHWC→NCHW's few long rows), where fewer than the
+    /// tiling's gained: AVX2's f32 strips, 8 (a tile's source then 32 KiB, L1's size, against
+    /// 256 KiB). On an AMD EPYC (Zen 3), f32 NHWC→NCHW with C = 64 at 1 MiB, the bench's race,
+    /// in turn three times, ÷ the strongest copy: 0.69, 0.73, 0.70 → 0.80, 0.82, 0.74 (one
+    /// thread 44.7, 45.6, 42.0 → 49.9, 49.0, 47.3 GB/s). f16 and u8 were even with 8 (0.57,
+    /// 0.58 → 0.54–0.55, 0.50–0.55), and 1 or 2 strips lost for all three.
+    pub(crate) fn in_cache_band_strips(&self) -> Option<usize> {
+        (self.level == Level::Avx2 && self.size == 4 && !self.tall).then_some(8)
+    }
+
     /// Whether a streamed plane swept in tiles prefetches the next tile's source lines between
     /// its bands: AVX-512's strips only. Measured where it was added (Intel Xeon, AVX-512) f32
     /// NHWC→NCHW with C = 64 at 256 MiB gained 27.1–27.2 → 27.8–28.6 GB/s; on an AMD EPYC

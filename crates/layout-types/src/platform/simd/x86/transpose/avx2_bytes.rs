@@ -2,10 +2,10 @@
 //! from NHWC pixels), and all of them in cache: 32 rows by one 64-byte line, transposed in four
 //! quarters of 16 source runs through a 2 KiB tile. Register `j` of quarter `q` holds source
 //! run `16 q + j` (32 bytes); four in-lane unpack rounds leave register `i` holding row `i`'s
-//! bytes `16 q ..` in its low lane and row `16 + i`'s in its high lane. Each such register goes into the tile
-//! whole (register `16 q + i` of it), and rows `i` and `16 + i` then leave it whole: the four
-//! quarters' registers `i` loaded, their lanes paired across registers (`permute2x128`) into
-//! the two rows' 32-byte halves, stored back to back.
+//! bytes `16 q ..` in its low lane and row `16 + i`'s in its high lane. Each such register goes
+//! into the tile whole (register `16 q + i` of it), and rows `i` and `16 + i` then leave it
+//! whole: the four quarters' registers `i` loaded, their lanes paired across registers
+//! (`permute2x128`) into the two rows' 32-byte halves, stored back to back.
 //!
 //! Before, each register's lanes went into the tile as two 16-byte stores, lines `i` and
 //! `16 + i` (128 stores a strip where there are now 64, on a core that stores one 32- or 16-byte

@@ -59,11 +59,22 @@ impl Parts {
     }
 }
 
+/// What a probe's strips do: the whole strip's loads and stores, or one side alone (so that
+/// the two sides' times can be set against the whole's).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Part {
+    Both,
+    /// The loads, folded into one register a strip, which row 0 takes.
+    Loads,
+    /// The stores, of a zeroed register.
+    Stores,
+}
+
 /// One task: pixels `pixels` of every channel, from the NHWC source `s` (bytes) into the NCHW
-/// destination `d`, tile by tile, band by band, strip by strip. Panics unless every strip
-/// lies inside both buffers and the CPU passes [`avx512`]; the caller gives each task its
-/// own pixels.
-pub(super) fn task(s: &[u8], d: &Parts, pixels: std::ops::Range<usize>, g: Geometry) {
+/// destination `d`, tile by tile, band by band, strip by strip, each strip's `part`. Panics
+/// unless every strip lies inside both buffers and the CPU passes [`avx512`]; the caller gives
+/// each task its own pixels.
+pub(super) fn task(s: &[u8], d: &Parts, pixels: std::ops::Range<usize>, g: Geometry, part: Part) {
     let Geometry { channels, pixels: all, size, band, sweep } = g;
     // The strips below: f32 16 channels by 16 pixels, f16 32 by 32, u8 32 by 64.
     assert!(avx512() && matches!((size, band), (4, 16) | (2, 32) | (1, 32)));
@@ -87,10 +98,17 @@ pub(super) fn task(s: &[u8], d: &Parts, pixels: std::ops::Range<usize>, g: Geome
                 #[cfg(target_arch = "x86_64")]
                 unsafe {
                     let (src, dst) = (s.as_ptr().add(from), d.start.add(to));
-                    match size {
-                        4 => x86::strip::<16, false>(src, channels * size, dst, plane),
-                        2 => x86::strip::<32, false>(src, channels * size, dst, plane),
-                        _ => x86::strip::<32, true>(src, channels * size, dst, plane),
+                    let ss = channels * size;
+                    match (size, part) {
+                        (4, Part::Both) => x86::strip::<16, false, true, true>(src, ss, dst, plane),
+                        (4, Part::Loads) => x86::strip::<16, false, true, false>(src, ss, dst, plane),
+                        (4, Part::Stores) => x86::strip::<16, false, false, true>(src, ss, dst, plane),
+                        (2, Part::Both) => x86::strip::<32, false, true, true>(src, ss, dst, plane),
+                        (2, Part::Loads) => x86::strip::<32, false, true, false>(src, ss, dst, plane),
+                        (2, Part::Stores) => x86::strip::<32, false, false, true>(src, ss, dst, plane),
+                        (_, Part::Both) => x86::strip::<32, true, true, true>(src, ss, dst, plane),
+                        (_, Part::Loads) => x86::strip::<32, true, true, false>(src, ss, dst, plane),
+                        (_, Part::Stores) => x86::strip::<32, true, false, true>(src, ss, dst, plane),
                     }
                 }
                 #[cfg(not(target_arch = "x86_64"))]

@@ -48,19 +48,25 @@ pub(super) unsafe fn streamed_tall_bytes(src: *const u8, ss: usize, dst: *mut u8
 
 /// `E` registers loaded (register `j`: the 64-byte run `j * ss` bytes from `src`, or
 /// with `PAIRED` the 32-byte runs `j` and `E + j`), then stored as rows `r * ds` bytes
-/// from `dst`: a strip's loads and stores without its shuffles.
+/// from `dst`: a strip's loads and stores without its shuffles. With `LOADS` false the rows
+/// are stored from one zeroed register and nothing is loaded; with `STORES` false the
+/// registers are loaded and folded into one, which only row 0 takes (one store a strip, so
+/// that the loads are not optimized away).
 ///
 /// # Safety
 ///
 /// The CPU has AVX-512 F, BW and VL; those bytes are inside live, disjoint allocations.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-pub(super) unsafe fn strip<const E: usize, const PAIRED: bool>(
+pub(super) unsafe fn strip<const E: usize, const PAIRED: bool, const LOADS: bool, const STORES: bool>(
     src: *const u8,
     ss: usize,
     dst: *mut u8,
     ds: usize,
 ) {
     let v: [__m512i; E] = core::array::from_fn(|j| {
+        if !LOADS {
+            return _mm512_setzero_si512();
+        }
         // SAFETY: run `j` (and `E + j`) is inside `src` (the caller's contract).
         unsafe {
             match PAIRED {
@@ -72,6 +78,12 @@ pub(super) unsafe fn strip<const E: usize, const PAIRED: bool>(
             }
         }
     });
+    if !STORES {
+        let folded = v.iter().fold(_mm512_setzero_si512(), |a, &v| _mm512_xor_si512(a, v));
+        // SAFETY: row 0's 64 bytes are inside `dst` (the caller's contract).
+        unsafe { _mm512_storeu_si512(dst.cast(), folded) };
+        return;
+    }
     for (r, v) in v.iter().enumerate() {
         // SAFETY: row `r`'s 64 bytes are inside `dst` (the caller's contract).
         unsafe { _mm512_storeu_si512(dst.add(r * ds).cast(), *v) };

@@ -22,7 +22,9 @@ use super::{hot_best, plane, Bench, Sample, PROBE_HOT};
 /// nothing between: no pass in that order moves more. (Where a strip's source runs are near and
 /// its rows 16 KiB apart, as here, the library's f16 and u8 strips load the same bytes as
 /// 16-byte lanes, gathered: `x86::band` says why.) Left out (printed `-`) where the CPU lacks
-/// AVX-512. A control row follows: typed-layout alone on the same pass with one more image row.
+/// AVX-512. Two rows follow with the probe's loads alone and its stores alone (where their
+/// times add up to the probe's, the two sides do not overlap), then a control: typed-layout on
+/// the same pass with one more image row, alone and beside the probe's stores alone there.
 pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let row = format!("{}/1MiB/NHWC->NCHW strip probe", T::NAME);
     if b.skips(&row) {
@@ -31,42 +33,56 @@ pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let elements = (1 << 20) / T::SIZE;
     let c = 64;
     let (h, w) = plane(elements / c);
-    let pixels = h * w;
-    let src =
-        Tensor::<T, Nhwc>::from_fn([1, c, h, w], |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k)))
-            .unwrap();
-    let mut dst = Tensor::<T, Nchw>::zeros([1, c, h, w]).unwrap();
-    let mut probe_dst = Tensor::<T, Nchw>::zeros([1, c, h, w]).unwrap();
     let threads = rayon::current_num_threads();
     let band = if T::SIZE == 4 { 16 } else { 32 }; // a strip's channels
     let line = 64 / T::SIZE; // a strip's pixels
-                             // The library's cuts: a thread's share of the pixels, on a line.
-    let cuts: Vec<usize> =
-        (0..=threads).map(|k| (k * pixels / threads).next_multiple_of(line).min(pixels)).collect();
-    let s: &[u8] = bytemuck::cast_slice(src.as_slice());
-    let d = strips::Parts::new(bytemuck::cast_slice_mut(probe_dst.as_mut_slice()));
-    let geometry = strips::Geometry { channels: c, pixels, size: T::SIZE, band, sweep: 4096 / T::SIZE };
-    let probe = strips::avx512().then_some(|| {
-        use rayon::prelude::*;
-        (0..threads)
-            .into_par_iter()
-            .for_each(|k| strips::task(black_box(s), &d, cuts[k]..cuts[k + 1], geometry))
-    });
-    let of = format!("{}/1MiB/NHWC->NCHW", T::NAME);
-    out.push(race(&row, Some(&of), 2 << 20, || convert(black_box(&src), &mut dst).unwrap(), probe));
-    eprintln!("{row}: done");
-    // The control: one more image row, so that the destination rows lie a few lines past
-    // 16 KiB apart instead of exactly 16 KiB (a multiple of the page and of the L1 cache's set
-    // period): typed-layout alone, the same pass otherwise.
-    let dims = [1, c, h + 1, w];
-    let gap = ((h + 1) * w * T::SIZE) - (16 << 10);
-    let control = format!("{}/1MiB/NHWC->NCHW rows 16 KiB + {gap} B apart", T::NAME);
-    let src =
-        Tensor::<T, Nhwc>::from_fn(dims, |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k))).unwrap();
-    let mut dst = Tensor::<T, Nchw>::zeros(dims).unwrap();
-    let bytes = 2 * src.as_slice().len() * T::SIZE;
-    out.push(race(&control, None, bytes, || convert(black_box(&src), &mut dst).unwrap(), None::<fn()>));
-    eprintln!("{control}: done");
+                             // The row's pass, then the control: one more image row, so that the destination rows lie
+                             // a few lines past 16 KiB apart instead of exactly 16 KiB (a multiple of the page and of
+                             // the L1 cache's set period), the same pass otherwise.
+    for control in [false, true] {
+        let dims = [1, c, h + usize::from(control), w];
+        let pixels = dims[2] * w;
+        let src = Tensor::<T, Nhwc>::from_fn(dims, |i| T::at(i.as_ref().iter().fold(0, |a, &k| a * 31 + k)))
+            .unwrap();
+        let mut dst = Tensor::<T, Nchw>::zeros(dims).unwrap();
+        let mut probe_dst = Tensor::<T, Nchw>::zeros(dims).unwrap();
+        let bytes = 2 * src.as_slice().len() * T::SIZE;
+        // The library's cuts: a thread's share of the pixels, on a line.
+        let cuts: Vec<usize> =
+            (0..=threads).map(|k| (k * pixels / threads).next_multiple_of(line).min(pixels)).collect();
+        let s: &[u8] = bytemuck::cast_slice(src.as_slice());
+        let d = strips::Parts::new(bytemuck::cast_slice_mut(probe_dst.as_mut_slice()));
+        let geometry = strips::Geometry { channels: c, pixels, size: T::SIZE, band, sweep: 4096 / T::SIZE };
+        let (d, cuts) = (&d, &cuts);
+        let probe = |part| {
+            strips::avx512().then_some(move || {
+                use rayon::prelude::*;
+                (0..threads)
+                    .into_par_iter()
+                    .for_each(|k| strips::task(black_box(s), d, cuts[k]..cuts[k + 1], geometry, part))
+            })
+        };
+        let mut typed = || convert(black_box(&src), &mut dst).unwrap();
+        if control {
+            let gap = pixels * T::SIZE - (16 << 10);
+            let control = format!("{}/1MiB/NHWC->NCHW rows 16 KiB + {gap} B apart", T::NAME);
+            out.push(race(&control, None, bytes, &mut typed, None::<fn()>));
+            let stores = format!("{control}: the probe's stores alone");
+            out.push(race(&stores, None, bytes, &mut typed, probe(strips::Part::Stores)));
+            eprintln!("{control}: done");
+            continue;
+        }
+        let of = format!("{}/1MiB/NHWC->NCHW", T::NAME);
+        out.push(race(&row, Some(&of), bytes, &mut typed, probe(strips::Part::Both)));
+        // Each side of the probe alone, counted as the whole pass's bytes (so that where the
+        // sides' times add up to the whole's, the reciprocals of the three figures do too).
+        for (part, what) in
+            [(strips::Part::Loads, "its loads alone"), (strips::Part::Stores, "its stores alone")]
+        {
+            out.push(race(&format!("{row}: {what}"), None, bytes, &mut typed, probe(part)));
+        }
+        eprintln!("{row}: done");
+    }
 }
 
 /// The strip probes of the 16 and 256 MiB rows into channel-last pixels (NCHW→NHWC,

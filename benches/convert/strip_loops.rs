@@ -99,16 +99,10 @@ pub(super) fn task(s: &[u8], d: &Parts, pixels: std::ops::Range<usize>, g: Geome
                 unsafe {
                     let (src, dst) = (s.as_ptr().add(from), d.start.add(to));
                     let ss = channels * size;
-                    match (size, part) {
-                        (4, Part::Both) => x86::strip::<16, false, true, true>(src, ss, dst, plane),
-                        (4, Part::Loads) => x86::strip::<16, false, true, false>(src, ss, dst, plane),
-                        (4, Part::Stores) => x86::strip::<16, false, false, true>(src, ss, dst, plane),
-                        (2, Part::Both) => x86::strip::<32, false, true, true>(src, ss, dst, plane),
-                        (2, Part::Loads) => x86::strip::<32, false, true, false>(src, ss, dst, plane),
-                        (2, Part::Stores) => x86::strip::<32, false, false, true>(src, ss, dst, plane),
-                        (_, Part::Both) => x86::strip::<32, true, true, true>(src, ss, dst, plane),
-                        (_, Part::Loads) => x86::strip::<32, true, true, false>(src, ss, dst, plane),
-                        (_, Part::Stores) => x86::strip::<32, true, false, true>(src, ss, dst, plane),
+                    match size {
+                        4 => x86::strip_part::<16, false>(part, src, ss, dst, plane),
+                        2 => x86::strip_part::<32, false>(part, src, ss, dst, plane),
+                        _ => x86::strip_part::<32, true>(part, src, ss, dst, plane),
                     }
                 }
                 #[cfg(not(target_arch = "x86_64"))]

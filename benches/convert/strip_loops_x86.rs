@@ -90,6 +90,29 @@ pub(super) unsafe fn strip<const E: usize, const PAIRED: bool, const LOADS: bool
     }
 }
 
+/// [`strip`] doing `part` of it: both sides, its loads alone or its stores alone.
+///
+/// # Safety
+///
+/// As [`strip`].
+pub(super) unsafe fn strip_part<const E: usize, const PAIRED: bool>(
+    part: super::Part,
+    src: *const u8,
+    ss: usize,
+    dst: *mut u8,
+    ds: usize,
+) {
+    use super::Part;
+    // SAFETY: the caller's contract is `strip`'s.
+    unsafe {
+        match part {
+            Part::Both => strip::<E, PAIRED, true, true>(src, ss, dst, ds),
+            Part::Loads => strip::<E, PAIRED, true, false>(src, ss, dst, ds),
+            Part::Stores => strip::<E, PAIRED, false, true>(src, ss, dst, ds),
+        }
+    }
+}
+
 /// `E` registers loaded (register `j`: the 64-byte run `j * ss` bytes from `src`), then
 /// streamed as lines `r * ds` bytes from `dst`: a streamed strip without its shuffles.
 ///

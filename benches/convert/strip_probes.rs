@@ -36,9 +36,10 @@ pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     let threads = rayon::current_num_threads();
     let band = if T::SIZE == 4 { 16 } else { 32 }; // a strip's channels
     let line = 64 / T::SIZE; // a strip's pixels
-                             // The row's pass, then the control: one more image row, so that the destination rows lie
-                             // a few lines past 16 KiB apart instead of exactly 16 KiB (a multiple of the page and of
-                             // the L1 cache's set period), the same pass otherwise.
+
+    // The row's pass, then the control: one more image row, so that the destination rows lie
+    // a few lines past 16 KiB apart instead of exactly 16 KiB (a multiple of the page and of
+    // the L1 cache's set period), the same pass otherwise.
     for control in [false, true] {
         let dims = [1, c, h + usize::from(control), w];
         let pixels = dims[2] * w;

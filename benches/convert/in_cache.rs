@@ -9,7 +9,7 @@ use typed_layout::{
     convert, Bmn, ColMajor, DimsOf, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Tensor,
 };
 
-use super::machine::wake_pool;
+use super::machine::{side_by_side, wake_pool};
 use super::{hot_best, plane, Bench, Sample, IN_CACHE_RACE, PROBE_HOT};
 
 /// How an in-cache probe walks a plane of `a × bb` source elements into `bb` destination rows
@@ -121,8 +121,7 @@ fn probe_in_cache<T: Sample, S: Layout, D: Layout>(
     let part_rows = bb / parts;
     let cut = bb.is_multiple_of(parts) && walk.fits(a, part_rows, line);
     let parallel = |d: &mut [T]| {
-        use rayon::prelude::*;
-        d.par_chunks_mut(part_rows * a).enumerate().for_each(|(k, d)| {
+        side_by_side(d.chunks_mut(part_rows * a).enumerate(), |(k, d)| {
             let (plane, r0) = (k * part_rows / bb, k * part_rows % bb);
             let s = &s[plane * a * bb..][..a * bb];
             let rows = r0..(r0 + part_rows).min(bb);

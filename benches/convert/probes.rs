@@ -9,6 +9,7 @@ use typed_layout::{
     convert, Bmn, ColMajor, DimsOf, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, RowMajor, SameFamily, Tensor,
 };
 
+use super::machine::side_by_side;
 use super::{hot_best, plane, Bench, Sample, PROBE_HOT};
 
 /// The limit probes of the 16 and 256 MiB rows: those that gather channel planes into pixels,
@@ -86,7 +87,6 @@ fn race_matrices<T: Sample>(
     out: &mut Vec<String>,
     task: impl Fn(&[u8], &mut [u8], [usize; 2]) + Sync,
 ) {
-    use rayon::prelude::*;
     let src = Tensor::<T, Bmn<RowMajor>>::from_fn([n, m, k], |i| T::at(i[1] * 7 + i[2])).unwrap();
     let mut dst = Tensor::<T, Bmn<ColMajor>>::zeros([n, m, k]).unwrap();
     let s: &[u8] = bytemuck::cast_slice(src.as_slice());
@@ -95,9 +95,8 @@ fn race_matrices<T: Sample>(
     let out_buf = &mut out_buf[at..at + s.len()];
     let threads = rayon::current_num_threads();
     let matrix = m * k * T::SIZE;
-    let pattern = |d: &mut [u8]| {
-        d.par_chunks_mut(matrix).zip(s.par_chunks(matrix)).for_each(|(d, s)| task(s, d, [m, k]))
-    };
+    let pattern =
+        |d: &mut [u8]| side_by_side(d.chunks_mut(matrix).zip(s.chunks(matrix)), |(d, s)| task(s, d, [m, k]));
     out.push(limit_race(row, limit_of, 2 * s.len(), |contender| match contender {
         Contender::Copy(stores) => copy_parallel(out_buf, black_box(s), stores, threads).unwrap(),
         Contender::TypedLayout => convert(black_box(&src), &mut dst).unwrap(),
@@ -123,7 +122,6 @@ fn probe_channels_last<T: Sample, S: Layout, D: Layout>(
 ) where
     D::Family: SameFamily<S::Family>,
 {
-    use rayon::prelude::*;
     let row = format!("{of} probe");
     if b.skips(&row) {
         return;
@@ -137,7 +135,7 @@ fn probe_channels_last<T: Sample, S: Layout, D: Layout>(
     let block = 1024;
     assert!(hw.is_multiple_of(block), "{row}: whole blocks of pixels");
     let pattern = |dst: &mut [T]| {
-        dst.par_chunks_mut(c * hw).enumerate().for_each(|(image, d)| {
+        side_by_side(dst.chunks_mut(c * hw).enumerate(), |(image, d)| {
             let mut staging = vec![T::default(); c * block];
             for p0 in (0..hw).step_by(block) {
                 for ch in 0..c {
@@ -224,9 +222,8 @@ fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>, of: &str, nm
 /// streamed from a cache-resident 64 KiB buffer, one contiguous part a thread, so nothing is
 /// read from memory. No pass that writes those bytes can be faster.
 pub(crate) fn fill_streamed(dst: &mut [u8], from: &[u8], threads: usize) {
-    use rayon::prelude::*;
     let part = dst.len().div_ceil(threads.max(1)).next_multiple_of(4096).max(4096);
-    dst.par_chunks_mut(part).for_each(|part| {
+    side_by_side(dst.chunks_mut(part), |part| {
         for chunk in part.chunks_mut(from.len()) {
             copy(chunk, &from[..chunk.len()], Stores::Streaming).unwrap();
         }

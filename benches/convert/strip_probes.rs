@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use typed_layout::{convert, DimsOf, Layout, Ncdhw, Nchw, NcxHwx, Ndhwc, Nhwc, SameFamily, Tensor};
 
+use super::machine::side_by_side;
 use super::strip_loops as strips;
 use super::{hot_best, plane, Bench, Sample, PROBE_HOT};
 
@@ -57,10 +58,9 @@ pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
         let (d, cuts) = (&d, &cuts);
         let probe = |part| {
             strips::avx512().then_some(move || {
-                use rayon::prelude::*;
-                (0..threads)
-                    .into_par_iter()
-                    .for_each(|k| strips::task(black_box(s), d, cuts[k]..cuts[k + 1], geometry, part))
+                side_by_side(0..threads, |k| {
+                    strips::task(black_box(s), d, cuts[k]..cuts[k + 1], geometry, part)
+                })
             })
         };
         let mut typed = || convert(black_box(&src), &mut dst).unwrap();
@@ -145,10 +145,9 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
     let geometry = strips::Streamed { channels: k, pixels: p, size: T::SIZE, band };
     let bytes = 2 * s.len();
     let probe = strips::avx512().then_some(|| {
-        use rayon::prelude::*;
-        d.par_chunks_mut(k * p * T::SIZE)
-            .enumerate()
-            .for_each(|(t, d)| strips::streamed_task(black_box(s), d, t, geometry))
+        side_by_side(d.chunks_mut(k * p * T::SIZE).enumerate(), |(t, d)| {
+            strips::streamed_task(black_box(s), d, t, geometry)
+        })
     });
     out.push(race(&row, Some(of), bytes, || convert(black_box(&src), &mut dst).unwrap(), probe));
     eprintln!("{row}: done");
@@ -201,8 +200,7 @@ pub(crate) fn streamed_nchw_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
         // strips otherwise (the library's `Strips::streams_directly`).
         let staged = !strips::avx512() || (T::SIZE == 1 && !strips::amd());
         let probe = (strips::avx512() || strips::avx2()).then_some(|| {
-            use rayon::prelude::*;
-            d.par_chunks_mut(images * image).enumerate().for_each(|(t, d)| match staged {
+            side_by_side(d.chunks_mut(images * image).enumerate(), |(t, d)| match staged {
                 true => strips::staged_nchw_task(black_box(&s[t * images * image..]), d, geometry),
                 false => strips::streamed_nchw_task(black_box(&s[t * images * image..]), d, geometry),
             })

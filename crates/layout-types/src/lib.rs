@@ -49,6 +49,8 @@ pub mod placement;
 #[allow(unsafe_code)]
 mod platform;
 pub mod predicates;
+#[cfg(feature = "parallel")]
+mod tasks;
 mod tensor;
 pub mod tensor_core;
 

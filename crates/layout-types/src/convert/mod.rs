@@ -5,7 +5,8 @@
 //! [`Destination`]. The plan's innermost runs are copied directly when they are contiguous on
 //! both sides; otherwise the plane of the destination's and the source's innermost axes is
 //! transposed in cache tiles (`kernels`, one file per instruction set). Large conversions are cut
-//! along the outermost axis into rayon tasks (`run`). Every kernel writes through the platform's
+//! along the outermost axis into parts that rayon's workers and the calling thread run side by
+//! side (`run`, through `crate::tasks`). Every kernel writes through the platform's
 //! write-only `Out`, so a new tensor's storage needs no value before its conversion writes it:
 //! [`to_layout`](crate::Tensor::to_layout) writes each byte once, with no zero fill first.
 //!

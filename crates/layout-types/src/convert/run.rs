@@ -1,6 +1,7 @@
-//! Running a loop nest on host memory: on the calling thread, or cut into rayon tasks that
-//! each write their own part of the destination: a contiguous range of its outermost axis, or
-//! (a plane with short source runs) the same columns of every row.
+//! Running a loop nest on host memory: on the calling thread, or cut into tasks that each write
+//! their own part of the destination (a contiguous range of its outermost axis, or, for a plane
+//! with short source runs, the same columns of every row), run by `crate::tasks` on rayon's
+//! workers and the calling thread.
 
 use super::kernels;
 use crate::dtype::Element;
@@ -8,6 +9,8 @@ use crate::loops::{for_each_offset, LoopAxis, LoopNest, MAX_LOOPS};
 use crate::platform::out::Out;
 use crate::platform::simd::strips::Strips;
 use crate::platform::simd::{self, Level};
+#[cfg(feature = "parallel")]
+use crate::tasks;
 
 /// The strips a conversion of `bytes` destination bytes transposes with: this CPU's level,
 /// streaming or not by [`simd::stores_for`], its source cached or not by its size.
@@ -127,13 +130,11 @@ fn run_columns<T: Element>(
     cuts: &[usize],
     strips: Option<Strips>,
 ) {
-    use rayon::prelude::*;
     let (rows, cols) = (nest.axes()[0], nest.axes()[1]);
     let (s, d) = nest.bases();
     let span = (rows.extent - 1) * rows.dst as usize + cols.extent;
-    let parts: Vec<_> =
-        dst.into_at(d as usize..d as usize + span).column_parts(rows.dst as usize, cuts).collect();
-    parts.into_par_iter().enumerate().for_each(|(k, part)| {
+    let parts = dst.into_at(d as usize..d as usize + span).column_parts(rows.dst as usize, cuts);
+    tasks::for_each(parts.enumerate().collect(), |(k, part)| {
         let part_cols = LoopAxis { extent: cuts[k + 1] - cuts[k], ..cols };
         kernels::transpose(src, s + cuts[k] as isize * cols.src, part, 0, rows, part_cols, strips);
     });
@@ -148,10 +149,9 @@ fn run_parallel<T: Element>(
     rows: usize,
     strips: Option<Strips>,
 ) {
-    use rayon::prelude::*;
     let outer = nest.axes()[0];
     let region = dst.into_at(nest.bases().1 as usize..);
-    region.par_chunks(rows * outer.dst as usize).enumerate().for_each(|(task, chunk)| {
+    tasks::for_each(region.chunks(rows * outer.dst as usize).enumerate().collect(), |(task, chunk)| {
         let start = task * rows;
         if start >= outer.extent {
             return; // trailing storage past the last position (padding)

@@ -214,17 +214,6 @@ impl<'a, T: Copy> Out<'a, T> {
         Chunks { rest: self, n }
     }
 
-    /// [`chunks`](Out::chunks) of a view of all its span, for rayon's tasks.
-    #[cfg(feature = "parallel")]
-    #[inline(always)]
-    pub(crate) fn par_chunks(self, n: usize) -> impl rayon::iter::IndexedParallelIterator<Item = Out<'a, T>>
-    where
-        T: Send,
-    {
-        use rayon::prelude::*;
-        self.into_slice().par_chunks_mut(n).map(Out::uninit)
-    }
-
     /// A view of all its span as parts of a grid of rows `stride` elements long, one part a
     /// range of columns: columns `cuts[k]..cuts[k + 1]` of every row, each part starting at its
     /// first row's first column. The parts never share an element, so threads can fill them side

@@ -57,8 +57,7 @@ fn populate(first: usize, end: usize) {
     };
     #[cfg(feature = "parallel")]
     {
-        use rayon::prelude::*;
-        (first..end).into_par_iter().step_by(part).for_each(advise);
+        crate::tasks::for_each((first..end).step_by(part).collect(), advise);
     }
     #[cfg(not(feature = "parallel"))]
     (first..end).step_by(part).for_each(advise);

@@ -432,8 +432,8 @@ pub(crate) fn fence() {
     }
 }
 
-/// [`copy`] on `threads` threads, one contiguous part each (rayon's pool; feature `parallel`,
-/// else one thread).
+/// [`copy`] on `threads` threads, one contiguous part each (the calling thread and rayon's
+/// workers, up to the pool's size; feature `parallel`, else one thread).
 pub fn copy_parallel<T: Element>(
     dst: &mut [T],
     src: &[T],
@@ -445,11 +445,16 @@ pub fn copy_parallel<T: Element>(
     }
     #[cfg(feature = "parallel")]
     if threads > 1 && dst.len() > 1 {
-        use rayon::prelude::*;
         // Parts of whole 4 KiB pages, so no two threads write one cache line.
         let page = (4096 / T::SIZE).max(1);
         let part = dst.len().div_ceil(threads).div_ceil(page) * page;
-        return dst.par_chunks_mut(part).zip(src.par_chunks(part)).try_for_each(|(d, s)| copy(d, s, stores));
+        let result = std::sync::Mutex::new(Ok(()));
+        crate::tasks::for_each(dst.chunks_mut(part).zip(src.chunks(part)).collect(), |(d, s)| {
+            if let Err(e) = copy(d, s, stores) {
+                *result.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Err(e);
+            }
+        });
+        return result.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     }
     let _ = threads;
     copy(dst, src, stores)

@@ -250,8 +250,9 @@ impl<T: Element, U: Element> Cast<T, U> for Scale {
 /// Copies `src` into layout `D`, casting each element with `cast` and padding C with zeros up to
 /// a multiple of `multiple` (and of `D`'s vector width), in one pass: every destination
 /// element is written once, in storage order (see [`CastNest`]); large tensors run on rayon's
-/// pool, the calling thread among its workers (feature `parallel`). `src` is any tensor or view in a layout, a sub-tensor included;
-/// [`relayout_cast_pad_into`] writes into a destination the caller owns.
+/// pool, the calling thread among its workers (feature `parallel`). `src` is any tensor or view
+/// in a layout, a sub-tensor included; [`relayout_cast_pad_into`] writes into a destination the
+/// caller owns.
 ///
 /// Images of bytes (u8, i8) with up to four channels, whose pixels are adjacent in the source
 /// (NCHW's planes), into C-innermost layouts (NHWC, NDHWC) are cast through tables once a task

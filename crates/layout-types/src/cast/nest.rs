@@ -145,6 +145,7 @@ impl CastNest {
         let loops = self.loops();
         #[cfg(feature = "parallel")]
         {
+            use crate::platform::simd::{stores_for, Stores};
             let bytes = dst.len().saturating_mul(U::SIZE.max(T::SIZE));
             let threads = crate::convert::threads_for(bytes);
             if threads > 1 && loops[0].extent > 1 {
@@ -153,7 +154,6 @@ impl CastNest {
                 // f16 NHWC C = 8 on an AMD EPYC (Zen 4), two threads, the bench's race in turn
                 // three times: 83.9 GB/s (8 tasks) → 87.4–87.5 (2).
                 let row = dst.len() / loops[0].extent; // elements per position of the outer loop
-                use crate::platform::simd::{stores_for, Stores};
                 let tasks = match stores_for(self.len.saturating_mul(U::SIZE)) {
                     Stores::Ordinary => threads,
                     Stores::Streaming => 4 * threads,

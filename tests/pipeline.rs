@@ -1,7 +1,8 @@
 //! The image pipeline of an engine, as a new user writes it from the crate docs: HWC u8 bytes as
 //! a camera delivers them → a crop → f16 NHWC with C padded to 8 (what Tensor Cores want),
 //! normalized per channel in the same pass → one image of a batch the engine allocated once.
-//! Checked element by element against the bytes, and for its allocations: none.
+//! Checked element by element against the bytes (tests/allocations.rs counts what such a call
+//! allocates: nothing).
 
 use half::f16;
 use typed_layout::cast::{relayout_cast_pad_into, PerChannel};
@@ -17,7 +18,7 @@ fn normalization() -> ([f64; 3], [f64; 3]) {
     (scale, shift)
 }
 
-/// One image into slot `slot` of `batch`: no allocation.
+/// One image into slot `slot` of `batch`.
 fn prepare(
     bytes: &[u8],
     (h, w): (usize, usize),
@@ -37,19 +38,14 @@ fn camera(seed: usize, (h, w): (usize, usize)) -> Vec<u8> {
 }
 
 #[test]
-fn the_pipeline_allocates_nothing_per_image_and_lands_every_pixel() {
+fn the_pipeline_lands_every_pixel() {
     let (h, w) = (240, 320);
     let frames: Vec<Vec<u8>> = (0..4).map(|s| camera(s, (h, w))).collect();
     let mut batch = Tensor::<f16, Nhwc>::filled([4, 8, 224, 224], f16::from_f32(9.0)).unwrap();
     let corners = [(0, 0), (8, 40), (16, 96), (3, 5)];
-
-    // Below the parallel threshold (1 MiB) nothing starts rayon's pool either: no warm-up.
-    let info = allocation_counter::measure(|| {
-        for (slot, frame) in frames.iter().enumerate() {
-            prepare(frame, (h, w), corners[slot], &mut batch, slot).unwrap();
-        }
-    });
-    assert_eq!(info.count_total, 0, "allocations while preparing 4 images");
+    for (slot, frame) in frames.iter().enumerate() {
+        prepare(frame, (h, w), corners[slot], &mut batch, slot).unwrap();
+    }
 
     let (scale, shift) = normalization();
     for (slot, frame) in frames.iter().enumerate() {

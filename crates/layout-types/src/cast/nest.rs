@@ -159,7 +159,7 @@ impl CastNest {
                     Stores::Streaming => 4 * threads,
                 };
                 let rows = loops[0].extent.div_ceil(tasks);
-                let parts = dst.chunks(rows * row).enumerate().collect();
+                let parts = dst.chunks(rows * row).enumerate();
                 return crate::tasks::for_each(parts, |(task, chunk)| {
                     self.run_rows(loops, task * rows, src, chunk, cast)
                 });

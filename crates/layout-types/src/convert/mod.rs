@@ -170,6 +170,13 @@ pub(crate) fn convert_all<T: Element>(
 
 /// Conversions moving fewer bytes than this run on the calling thread, without allocating.
 ///
+/// From this size on they run on the calling thread and the current rayon pool's workers
+/// (feature `parallel`). Into a caller's buffer (`to_layout_into`, `relayout_cast_pad_into`)
+/// that still allocates nothing when the caller is a worker of a pool (inside
+/// `ThreadPool::install` or a parallel iterator); from any other thread rayon boxes one job per
+/// helper thread (a few dozen bytes each), and the process's first such call starts rayon's
+/// global pool. An engine that must not allocate per call runs its calls on a pool's worker.
+///
 /// ```
 /// use typed_layout::{PARALLEL_THRESHOLD_BYTES, Nchw, Tensor};
 /// // 4 KiB: converted on the calling thread, with no allocation besides the result.

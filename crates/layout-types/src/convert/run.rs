@@ -26,7 +26,7 @@ pub(super) fn run_maybe_parallel<T: Element>(nest: &LoopNest, src: &[T], dst: Ou
     let strips = strips_for::<T>(bytes);
     #[cfg(feature = "parallel")]
     if let Some(cuts) = column_cuts::<T>(nest, strips) {
-        return run_columns(nest, src, dst, &cuts, strips);
+        return run_columns(nest, src, dst, cuts.get(), strips);
     }
     #[cfg(feature = "parallel")]
     if let Some(rows) = parallel_rows::<T>(nest) {
@@ -97,7 +97,7 @@ fn parallel_rows<T>(nest: &LoopNest) -> Option<usize> {
 /// to back, rows and columns alternating three times: f32 82–90 → 92–98 GB/s, f16 77–84 →
 /// 78–80, u8 67–69 → 68–70.
 #[cfg(feature = "parallel")]
-fn column_cuts<T>(nest: &LoopNest, strips: Option<Strips>) -> Option<Vec<usize>> {
+fn column_cuts<T>(nest: &LoopNest, strips: Option<Strips>) -> Option<Cuts> {
     let &[rows, cols] = nest.axes() else { return None };
     let size = core::mem::size_of::<T>();
     let bytes = rows.extent.saturating_mul(cols.extent).saturating_mul(size);
@@ -111,13 +111,36 @@ fn column_cuts<T>(nest: &LoopNest, strips: Option<Strips>) -> Option<Vec<usize>>
         return None;
     }
     // Every task about a thread's share of the columns, a line at least.
-    let threads = threads_for(bytes);
+    let threads = threads_for(bytes).min(Cuts::MOST);
     if threads < 2 || cols.extent < threads * line {
         return None;
     }
     // Cuts on the nearest line of an aligned destination (the parts' rows then start on lines).
-    let cut = |k: usize| ((k * cols.extent / threads + line / 2) / line * line).min(cols.extent);
-    Some((0..threads).map(cut).chain([cols.extent]).collect())
+    let mut at = [cols.extent; Cuts::MOST + 1];
+    for (k, cut) in at[..threads].iter_mut().enumerate() {
+        *cut = ((k * cols.extent / threads + line / 2) / line * line).min(cols.extent);
+    }
+    Some(Cuts { at, parts: threads })
+}
+
+/// The cuts of [`column_cuts`], kept on the stack: a conversion into a caller's buffer allocates
+/// nothing for them.
+#[cfg(feature = "parallel")]
+struct Cuts {
+    at: [usize; Cuts::MOST + 1],
+    parts: usize,
+}
+
+#[cfg(feature = "parallel")]
+impl Cuts {
+    /// The most parts a plane is cut into: a plane in the caches shared by more threads than
+    /// this would give each a few lines.
+    const MOST: usize = 32;
+
+    /// Part `k` writes columns `cuts[k]..cuts[k + 1]`.
+    fn get(&self) -> &[usize] {
+        &self.at[..=self.parts]
+    }
 }
 
 /// The plane of `nest` ([`column_cuts`]) in tasks of columns `cuts[k]..cuts[k + 1]`, each
@@ -134,7 +157,7 @@ fn run_columns<T: Element>(
     let (s, d) = nest.bases();
     let span = (rows.extent - 1) * rows.dst as usize + cols.extent;
     let parts = dst.into_at(d as usize..d as usize + span).column_parts(rows.dst as usize, cuts);
-    tasks::for_each(parts.enumerate().collect(), |(k, part)| {
+    tasks::for_each(parts.enumerate(), |(k, part)| {
         let part_cols = LoopAxis { extent: cuts[k + 1] - cuts[k], ..cols };
         kernels::transpose(src, s + cuts[k] as isize * cols.src, part, 0, rows, part_cols, strips);
     });
@@ -151,7 +174,7 @@ fn run_parallel<T: Element>(
 ) {
     let outer = nest.axes()[0];
     let region = dst.into_at(nest.bases().1 as usize..);
-    tasks::for_each(region.chunks(rows * outer.dst as usize).enumerate().collect(), |(task, chunk)| {
+    tasks::for_each(region.chunks(rows * outer.dst as usize).enumerate(), |(task, chunk)| {
         let start = task * rows;
         if start >= outer.extent {
             return; // trailing storage past the last position (padding)

@@ -224,7 +224,7 @@ impl<'a, T: Copy> Out<'a, T> {
         self,
         stride: usize,
         cuts: &'c [usize],
-    ) -> impl Iterator<Item = Out<'a, T>> + 'c
+    ) -> impl ExactSizeIterator<Item = Out<'a, T>> + 'c
     where
         'a: 'c,
         T: 'c,

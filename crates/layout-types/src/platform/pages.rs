@@ -57,7 +57,7 @@ fn populate(first: usize, end: usize) {
     };
     #[cfg(feature = "parallel")]
     {
-        crate::tasks::for_each((first..end).step_by(part).collect(), advise);
+        crate::tasks::for_each((first..end).step_by(part), advise);
     }
     #[cfg(not(feature = "parallel"))]
     (first..end).step_by(part).for_each(advise);

@@ -449,7 +449,7 @@ pub fn copy_parallel<T: Element>(
         let page = (4096 / T::SIZE).max(1);
         let part = dst.len().div_ceil(threads).div_ceil(page) * page;
         let result = std::sync::Mutex::new(Ok(()));
-        crate::tasks::for_each(dst.chunks_mut(part).zip(src.chunks(part)).collect(), |(d, s)| {
+        crate::tasks::for_each(dst.chunks_mut(part).zip(src.chunks(part)), |(d, s)| {
             if let Err(e) = copy(d, s, stores) {
                 *result.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Err(e);
             }

@@ -1,27 +1,31 @@
 #!/usr/bin/env bash
 # A/B of the CPU conversions at 256 MiB between two commits, interleaved in one run:
 #   bash bench/ab.sh OLD [NEW] [ROUNDS]       (NEW defaults to the working tree, ROUNDS to 10)
-# Builds bench/ab/main.rs against each tree (worktrees under target/ab), then runs the two
-# binaries in alternating rounds, old first in odd rounds and new first in even ones (the order
-# matters on a shared machine), and prints per row the best GB/s of each and the median of the
-# per-round new/old ratios. Env ROW=... restricts the rows (see bench/ab/main.rs).
+# Builds bench/ab/main.rs against each tree (worktrees under target/ab; OLD or NEW may also be
+# the directory of a tree), then runs the two binaries in alternating rounds, old first in odd
+# rounds and new first in even ones (the order matters on a shared machine), and prints per row
+# the best GB/s of each and the median of the per-round new/old ratios. Env ROW=... restricts
+# the rows (see bench/ab/main.rs); env AB_PROGRAM=... builds another program of `row GB/s`
+# lines in its place (bench/threshold.sh's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=${1:?usage: bash bench/ab.sh OLD [NEW] [ROUNDS]}; new=${2:-}; rounds=${3:-10}
 root=$PWD/target/ab; mkdir -p "$root"
-tree() { # commit -> a checkout of it
+program=${AB_PROGRAM:-bench/ab/main.rs}
+tree() { # commit or directory -> a checkout of it
+    if [[ -d $1 ]]; then (cd "$1" && pwd); return; fi
     local dir="$root/tree-$1"
     [[ -d $dir ]] || git worktree add --detach "$dir" "$1" >/dev/null
     echo "$dir"
 }
 build() { # name, path of typed-layout -> binary
-    local crate="$root/$1"; mkdir -p "$crate/src"; cp bench/ab/main.rs "$crate/src/main.rs"
+    local crate="$root/$1"; mkdir -p "$crate/src"; cp "$program" "$crate/src/main.rs"
     printf '[package]\nname = "ab"\nversion = "0.1.0"\nedition = "2021"\n[dependencies]\ntyped-layout = { path = "%s" }\nhalf = "2"\n[workspace]\n' "$2" >"$crate/Cargo.toml"
     (cd "$crate" && cargo build --release -q) >&2
     echo "$crate/target/release/ab"
 }
 a=$(build old "$(tree "$old")")
-b=$(build new "${new:+$(tree "$new")}${new:-$PWD}")
+b=$(build new "$(tree "${new:-$PWD}")")
 out=$root/runs; rm -rf "$out"; mkdir -p "$out"
 for i in $(seq 1 "$rounds"); do
     if (( i % 2 )); then "$a" >"$out/old.$i"; "$b" >"$out/new.$i"; else "$b" >"$out/new.$i"; "$a" >"$out/old.$i"; fi

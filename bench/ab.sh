@@ -2,7 +2,7 @@
 # A/B of the CPU conversions at 256 MiB between two commits, interleaved in one run:
 #   bash bench/ab.sh OLD [NEW] [ROUNDS]       (NEW defaults to the working tree, ROUNDS to 10)
 # Builds bench/ab/main.rs against each tree (worktrees under target/ab; OLD or NEW may also be
-# the directory of a tree), then runs the two binaries in alternating rounds, old first in odd
+# the path of a tree, with a slash in it), then runs the two binaries in alternating rounds, old first in odd
 # rounds and new first in even ones (the order matters on a shared machine), and prints per row
 # the best GB/s of each and the median of the per-round new/old ratios. Env ROW=... restricts
 # the rows (see bench/ab/main.rs); env AB_PROGRAM=... builds another program of `row GB/s`
@@ -13,7 +13,7 @@ old=${1:?usage: bash bench/ab.sh OLD [NEW] [ROUNDS]}; new=${2:-}; rounds=${3:-10
 root=$PWD/target/ab; mkdir -p "$root"
 program=${AB_PROGRAM:-bench/ab/main.rs}
 tree() { # commit or directory -> a checkout of it
-    if [[ -d $1 ]]; then (cd "$1" && pwd); return; fi
+    if [[ $1 == */* && -d $1 ]]; then (cd "$1" && pwd); return; fi # a path (it has a slash)
     local dir="$root/tree-$1"
     [[ -d $dir ]] || git worktree add --detach "$dir" "$1" >/dev/null
     echo "$dir"

@@ -4,7 +4,7 @@
 # usize::MAX (every pass on the calling thread: "old"), one with 0 (every pass on the calling
 # thread and rayon's workers: "new"), and races bench/threshold/main.rs built against each
 # through bench/ab.sh: the threshold belongs at the smallest size from which every row's
-# new/old is at least 1.
+# new/old is at least about 1 (the noise of a run). It measures HEAD: commit first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD/target/threshold; mkdir -p "$root"
@@ -13,8 +13,10 @@ tree() { # name, threshold -> a worktree of HEAD with that threshold
     git worktree remove --force "$dir" 2>/dev/null || rm -rf "$dir"
     git worktree prune
     git worktree add --detach "$dir" HEAD >/dev/null
-    sed -i "s/^pub const PARALLEL_THRESHOLD_BYTES: usize = .*;/pub const PARALLEL_THRESHOLD_BYTES: usize = $2;/" \
-        "$dir/crates/layout-types/src/convert/mod.rs"
+    local file="$dir/crates/layout-types/src/convert/mod.rs"
+    sed -i "s/^pub const PARALLEL_THRESHOLD_BYTES: usize = .*;/pub const PARALLEL_THRESHOLD_BYTES: usize = $2;/" "$file"
+    grep -q "^pub const PARALLEL_THRESHOLD_BYTES: usize = $2;" "$file" ||
+        { echo "bench/threshold.sh: no PARALLEL_THRESHOLD_BYTES line to set in $file" >&2; exit 1; }
     echo "$dir"
 }
 one=$(tree one usize::MAX)

@@ -2,7 +2,7 @@
 //! a camera delivers them → a crop → f16 NHWC with C padded to 8 (what Tensor Cores want),
 //! normalized per channel in the same pass → one image of a batch the engine allocated once.
 //! Checked element by element against the bytes (tests/allocations.rs counts what such a call
-//! allocates: nothing).
+//! allocates: nothing on a rayon worker, a boxed job per helper thread from another thread).
 
 use half::f16;
 use typed_layout::cast::{relayout_cast_pad_into, PerChannel};

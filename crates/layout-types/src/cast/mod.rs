@@ -311,8 +311,9 @@ where
     Ok(plan)
 }
 
-/// [`relayout_cast_pad`] into `dst`, a packed tensor or view the caller owns (no allocation; a
-/// batch of a larger tensor too):
+/// [`relayout_cast_pad`] into `dst`, a packed tensor or view the caller owns (a batch of a larger
+/// tensor too; no allocation below [`PARALLEL_THRESHOLD_BYTES`](crate::PARALLEL_THRESHOLD_BYTES)
+/// or on a rayon worker):
 /// its dims are the source's but C, which may be larger (the padding, written as zeros).
 /// Returns the channels of data. Fails with [`LayoutError::ShapeMismatch`] naming the
 /// dimension when the dims do not fit, and with [`LayoutError::NotApplicable`] for a padded

@@ -173,15 +173,20 @@ pub(crate) fn convert_all<T: Element>(
 /// From this size on they run on the calling thread and the current rayon pool's workers
 /// (feature `parallel`). Into a caller's buffer (`to_layout_into`, `relayout_cast_pad_into`)
 /// that still allocates nothing when the caller is a worker of a pool (inside
-/// `ThreadPool::install` or a parallel iterator); from any other thread rayon boxes one job per
+/// `ThreadPool::install` or a parallel iterator), but for one buffer a thread keeps: at level
+/// `Avx2`, a thread's first pass that stages source runs far apart in memory allocates its
+/// 256 KiB panel, lent to its later passes. From any other thread rayon boxes one job per
 /// helper thread (a few dozen bytes each), and the process's first such call starts rayon's
-/// global pool. An engine that must not allocate per call runs its calls on a pool's worker.
+/// global pool. An engine that must not allocate per call runs its loop of calls inside one
+/// `install` (each `install` from outside queues a job too, and rayon's queue takes a new block
+/// every 63 jobs).
 ///
-/// Why 512 KiB: on an AMD EPYC (Zen 5, 2 vCPUs), `to_layout_into` f32 and u8 NCHW ↔ NHWC
-/// (C = 64) and the fused u8 C = 3 → f16 C = 4 pass, best of 3000 calls from outside the pool,
-/// every pass on two threads against the same on one, three runs in turn: 1.01–1.59 × at
-/// 512 KiB, 1.33–1.88 × at 768 KiB and 1 MiB, but 0.51–1.29 × at 384 KiB and 0.49–0.95 × at
-/// 128 KiB. On a Zen 4 of the same class 512 KiB gave 1.19–1.75 × and 256 KiB lost on some rows.
+/// Why 512 KiB: on an AMD EPYC (Zen 5, 2 vCPUs), `bash bench/threshold.sh` (every pass on two
+/// threads against the same on one, `to_layout_into` f32 and u8 NCHW ↔ NHWC with C = 64 and
+/// the fused u8 C = 3 → f16 C = 4, from outside the pool, three rounds): 1.24–1.68 × at 512 KiB
+/// with the fused pass even (0.98–0.99), 1.14–1.88 × at 768 KiB and 1 MiB, but 0.48–1.31 × at
+/// 384 KiB and 0.40–0.95 × at 128 KiB (`BENCHMARKS.md`, step 45). On a Zen 4 of the same class
+/// a scratch loop gave 1.19–1.75 × at 512 KiB and losses at 256 KiB.
 ///
 /// ```
 /// use typed_layout::{PARALLEL_THRESHOLD_BYTES, Nchw, Tensor};

@@ -40,9 +40,13 @@ where
         }
     };
     let Some(first) = next() else { return };
+    if helpers == 0 {
+        work(first);
+        return drain();
+    }
     if rayon::current_thread_index().is_some() {
-        // `join` pushes its second half (the remaining helpers) where an idle worker steals it,
-        // then runs its first here; a half nobody stole runs here after, finding no part left.
+        // `join` pushes its second half (the helpers) where an idle worker steals it, then runs
+        // its first here; a half nobody stole runs here after, finding no part left.
         rayon::join(|| (work(first), drain()), || ask(helpers, &drain));
         return;
     }
@@ -55,13 +59,14 @@ where
     });
 }
 
-/// `helpers` more workers running `drain`, each asked for by the one before (see [`for_each`]).
+/// `helpers` (at least 1) workers running `drain`: the one that steals this job asks for half of
+/// the others and takes the rest on, so the requests spread in a tree, not one after another.
 fn ask(helpers: usize, drain: &(dyn Fn() + Sync)) {
     match helpers {
-        0 => {}
-        1 => drain(),
+        0 | 1 => drain(),
         _ => {
-            rayon::join(drain, || ask(helpers - 1, drain));
+            let half = helpers / 2;
+            rayon::join(|| ask(helpers - half, drain), || ask(half, drain));
         }
     }
 }

@@ -278,7 +278,9 @@ impl<S: Storage, A: Arrangement> TensorBase<S, A> {
     }
 
     /// The same logical tensor written into `dst`, a tensor or mutable view the caller owns, in
-    /// any arrangement of the family (a sub-tensor of a larger buffer, say): no allocation.
+    /// any arrangement of the family (a sub-tensor of a larger buffer, say): no allocation below
+    /// [`PARALLEL_THRESHOLD_BYTES`](crate::PARALLEL_THRESHOLD_BYTES) or on a rayon worker (that
+    /// constant's doc says what a larger call from another thread costs).
     /// Fails with [`LayoutError::ShapeMismatch`] naming the dimension when the dims differ.
     ///
     /// ```

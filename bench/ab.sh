@@ -20,7 +20,7 @@ tree() { # commit or directory -> a checkout of it
 }
 build() { # name, path of typed-layout -> binary
     local crate="$root/$1"; mkdir -p "$crate/src"; cp "$program" "$crate/src/main.rs"
-    printf '[package]\nname = "ab"\nversion = "0.1.0"\nedition = "2021"\n[dependencies]\ntyped-layout = { path = "%s" }\nhalf = "2"\n[workspace]\n' "$2" >"$crate/Cargo.toml"
+    printf '[package]\nname = "ab"\nversion = "0.1.0"\nedition = "2021"\n[dependencies]\ntyped-layout = { path = "%s" }\nhalf = "2"\nrayon = "1"\n[workspace]\n' "$2" >"$crate/Cargo.toml"
     (cd "$crate" && cargo build --release -q) >&2
     echo "$crate/target/release/ab"
 }

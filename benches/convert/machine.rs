@@ -1,6 +1,7 @@
 //! What the machine does around the races of `benches/convert.rs`: rayon's workers sleep between
 //! calls (waking them is timed apart), and whether large buffers got transparent huge pages.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -8,7 +9,9 @@ use std::time::{Duration, Instant};
 /// part, as the library runs a pass's parts (its own `tasks::for_each`, private to it): the
 /// probes and fills then pay what the library pays to start a pass on all threads, no more.
 /// (Through a parallel iterator the caller sleeps while the workers run, and a pass in the
-/// caches lost about 5 µs a call to the hand-over and the wake-up.)
+/// caches lost about 5 µs a call to the hand-over and the wake-up.) Like the library's, the
+/// caller spins for its helpers, for at most as long as it worked, before the scope's wait
+/// would put it to sleep.
 pub(crate) fn side_by_side<P: Send>(parts: impl IntoIterator<Item = P>, work: impl Fn(P) + Sync) {
     let parts: Vec<P> = parts.into_iter().collect();
     let helpers = parts.len().min(rayon::current_num_threads()).saturating_sub(1);
@@ -18,11 +21,20 @@ pub(crate) fn side_by_side<P: Send>(parts: impl IntoIterator<Item = P>, work: im
             work(part);
         }
     };
+    let done = AtomicUsize::new(0);
     rayon::in_place_scope(|scope| {
         for _ in 0..helpers {
-            scope.spawn(|_| drain());
+            scope.spawn(|_| {
+                drain();
+                done.fetch_add(1, Ordering::Release);
+            });
         }
+        let start = Instant::now();
         drain();
+        let (worked, since) = (start.elapsed(), Instant::now());
+        while done.load(Ordering::Acquire) < helpers && since.elapsed() <= worked {
+            std::hint::spin_loop();
+        }
     });
 }
 

@@ -9,6 +9,15 @@
 //! 512 KiB in 10.9 µs through a parallel iterator, 10.7 through `join`, 5.3 with the caller
 //! copying one half (10.4 on one thread alone); 1 MiB 18.3, 18.3 and 11.7 (21.4 alone).
 //!
+//! **The caller waits awake.** Done with the parts, a caller from outside the pool leaving
+//! `in_place_scope` while a helper still works sleeps on a lock until the helper's job ends,
+//! and that wake-up costs more than the helper's last part takes. So it spins for the helpers
+//! first, for at most as long as it worked itself ([`wait_awake`]). On an AMD EPYC (Zen 5,
+//! 2 vCPUs), 1 MiB NCHW→NHWC with C = 64 from the main thread, median of 4000 calls, five
+//! rounds in turn (`AB_PROGRAM=bench/dispatch/main.rs bash bench/ab.sh OLD`): f32 62–79 →
+//! 152–160 GB/s, u8 54–100 → 99–103, f16 116–126 → 124–132; the best calls were even (the
+//! median from a pool's worker, which waits by stealing, 159–164 for f32).
+//!
 //! **What it allocates.** On a worker of a pool (inside `ThreadPool::install`, a parallel
 //! iterator, a `join`), nothing: the helpers are asked for through `rayon::join`, whose jobs
 //! live on the caller's stack and wait in its own deque. From any other thread rayon has no
@@ -16,7 +25,9 @@
 //! and rayon's shared queue takes a new block of slots every 63 jobs. The first call of a
 //! process starts rayon's pool (its threads and their queues).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 /// Runs `work` on every part, each part once, on the calling thread and on as many of the
 /// current rayon pool's workers as there are parts beyond the first, up to the pool's size in
@@ -50,13 +61,34 @@ where
         rayon::join(|| (work(first), drain()), || ask(helpers, &drain));
         return;
     }
+    let done = AtomicUsize::new(0);
     rayon::in_place_scope(|scope| {
         for _ in 0..helpers {
-            scope.spawn(|_| drain());
+            scope.spawn(|_| {
+                drain();
+                done.fetch_add(1, Ordering::Release);
+            });
         }
+        let start = Instant::now();
         work(first);
         drain();
+        wait_awake(&done, helpers, start.elapsed());
     });
+}
+
+/// Spins until `done` counts `helpers`, for at most `worked` more (the time the caller spent
+/// on its own parts): leaving `in_place_scope` with a helper still at work puts a thread from
+/// outside the pool to sleep on a lock, and waking it costs more than most last parts take.
+fn wait_awake(done: &AtomicUsize, helpers: usize, worked: Duration) {
+    let since = Instant::now();
+    while done.load(Ordering::Acquire) < helpers {
+        for _ in 0..64 {
+            core::hint::spin_loop();
+        }
+        if since.elapsed() > worked {
+            return;
+        }
+    }
 }
 
 /// `helpers` (at least 1) workers running `drain`: the one that steals this job asks for half of

@@ -2,11 +2,11 @@
 # A/B of the CPU conversions at 256 MiB between two commits, interleaved in one run:
 #   bash bench/ab.sh OLD [NEW] [ROUNDS]       (NEW defaults to the working tree, ROUNDS to 10)
 # Builds bench/ab/main.rs against each tree (worktrees under target/ab; OLD or NEW may also be
-# the path of a tree, with a slash in it), then runs the two binaries in alternating rounds, old first in odd
-# rounds and new first in even ones (the order matters on a shared machine), and prints per row
-# the best GB/s of each and the median of the per-round new/old ratios. Env ROW=... restricts
-# the rows (see bench/ab/main.rs); env AB_PROGRAM=... builds another program of `row GB/s`
-# lines in its place (bench/threshold.sh's).
+# the path of a tree, with a slash in it), then runs the two binaries in alternating rounds, old
+# first in odd rounds and new first in even ones (the order matters on a shared machine), and
+# prints per row the best GB/s of each and the median of the per-round new/old ratios. Env
+# ROW=... restricts the rows (see bench/ab/main.rs); env AB_PROGRAM=... builds another program
+# of `row GB/s` lines in its place (bench/threshold.sh's, bench/dispatch/main.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 old=${1:?usage: bash bench/ab.sh OLD [NEW] [ROUNDS]}; new=${2:-}; rounds=${3:-10}

@@ -10,17 +10,23 @@ use std::time::{Duration, Instant};
 /// probes and fills then pay what the library pays to start a pass on all threads, no more.
 /// (Through a parallel iterator the caller sleeps while the workers run, and a pass in the
 /// caches lost about 5 µs a call to the hand-over and the wake-up.) Like the library's, the
-/// caller spins for its helpers, for at most as long as it worked, before the scope's wait
-/// would put it to sleep.
-pub(crate) fn side_by_side<P: Send>(parts: impl IntoIterator<Item = P>, work: impl Fn(P) + Sync) {
-    let parts: Vec<P> = parts.into_iter().collect();
+/// parts come as an iterator (nothing collected), and the caller spins for its helpers, for at
+/// most as long as it worked, before the scope's wait would put it to sleep.
+pub(crate) fn side_by_side<I>(parts: I, work: impl Fn(I::Item) + Sync)
+where
+    I: ExactSizeIterator + Send,
+    I::Item: Send,
+{
     let helpers = parts.len().min(rayon::current_num_threads()).saturating_sub(1);
-    let parts = Mutex::new(parts.into_iter());
+    let parts = Mutex::new(parts);
     let drain = || {
         while let Some(part) = parts.lock().unwrap().next() {
             work(part);
         }
     };
+    if helpers == 0 {
+        return drain();
+    }
     let done = AtomicUsize::new(0);
     rayon::in_place_scope(|scope| {
         for _ in 0..helpers {
@@ -33,7 +39,9 @@ pub(crate) fn side_by_side<P: Send>(parts: impl IntoIterator<Item = P>, work: im
         drain();
         let (worked, since) = (start.elapsed(), Instant::now());
         while done.load(Ordering::Acquire) < helpers && since.elapsed() <= worked {
-            std::hint::spin_loop();
+            for _ in 0..64 {
+                std::hint::spin_loop();
+            }
         }
     });
 }

@@ -110,11 +110,26 @@ impl Strips {
         self.cores == Cores::Intel
     }
 
-    /// Whether AVX-512's in-cache strips of 2, 4 and 8 bytes read source runs a multiple of
-    /// 4 KiB apart through tiles of four lines (`x86/transpose.rs`'s `band`, which has the
-    /// figures) rather than in place: on AMD's cores.
+    /// Whether strips with ordinary stores read source runs a multiple of 4 KiB apart through
+    /// tiles of four lines (`x86/transpose.rs`'s `band`, which has the figures) rather than in
+    /// place or from a staged panel: on AMD's cores, AVX-512's of 2, 4 and 8 bytes, and AVX2's
+    /// of 2 and 4 bytes in cache. At AVX2 those planes were staged panel by panel
+    /// ([`Strips::stages_aliased_runs`]), the panel (64 KiB) past L1 on Zen 3; on an AMD EPYC
+    /// (Zen 3, L1d 32 KiB of 8 ways), 1 MiB, one binary with the tiles behind an environment
+    /// variable, the two in turn three times, `to_layout_into` best of 0.3 s, panels → tiles,
+    /// GB/s: one thread f32 NCHW→NHWC 29.1, 36.6, 37.2 → 51.6, 40.3, 52.9, NCHW→NC/32HW32
+    /// 28.4, 28.3, 36.4 → 51.3, 49.8, 51.2, NCDHW→NDHWC 28.7, 29.2, 37.9 → 53.9, 40.1, 52.3; f16
+    /// NCHW→NHWC 24.7, 34.8, 34.2 → 42.3, 41.2, 42.0, NC/32HW32 31.4, 33.8, 34.9 → 42.5, 42.1,
+    /// 41.7, NCDHW→NDHWC 34.0, 25.6, 34.8 → 42.8, 42.4, 42.6. AVX2's f64 strips (8 runs, as
+    /// many as an L1 set's ways) and its streamed ones (from the last-level cache) were not
+    /// measured with them.
     pub(crate) fn tiles_page_strided_runs(&self) -> bool {
         self.cores == Cores::Amd
+            && match self.level {
+                Level::Avx512 => self.size >= 2,
+                Level::Avx2 => self.in_cache && !self.tall && matches!(self.size, 2 | 4),
+                _ => false,
+            }
     }
 
     /// The SIMD level the strips run at (one this CPU has).
@@ -332,8 +347,11 @@ impl Strips {
     /// 0.68, 0.67; back to back (`TL_BENCH_HOT`, three times each) 36.5–37.9 → 28.4–29.0 µs a
     /// call and 37.3–38.4 → 27.6–29.2. AVX-512's other strips lost staged there too: f32, f16
     /// and u8 NCHW→NHWC at 1 MiB 0.56–0.58, 0.65, 0.68–0.73 → 0.45–0.46, 0.48–0.52, 0.56–0.58.
+    /// Where AVX2's strips read such runs through tiles instead ([`Strips::tiles_page_strided_runs`]:
+    /// in cache, not tall, on AMD's cores), their planes are not staged.
     pub(crate) fn stages_aliased_runs(&self, tall: bool) -> bool {
-        self.level == Level::Avx2
+        let tiles = !tall && self.tiles_page_strided_runs();
+        (self.level == Level::Avx2 && !tiles)
             || (self.level == Level::Avx512 && tall && self.size == 1 && self.cores == Cores::Amd)
     }
 

@@ -198,7 +198,7 @@ pub(super) struct Kind {
     /// AVX-512's streamed byte strips are whole lines held in 64-byte registers (else AVX2's
     /// blocks in their EVEX forms): `super::strips::Strips::whole_line_bytes`.
     pub(super) whole_line_bytes: bool,
-    /// AVX-512's in-cache strips of 2, 4 and 8 bytes read runs a multiple of 4 KiB apart
+    /// In-cache strips (ordinary stores) of 2 bytes and more read runs a multiple of 4 KiB apart
     /// through tiles: `super::strips::Strips::tiles_page_strided_runs`.
     pub(super) tiles_page_strided_runs: bool,
 }
@@ -227,7 +227,7 @@ pub(super) unsafe fn band(
     let Kind { level, size, writes, tall, near_runs, page_strided_rows, whole_line_bytes, .. } = kind;
     macro_rules! with {
         ($isa:ident, $w:literal, $m:literal, $stream:literal, $tall:literal, $whole:literal) => {
-            $isa::band::<$w, { $isa::V / $w }, { LINE / $isa::V }, $m, $stream, $tall, $whole>(
+            $isa::band::<$w, { $isa::V / $w }, { LINE / $isa::V }, $m, $stream, $tall, $whole, { LINE / $w }>(
                 s,
                 src_geometry,
                 d,

@@ -197,7 +197,10 @@ fn page_strided_runs_transpose_like_the_definition() {
 fn planes_stage_runs_that_share_one_l1_set() {
     use crate::platform::simd::Stores;
     fn check<T: Element>() {
-        let strips = |stores| Strips::new(Level::Avx2, stores, T::SIZE).expect("AVX2 strips");
+        // Intel's cores: AMD's read these runs through tiles in cache where the strips are not
+        // tall and of 2 or 4 bytes (checked below).
+        let strips =
+            |stores| Strips::new(Level::Avx2, stores, T::SIZE).expect("AVX2 strips").for_cores(Cores::Intel);
         let (in_cache, streamed) = (strips(Stores::Ordinary), strips(Stores::Streaming));
         let from_l3 = streamed.with_cached_source(0);
         let from_memory = streamed.with_cached_source(1 << 40);
@@ -242,6 +245,22 @@ fn planes_stage_runs_that_share_one_l1_set() {
         let off_line =
             why(line + size, rows, half_line, (64 << 10) / T::SIZE as isize, half_line, from_memory);
         assert_eq!(off_line, None, "far runs, half lines off a line, size {size}");
+        // On AMD's cores, AVX2's in-cache strips of 2 and 4 bytes read such runs through tiles
+        // instead (not staged); bytes, tall strips and the streamed ones from L3 stay staged.
+        let amd = |strips: Strips| strips.for_cores(Cores::Amd);
+        let tiles = matches!(size, 2 | 4);
+        let got = why(line, rows, many, stride, many, amd(in_cache));
+        assert_eq!(got, (!tiles).then_some(StagedRuns::OneL1Set), "AMD's cores, in cache, size {size}");
+        assert_eq!(
+            why(line, rows, fewest, stride, fewest, amd(in_cache)),
+            tall,
+            "AMD's cores, tall, size {size}"
+        );
+        assert_eq!(
+            why(line, rows, many, stride, many, amd(from_l3)),
+            one_set,
+            "AMD's cores, from L3, size {size}"
+        );
         // AVX-512's strips stage far runs in their whole-line form (Intel's cores) only.
         if let Some(avx512) = Strips::new(Level::Avx512, Stores::Streaming, size) {
             let from_memory = avx512.with_cached_source(1 << 40);
@@ -277,14 +296,16 @@ fn planes_stage_runs_that_share_one_l1_set() {
 }
 
 /// Planes whose runs share one L1 set, staged at AVX2 ([`by_staged_source`] takes them), against
-/// the definition, every element size that stages: one group of runs, several with a ragged
+/// the definition, every element size that stages (in cache, in the form of Intel's cores: on
+/// AMD's, halves and words read them through tiles): one group of runs, several with a ragged
 /// last one, and streamed from the last-level cache; nothing outside the plane is written.
 #[test]
 fn runs_that_share_one_l1_set_stage_like_the_definition() {
     use crate::platform::simd::Stores;
     fn check<T: Element>() {
         let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 19;
-        let strips = |stores| Strips::new(Level::Avx2, stores, T::SIZE).expect("AVX2 strips");
+        let strips =
+            |stores| Strips::new(Level::Avx2, stores, T::SIZE).expect("AVX2 strips").for_cores(Cores::Intel);
         let (in_cache, from_l3) = (strips(Stores::Ordinary), strips(Stores::Streaming).with_cached_source(0));
         let (page, many) = (4096 / T::SIZE, 64 / T::SIZE);
         for (runs, src_stride, strips) in

@@ -224,15 +224,46 @@ macro_rules! strips {
                 v
             }
 
-            /// `L` neighbouring strips in cache (strip `l`'s source runs `l` lines on from
-            /// `src`, its rows `l * step` bytes on from `dst`) through `tiles`
-            /// ([`staging`](super::staging)): each source run's `L` lines are copied into the
-            /// tiles, and the strips read them there.
+            /// Copies lines `0..L` of the `R` source runs `j * ss` bytes from `src` into tiles
+            /// `0..L` ([`staging`](super::staging)), each run's lines one after the other, and
+            /// asks for each run's line `L` lines on into L2.
             ///
             /// # Safety
             ///
-            /// As [`strip`] with ordinary stores, for every strip of the `L`; the CPU has
-            /// AVX-512 F (a register is a line).
+            /// The CPU has the feature; those `L` lines of every run are inside a live
+            /// allocation.
+            #[target_feature(enable = $feature)]
+            #[inline]
+            pub(super) unsafe fn fill<const L: usize, const R: usize>(
+                tiles: &mut super::staging::Tiles<R>,
+                src: *const u8,
+                ss: usize,
+            ) {
+                const { assert!(L <= GROUP) };
+                for j in 0..R {
+                    for l in 0..L {
+                        let at = src.wrapping_add(j * ss + l * super::LINE);
+                        let line = tiles.line(l, j);
+                        for part in (0..super::LINE).step_by(V) {
+                            // SAFETY: line `l` of run `j` is inside `src` (the caller's
+                            // contract); the tile's line is a line of `tiles`.
+                            unsafe { $store(line.add(part).cast(), $load(at.add(part).cast())) };
+                        }
+                        super::staging::next_line_into_l2(at.wrapping_add(L * super::LINE));
+                    }
+                }
+            }
+
+            /// `L` lines' worth of neighbouring strips in cache (`B` strips a line: strip
+            /// `l * B + p` reads `p * V` bytes into line `l` of each source run, and writes its
+            /// rows `(l * B + p) * step` bytes on from `dst`) through `tiles`
+            /// ([`staging`](super::staging)): each of the `R` source runs' `L` lines are copied
+            /// into the tiles, and the strips read them there.
+            ///
+            /// # Safety
+            ///
+            /// As [`strip`] with ordinary stores, for every strip of the `L` lines; the CPU
+            /// has the feature.
             #[target_feature(enable = $feature)]
             #[inline]
             unsafe fn staged<
@@ -242,21 +273,27 @@ macro_rules! strips {
                 const M: usize,
                 const WHOLE: bool,
                 const L: usize,
+                const R: usize,
             >(
                 src: *const u8,
                 ss: usize,
                 dst: *mut u8,
                 [ds, step]: [usize; 2],
-                tiles: &mut super::staging::Tiles<E>,
+                tiles: &mut super::staging::Tiles<R>,
             ) {
-                // SAFETY: the CPU has AVX-512 F, and the `L` strips' source lines are inside
-                // `src` (the caller's contract).
-                unsafe { tiles.fill::<L>(src, ss) };
+                const { assert!(R == B * E) };
+                // SAFETY: the CPU has the feature, and the `L` lines of the strips' source runs
+                // are inside `src` (the caller's contract).
+                unsafe { fill::<L, R>(tiles, src, ss) };
                 for l in 0..L {
-                    let dst = dst.wrapping_add(l * step);
-                    // SAFETY: tile `l` holds the strip's `E` source runs, a line apart; its rows
-                    // are inside `dst` (the caller's contract).
-                    unsafe { strip::<W, E, B, M, false, false, WHOLE>(tiles.tile(l), V, dst, ds) };
+                    for p in 0..B {
+                        let dst = dst.wrapping_add((l * B + p) * step);
+                        let src = tiles.tile(l).wrapping_add(p * V);
+                        // SAFETY: tile `l` holds the strip's `R` source runs, a line apart, the
+                        // strip's `V` bytes of each `p * V` into its line; its rows are inside
+                        // `dst` (the caller's contract).
+                        unsafe { strip::<W, E, B, M, false, false, WHOLE>(src, super::LINE, dst, ds) };
+                    }
                 }
             }
 
@@ -266,7 +303,8 @@ macro_rules! strips {
             ///
             /// In cache, AVX-512's strips whose source runs lie a multiple of 4 KiB apart (NCHW's
             /// and NCDHW's channel planes: 16 or 32 runs in one L1 set) read them through tiles
-            /// ([`staged`]) where `tiles` (AMD's cores: `Strips::tiles_page_strided_runs`).
+            /// ([`staged`]) where `tiles` (AMD's cores: `Strips::tiles_page_strided_runs`, which
+            /// has what AVX2's strips of 2 and 4 bytes gained by them on Zen 3).
             /// Before, each strip read its runs in place and asked for each run's next line into
             /// L2 (f32 and f64 only: f16 lost on one thread with it); against
             /// that, on an AMD EPYC (Zen 4), the bench's 1 MiB rows, old and new in turn twice,
@@ -296,6 +334,7 @@ macro_rules! strips {
                 const STREAM: bool,
                 const TALL: bool,
                 const WHOLE: bool,
+                const R: usize,
             >(
                 src: *const u8,
                 [ss, src_step, src_next]: [usize; 3],
@@ -306,24 +345,23 @@ macro_rules! strips {
             ) {
                 let steps = ([src_step, src_next], [dst_step, dst_next]);
                 let page_strided_runs = ss.is_multiple_of(PAGE_STRIDE_BYTES);
-                let tiled = tiles && !STREAM && !TALL && V == super::LINE && page_strided_runs;
+                let tiled = tiles && !STREAM && !TALL && page_strided_runs;
                 let walk = match tiled {
-                    true => super::walks::LineWalk::new(steps.0, steps.1, [count, repeat], 1),
+                    true => super::walks::LineWalk::new(steps.0, steps.1, [count, repeat], B),
                     false => None,
                 };
                 if let Some(walk) = walk {
-                    let mut tiles = super::staging::Tiles::<E>::new();
+                    let mut tiles = super::staging::Tiles::<R>::new();
                     walk.run(
                         src,
                         dst,
                         // SAFETY: every strip of the bands is inside both buffers (the caller's
-                        // contract); a strip's register is a line only in AVX-512's strips,
-                        // whose CPU has AVX-512 F.
+                        // contract), and the CPU has the feature.
                         |s, d, n| unsafe {
                             let rows = [ds, walk.dst_step()];
                             match n {
-                                GROUP => staged::<W, E, B, M, WHOLE, GROUP>(s, ss, d, rows, &mut tiles),
-                                _ => staged::<W, E, B, M, WHOLE, 1>(s, ss, d, rows, &mut tiles),
+                                GROUP => staged::<W, E, B, M, WHOLE, GROUP, R>(s, ss, d, rows, &mut tiles),
+                                _ => staged::<W, E, B, M, WHOLE, 1, R>(s, ss, d, rows, &mut tiles),
                             }
                         },
                         // SAFETY: as above.

@@ -1,8 +1,9 @@
-//! AVX-512's in-cache strips from source runs a multiple of 4 KiB apart (NCHW's and NCDHW's
-//! channel planes), staged: the runs' lines are copied into tiles, [`GROUP`] neighbouring lines
-//! of each run one after the other, and the strips read the tiles. The byte strips everywhere;
-//! the others on AMD's cores only (Intel's read such runs faster in place: the `band` of
-//! `super::strips!` has the figures).
+//! In-cache strips from source runs a multiple of 4 KiB apart (NCHW's and NCDHW's channel
+//! planes), staged: the runs' lines are copied into tiles, [`GROUP`] neighbouring lines of each
+//! run one after the other, and the strips read the tiles. AVX-512's byte strips everywhere;
+//! its others, and AVX2's of 2 and 4 bytes, on AMD's cores only (Intel's read such runs faster
+//! in place at AVX-512: the `band` of `super::strips!` has the figures;
+//! `Strips::tiles_page_strided_runs` has AVX2's).
 //!
 //! Why: such runs share one set of the L1 data cache (64 sets of 64-byte lines, a 4 KiB
 //! period), which holds 8 to 12 lines; a strip reads 16 to 64 of them, so read in place every
@@ -29,40 +30,30 @@ use super::LINE;
 pub(super) const GROUP: usize = 4;
 
 /// [`GROUP`] tiles of `RUNS` lines: tile `l` holds line `l` of each of a group's source runs,
-/// run `j` at `j * LINE` bytes from the tile's start.
-pub(super) struct Tiles<const RUNS: usize>([[__m512i; RUNS]; GROUP]);
+/// run `j` at `j * LINE` bytes from the tile's start. Each strip set copies the runs' lines in
+/// with its own registers (the `fill` of `super::strips!`, which asks for each run's next group
+/// through [`next_line_into_l2`]).
+pub(super) struct Tiles<const RUNS: usize>([[Line; RUNS]; GROUP]);
+
+/// One cache line of a tile, on a line.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Line([u8; LINE]);
 
 impl<const RUNS: usize> Tiles<RUNS> {
     /// Zeroed tiles.
     pub(super) fn new() -> Self {
-        // SAFETY: a register's value is any 64 bytes, zeros among them.
-        unsafe { core::mem::zeroed() }
-    }
-
-    /// Copies lines `0..L` of the `RUNS` source runs `j * ss` bytes from `src` into tiles
-    /// `0..L`, each run's lines one after the other, and asks for each run's line `L` lines on
-    /// into L2.
-    ///
-    /// # Safety
-    ///
-    /// The CPU has AVX-512 F; those `L` lines of every run are inside a live allocation.
-    #[target_feature(enable = "avx512f")]
-    #[inline]
-    pub(super) unsafe fn fill<const L: usize>(&mut self, src: *const u8, ss: usize) {
-        const { assert!(L <= GROUP) };
-        for j in 0..RUNS {
-            for (l, tile) in self.0.iter_mut().take(L).enumerate() {
-                let at = src.wrapping_add(j * ss + l * LINE);
-                // SAFETY: line `l` of run `j` is inside `src` (the caller's contract).
-                tile[j] = unsafe { _mm512_loadu_si512(at.cast()) };
-                next_line_into_l2(at.wrapping_add(L * LINE));
-            }
-        }
+        Tiles([[Line([0; LINE]); RUNS]; GROUP])
     }
 
     /// Tile `l`'s first byte: run `j`'s line at `j * LINE` bytes from it.
     pub(super) fn tile(&self, l: usize) -> *const u8 {
         self.0[l].as_ptr().cast()
+    }
+
+    /// Where line `l` of run `j` goes: a whole line, on a line.
+    pub(super) fn line(&mut self, l: usize, j: usize) -> *mut u8 {
+        self.0[l][j].0.as_mut_ptr()
     }
 }
 
@@ -70,7 +61,7 @@ impl<const RUNS: usize> Tiles<RUNS> {
 /// than the prefetchers follow. A hint: it reads nothing the program sees, and an address past
 /// the source faults nothing.
 #[inline(always)]
-fn next_line_into_l2(at: *const u8) {
+pub(super) fn next_line_into_l2(at: *const u8) {
     // SAFETY: SSE is part of x86-64; a prefetch reads nothing the program sees.
     unsafe { _mm_prefetch::<_MM_HINT_T1>(at.cast()) }
 }

@@ -8,7 +8,7 @@ use super::{square_tile, tiling, transpose, Staging, CACHE_LINE, PANEL_BYTES};
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
 use crate::platform::out::Out;
-use crate::platform::simd::strips::Strips;
+use crate::platform::simd::strips::{Strips, L1_WAYS};
 use crate::platform::simd::{self, Stores};
 
 /// Destination rows of at most this many bytes that are not whole lines starting on one are
@@ -288,10 +288,6 @@ fn staging_pitch<T: Element>(group: usize, bytes: usize) -> usize {
 /// gained less); two threads, four times, 14.3–20.6 → 15.3–21.5. In cache and from L3 it cost
 /// (1 MiB f32 NCHW→NHWC, one thread: 24.4–32.3 → 20.3–22.1), so those copy without it.
 const RUNS_AHEAD: usize = 8;
-
-/// Ways of an L1 data cache set on this machine class: the fewer of AMD's Zen 3 (8) and recent
-/// Intel cores (12), so that runs which overfill the smaller set are staged on both.
-const L1_WAYS: usize = 8;
 
 /// Bytes after which an L1 data cache's sets repeat (64 sets of 64-byte lines): runs a multiple
 /// of it apart put their lines at one offset all in one set.

@@ -10,7 +10,7 @@ use crate::dtype::Element;
 use crate::platform::out::Out;
 
 /// Whose cores the strips take their forms for, where the best form of a strip differed between
-/// the vendors' cores measured: [`Strips::whole_line_bytes`], [`Strips::tiles_page_strided_runs`]
+/// the vendors' cores measured: [`Strips::whole_line_bytes`], [`Strips::tiles_runs`]
 /// and the tall byte strips of [`Strips::stages_aliased_runs`]. Read once per process (CPUID's
 /// vendor string); tests run both on every CPU ([`Strips::for_cores`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +38,18 @@ impl Cores {
 
 /// Bytes of the destination line a strip writes.
 const LINE: usize = 64;
+
+/// Ways of an L1 data cache set on this machine class: the fewer of AMD's Zen 3 (8) and recent
+/// Intel cores (12), so that runs which overfill the smaller set are staged on both.
+pub(crate) const L1_WAYS: usize = 8;
+
+/// The greatest common divisor of `a` and `b`.
+fn gcd(mut a: usize, mut b: usize) -> usize {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
 
 /// How a conversion transposes its strips: a level this CPU has (checked by [`Strips::new`], the
 /// only way to make one), the store kind and the element size, fixed once per conversion.
@@ -110,24 +122,33 @@ impl Strips {
         self.cores == Cores::Intel
     }
 
-    /// Whether strips with ordinary stores read source runs a multiple of 4 KiB apart through
-    /// tiles of four lines (`x86/transpose.rs`'s `band`, which has the figures) rather than in
-    /// place or from a staged panel: on AMD's cores, AVX-512's of 2, 4 and 8 bytes, and AVX2's
-    /// of 2 and 4 bytes in cache. At AVX2 those planes were staged panel by panel
-    /// ([`Strips::stages_aliased_runs`]), the panel (64 KiB) past L1 on Zen 3; on an AMD EPYC
-    /// (Zen 3, L1d 32 KiB of 8 ways), 1 MiB, one binary with the tiles behind an environment
-    /// variable, the two in turn three times, `to_layout_into` best of 0.3 s, panels → tiles,
-    /// GB/s: one thread f32 NCHW→NHWC 29.1, 36.6, 37.2 → 51.6, 40.3, 52.9, NCHW→NC/32HW32
-    /// 28.4, 28.3, 36.4 → 51.3, 49.8, 51.2, NCDHW→NDHWC 28.7, 29.2, 37.9 → 53.9, 40.1, 52.3; f16
-    /// NCHW→NHWC 24.7, 34.8, 34.2 → 42.3, 41.2, 42.0, NC/32HW32 31.4, 33.8, 34.9 → 42.5, 42.1,
-    /// 41.7, NCDHW→NDHWC 34.0, 25.6, 34.8 → 42.8, 42.4, 42.6. AVX2's f64 strips (8 runs, as
-    /// many as an L1 set's ways) and its streamed ones (from the last-level cache) were not
-    /// measured with them.
-    pub(crate) fn tiles_page_strided_runs(&self) -> bool {
+    /// Whether strips with ordinary stores whose source runs lie `stride` bytes apart read them
+    /// through tiles of four lines (`x86/transpose.rs`'s `band`, which has AVX-512's figures)
+    /// rather than in place or from a staged panel: on AMD's cores, AVX-512's of 2, 4 and 8
+    /// bytes from runs a multiple of 4 KiB apart, and AVX2's of 2 and 4 bytes in cache from
+    /// runs of which more share one L1 set than it has ways ([`L1_WAYS`]).
+    ///
+    /// AVX2's planes of runs a multiple of 4 KiB apart were staged panel by panel
+    /// ([`Strips::stages_aliased_runs`]), the 64 KiB panel past Zen 3's L1. On an AMD EPYC (Zen 3,
+    /// L1d 32 KiB of 8 ways), 1 MiB, `to_layout_into` best of 0.3 s, one binary with the tiles
+    /// behind an environment variable, the two in turn three times, panels → tiles, GB/s, one
+    /// thread: f32 NCHW→NHWC 29.1, 36.6, 37.2 → 51.6, 40.3, 52.9, NCHW→NC/32HW32 28.4, 28.3,
+    /// 36.4 → 51.3, 49.8, 51.2, NCDHW→NDHWC 28.7, 29.2, 37.9 → 53.9, 40.1, 52.3; f16 NCHW→NHWC
+    /// 24.7, 34.8, 34.2 → 42.3, 41.2, 42.0, NC/32HW32 31.4, 33.8, 34.9 → 42.5, 42.1, 41.7,
+    /// NCDHW→NDHWC 34.0, 25.6, 34.8 → 42.8, 42.4, 42.6 (`BENCHMARKS.md`, step 46, has the bench's
+    /// races). Runs 2 KiB apart (512-wide f32 and 1024-wide f16 matrices into columns), the same
+    /// way: f16's 32 runs, 16 a set, in place → tiles 31.5–31.9 → 35.0–35.9 (two threads
+    /// 57.3–58.4 → 63.7–64.6); f32's 16, 8 a set, 31.0–32.6 → 24.9–25.1, so those stay in place.
+    /// AVX2's f64 strips (8 runs) and its streamed ones (from the last-level cache) were not
+    /// measured with tiles.
+    pub(crate) fn tiles_runs(&self, stride: usize) -> bool {
+        const PERIOD: usize = 4096;
+        // Lines of a strip's runs at one offset that fall in one L1 set.
+        let per_set = self.cols() * gcd(stride, PERIOD) / PERIOD;
         self.cores == Cores::Amd
             && match self.level {
-                Level::Avx512 => self.size >= 2,
-                Level::Avx2 => self.in_cache && !self.tall && matches!(self.size, 2 | 4),
+                Level::Avx512 => self.size >= 2 && stride.is_multiple_of(PERIOD),
+                Level::Avx2 => self.in_cache && !self.tall && matches!(self.size, 2 | 4) && per_set > L1_WAYS,
                 _ => false,
             }
     }
@@ -347,10 +368,10 @@ impl Strips {
     /// 0.68, 0.67; back to back (`TL_BENCH_HOT`, three times each) 36.5–37.9 → 28.4–29.0 µs a
     /// call and 37.3–38.4 → 27.6–29.2. AVX-512's other strips lost staged there too: f32, f16
     /// and u8 NCHW→NHWC at 1 MiB 0.56–0.58, 0.65, 0.68–0.73 → 0.45–0.46, 0.48–0.52, 0.56–0.58.
-    /// Where AVX2's strips read such runs through tiles instead ([`Strips::tiles_page_strided_runs`]:
-    /// in cache, not tall, on AMD's cores), their planes are not staged.
+    /// Where AVX2's strips read such runs through tiles instead ([`Strips::tiles_runs`]: in
+    /// cache, not tall, halves and words, on AMD's cores), their planes are not staged.
     pub(crate) fn stages_aliased_runs(&self, tall: bool) -> bool {
-        let tiles = !tall && self.tiles_page_strided_runs();
+        let tiles = !tall && self.tiles_runs(4096);
         (self.level == Level::Avx2 && !tiles)
             || (self.level == Level::Avx512 && tall && self.size == 1 && self.cores == Cores::Amd)
     }
@@ -420,7 +441,7 @@ impl Strips {
                     near_runs: band.src_stride * size <= super::x86::NEAR_RUN_BYTES,
                     page_strided_rows: (band.dst_stride * size).is_multiple_of(super::x86::PAGE_STRIDE_BYTES),
                     whole_line_bytes: self.whole_line_bytes(),
-                    tiles_page_strided_runs: self.tiles_page_strided_runs(),
+                    tiles_runs: self.tiles_runs(band.src_stride * size),
                 },
                 &src[band.from * size..],
                 dst.wrapping_add(band.to * size),
@@ -436,9 +457,52 @@ impl Strips {
 
 #[cfg(test)]
 mod tests {
-    use super::{Band, Strips};
+    use super::{Band, Cores, Strips};
     use crate::platform::out::Out;
     use crate::platform::simd::{Level, Stores};
+
+    /// Which strips read their source runs through tiles ([`Strips::tiles_runs`]), each
+    /// condition failing alone: on AMD's cores only; AVX2's in cache, of 2 and 4 bytes, not
+    /// tall, where more of a strip's runs share one L1 set than it has ways (f16's 32 runs 2 KiB
+    /// apart, 16 a set; f32's 16 runs 4 KiB apart; not f32's 2 KiB, 8 a set); AVX-512's of 2
+    /// bytes and more from runs a multiple of 4 KiB apart.
+    #[test]
+    fn strips_tile_the_runs_that_overfill_one_l1_set() {
+        if let Some(f16) = Strips::new(Level::Avx2, Stores::Ordinary, 2) {
+            let f32 = Strips::new(Level::Avx2, Stores::Ordinary, 4).expect("AVX2 strips");
+            let amd = |s: Strips| s.for_cores(Cores::Amd);
+            for (strips, stride, tiles, what) in [
+                (f16, 4096, true, "f16 4 KiB"),
+                (f16, 8192, true, "f16 8 KiB"),
+                (f16, 2048, true, "f16 2 KiB"),
+                (f16, 6144, true, "f16 6 KiB"),
+                (f16, 1024, false, "f16 1 KiB"),
+                (f16, 4096 + 64, false, "f16 4 KiB + a line"),
+                (f32, 4096, true, "f32 4 KiB"),
+                (f32, 2048, false, "f32 2 KiB"),
+            ] {
+                assert_eq!(amd(strips).tiles_runs(stride), tiles, "{what}");
+                assert!(!strips.for_cores(Cores::Intel).tiles_runs(stride), "{what}, Intel's cores");
+            }
+            let u8 = Strips::new(Level::Avx2, Stores::Ordinary, 1).expect("AVX2 strips");
+            let f64 = Strips::new(Level::Avx2, Stores::Ordinary, 8).expect("AVX2 strips");
+            let streamed = Strips::new(Level::Avx2, Stores::Streaming, 2).expect("AVX2 strips");
+            assert!(!amd(u8).tiles_runs(4096), "bytes");
+            assert!(!amd(f64).tiles_runs(4096), "f64");
+            assert!(!amd(streamed).tiles_runs(4096), "streamed");
+            assert!(!amd(f16.tall().expect("tall strips")).tiles_runs(4096), "tall");
+        } else {
+            println!("SKIPPED: AVX2's tiles: this CPU's highest level is {:?}", Level::detected());
+        }
+        if let Some(f16) = Strips::new(Level::Avx512, Stores::Ordinary, 2) {
+            let amd = f16.for_cores(Cores::Amd);
+            assert!(amd.tiles_runs(4096) && amd.tiles_runs(8192), "AVX-512 f16, 4 KiB");
+            assert!(!amd.tiles_runs(2048), "AVX-512 f16, 2 KiB");
+            assert!(!f16.for_cores(Cores::Intel).tiles_runs(4096), "AVX-512, Intel's cores");
+        } else {
+            println!("SKIPPED: AVX-512's tiles: this CPU's highest level is {:?}", Level::detected());
+        }
+    }
     use std::panic::{catch_unwind, AssertUnwindSafe};
 
     /// A band reaching past either buffer panics before anything is written (the strips'

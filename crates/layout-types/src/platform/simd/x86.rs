@@ -198,9 +198,9 @@ pub(super) struct Kind {
     /// AVX-512's streamed byte strips are whole lines held in 64-byte registers (else AVX2's
     /// blocks in their EVEX forms): `super::strips::Strips::whole_line_bytes`.
     pub(super) whole_line_bytes: bool,
-    /// In-cache strips (ordinary stores) of 2 bytes and more read runs a multiple of 4 KiB apart
-    /// through tiles: `super::strips::Strips::tiles_page_strided_runs`.
-    pub(super) tiles_page_strided_runs: bool,
+    /// The strips (ordinary stores, not tall) read their source runs through tiles:
+    /// `super::strips::Strips::tiles_runs`.
+    pub(super) tiles_runs: bool,
 }
 
 /// Runs `repeat` bands of `count` strips of `kind` (`super::strips::Band`'s geometry in bytes:
@@ -233,7 +233,7 @@ pub(super) unsafe fn band(
                 d,
                 dst_geometry,
                 counts,
-                kind.tiles_page_strided_runs,
+                kind.tiles_runs,
             )
         };
     }

@@ -149,8 +149,10 @@ fn streamed_planes_take_staged_tiles() {
 }
 
 /// Planes in cache whose source runs lie a multiple of 4 KiB apart (NCHW's channel planes of
-/// 4096 or 8192 bytes into NHWC): AVX2 stages the source panel by panel ([`by_staged_source`]),
-/// AVX-512 on AMD's cores copies the strips' source lines into tiles first, four lines of each
+/// 4096 or 8192 bytes into NHWC), or 2 KiB: AVX2 stages the source panel by panel
+/// ([`by_staged_source`]) but for its halves and words on AMD's cores, which read the runs
+/// through tiles as AVX-512 does; AVX-512 on AMD's cores copies the strips' source lines into
+/// tiles first, four lines of each
 /// run at once where the band has them, then one (byte strips two to a line), along a band or
 /// from band to band (tall strips, for rows of 32 to 64 bytes: in place for 2 bytes and more,
 /// bytes staged as at AVX2); on Intel's both read them in place (byte strips that are not tall
@@ -171,6 +173,10 @@ fn page_strided_runs_transpose_like_the_definition() {
             (page - 91, 100, page, 3),
             (1000, 128, 2 * page, 64),
             (96, 64, page, 0),
+            // Runs 2 KiB apart (or an odd multiple): AVX2's halves on AMD's cores read them
+            // through tiles too.
+            (page / 2, 64, page / 2, 0),
+            (page / 2 - 13, 100, 3 * page / 2, 3),
             // Destination rows of half a line to a line: tall strips.
             (page, 32 / T::SIZE, page, 0),
             (1000 + 3, 48 / T::SIZE, 2 * page, 5),

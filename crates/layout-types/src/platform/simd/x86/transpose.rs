@@ -27,7 +27,6 @@ macro_rules! strips {
     ) => {
         pub(crate) mod $module {
             use core::arch::x86_64::*;
-            use super::super::PAGE_STRIDE_BYTES;
             use super::staging::GROUP;
 
             /// Bytes of a register.
@@ -303,8 +302,8 @@ macro_rules! strips {
             ///
             /// In cache, AVX-512's strips whose source runs lie a multiple of 4 KiB apart (NCHW's
             /// and NCDHW's channel planes: 16 or 32 runs in one L1 set) read them through tiles
-            /// ([`staged`]) where `tiles` (AMD's cores: `Strips::tiles_page_strided_runs`, which
-            /// has what AVX2's strips of 2 and 4 bytes gained by them on Zen 3).
+            /// ([`staged`]) where `tiles` (AMD's cores: `Strips::tiles_runs`, which also has what
+            /// AVX2's strips of 2 and 4 bytes gained by them on Zen 3).
             /// Before, each strip read its runs in place and asked for each run's next line into
             /// L2 (f32 and f64 only: f16 lost on one thread with it); against
             /// that, on an AMD EPYC (Zen 4), the bench's 1 MiB rows, old and new in turn twice,
@@ -344,8 +343,7 @@ macro_rules! strips {
                 tiles: bool,
             ) {
                 let steps = ([src_step, src_next], [dst_step, dst_next]);
-                let page_strided_runs = ss.is_multiple_of(PAGE_STRIDE_BYTES);
-                let tiled = tiles && !STREAM && !TALL && page_strided_runs;
+                let tiled = tiles && !STREAM && !TALL;
                 let walk = match tiled {
                     true => super::walks::LineWalk::new(steps.0, steps.1, [count, repeat], B),
                     false => None,

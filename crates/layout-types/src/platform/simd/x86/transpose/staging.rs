@@ -3,7 +3,7 @@
 //! run one after the other, and the strips read the tiles. AVX-512's byte strips everywhere;
 //! its others, and AVX2's of 2 and 4 bytes, on AMD's cores only (Intel's read such runs faster
 //! in place at AVX-512: the `band` of `super::strips!` has the figures;
-//! `Strips::tiles_page_strided_runs` has AVX2's).
+//! `Strips::tiles_runs` has AVX2's, which also take runs 2 KiB apart where a set overfills).
 //!
 //! Why: such runs share one set of the L1 data cache (64 sets of 64-byte lines, a 4 KiB
 //! period), which holds 8 to 12 lines; a strip reads 16 to 64 of them, so read in place every

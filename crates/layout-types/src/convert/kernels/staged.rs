@@ -3,7 +3,7 @@
 //! ([`by_panels`]) and tiles of long rows ([`by_staged_tiles`]), streamed out from there.
 
 use super::line_walk::prefetch;
-use super::strip_sweep::{MAX_CACHED_RUNS, WIDE_PLANE};
+use super::strip_sweep::{by_strips, MAX_CACHED_RUNS, WIDE_PLANE};
 use super::{square_tile, tiling, transpose, Staging, CACHE_LINE, PANEL_BYTES};
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
@@ -130,6 +130,13 @@ pub(super) fn by_staged_source<T: Element>(
     strips: Strips,
 ) -> bool {
     let Some(why) = staged_runs::<T>(dst.address(d), rows, cols, strips) else { return false };
+    // Streamed from the last-level cache, AVX2's halves and words on AMD's cores read such runs
+    // through tiles instead (`Strips::tiling_cached_source` has the figures), where the strips
+    // are not tall.
+    let tiles = why == StagedRuns::OneL1Set && cols.extent >= strips.cols();
+    if let Some(tiled) = strips.tiling_cached_source().filter(|_| tiles) {
+        return by_strips(src, s, dst, d, rows, cols, tiled);
+    }
     let plane = (src, s, dst.rb(), d, rows, cols);
     match why {
         StagedRuns::FarInMemory if strips.long_far_panels() => {

@@ -66,6 +66,8 @@ pub(crate) struct Strips {
     cached_source: bool,
     /// Tall strips ([`Strips::tall`]).
     tall: bool,
+    /// Streamed from the last-level cache, through tiles ([`Strips::tiling_cached_source`]).
+    tiles_cached_source: bool,
     /// Whose cores the strips' forms are for ([`Cores`]).
     cores: Cores,
 }
@@ -101,6 +103,7 @@ impl Strips {
             in_cache: stores == Stores::Ordinary,
             cached_source: stores == Stores::Ordinary,
             tall: false,
+            tiles_cached_source: false,
             cores: Cores::detected(),
         })
     }
@@ -122,11 +125,13 @@ impl Strips {
         self.cores == Cores::Intel
     }
 
-    /// Whether strips with ordinary stores whose source runs lie `stride` bytes apart read them
-    /// through tiles of four lines (`x86/transpose.rs`'s `band`, which has AVX-512's figures)
-    /// rather than in place or from a staged panel: on AMD's cores, AVX-512's of 2, 4 and 8
-    /// bytes from runs a multiple of 4 KiB apart, and AVX2's of 2 and 4 bytes in cache from
-    /// runs of which more share one L1 set than it has ways ([`L1_WAYS`]).
+    /// Whether strips whose source runs lie `stride` bytes apart read them through tiles of four
+    /// lines (`x86/transpose.rs`'s `band`, which has AVX-512's figures) rather than in place or
+    /// from a staged panel, their rows `stream`ed or not: on AMD's cores only, AVX-512's of 2, 4
+    /// and 8 bytes with ordinary stores from runs a multiple of 4 KiB apart, and AVX2's of 2 and
+    /// 4 bytes from runs of which more share one L1 set than it has ways ([`L1_WAYS`]): in cache,
+    /// or streamed from the last-level cache where the plane's runs would be staged
+    /// ([`Strips::tiling_cached_source`]).
     ///
     /// AVX2's planes of runs a multiple of 4 KiB apart were staged panel by panel
     /// ([`Strips::stages_aliased_runs`]), the 64 KiB panel past Zen 3's L1. On an AMD EPYC (Zen 3,
@@ -139,18 +144,41 @@ impl Strips {
     /// races). Runs 2 KiB apart (512-wide f32 and 1024-wide f16 matrices into columns), the same
     /// way: f16's 32 runs, 16 a set, in place → tiles 31.5–31.9 → 35.0–35.9 (two threads
     /// 57.3–58.4 → 63.7–64.6); f32's 16, 8 a set, 31.0–32.6 → 24.9–25.1, so those stay in place.
-    /// AVX2's f64 strips (8 runs) and its streamed ones (from the last-level cache) were not
-    /// measured with tiles.
-    pub(crate) fn tiles_runs(&self, stride: usize) -> bool {
+    /// AVX2's f64 strips (8 runs) were not measured with tiles.
+    pub(crate) fn tiles_runs(&self, stride: usize, stream: bool) -> bool {
         const PERIOD: usize = 4096;
         // Lines of a strip's runs at one offset that fall in one L1 set.
         let per_set = self.cols() * gcd(stride, PERIOD) / PERIOD;
+        let avx2 = (self.in_cache || self.tiles_cached_source) && !self.tall && matches!(self.size, 2 | 4);
         self.cores == Cores::Amd
             && match self.level {
-                Level::Avx512 => self.size >= 2 && stride.is_multiple_of(PERIOD),
-                Level::Avx2 => self.in_cache && !self.tall && matches!(self.size, 2 | 4) && per_set > L1_WAYS,
+                Level::Avx512 => !stream && self.size >= 2 && stride.is_multiple_of(PERIOD),
+                Level::Avx2 => avx2 && per_set > L1_WAYS,
                 _ => false,
             }
+    }
+
+    /// The same strips reading their source runs through tiles ([`Strips::tiles_runs`]) where
+    /// they are streamed from the last-level cache ([`Strips::cached_source`]) and a plane's runs
+    /// share one L1 set (`convert::kernels`'s `by_staged_source` asks, for the planes it would
+    /// stage): AVX2's halves and words on AMD's cores. `None` elsewhere. On an AMD EPYC (Zen 3),
+    /// 16 MiB (four images of C = 64), `to_layout_into` best of 0.3 s on a pool of two threads,
+    /// one binary with the tiles behind an environment variable, the two in turn three times,
+    /// panels → tiles, GB/s: f32 NCHW→NHWC 20.3, 19.2, 20.3 → 33.0, 35.6, 33.3, NCHW→NC/32HW32
+    /// 27.1, 26.1, 44.2 → 46.6, 46.8, 47.5, NCDHW→NDHWC 24.4, 26.6, 27.1 → 45.2, 47.9, 47.3; f16
+    /// NCHW→NHWC 19.9, 21.1, 28.5 → 38.1, 30.3, 40.8, NC/32HW32 26.7, 29.1, 29.4 → 37.6, 38.9,
+    /// 46.0, NCDHW→NDHWC 21.7, 28.2, 25.5 → 33.4, 47.3, 47.9. Not for the bands `by_strips`
+    /// streams in place from more runs (large matrices into columns, 4 KiB rows: f32 22.7–23.0 →
+    /// 17.3–18.9 GB/s tiled, f16 20.8–22.6 → 14.3–15.6).
+    pub(crate) fn tiling_cached_source(self) -> Option<Strips> {
+        let tiled = Strips { tiles_cached_source: true, ..self };
+        let has = self.level == Level::Avx2
+            && self.cores == Cores::Amd
+            && self.streaming
+            && self.cached_source
+            && !self.tall
+            && matches!(self.size, 2 | 4);
+        has.then_some(tiled)
     }
 
     /// The SIMD level the strips run at (one this CPU has).
@@ -371,7 +399,7 @@ impl Strips {
     /// Where AVX2's strips read such runs through tiles instead ([`Strips::tiles_runs`]: in
     /// cache, not tall, halves and words, on AMD's cores), their planes are not staged.
     pub(crate) fn stages_aliased_runs(&self, tall: bool) -> bool {
-        let tiles = !tall && self.tiles_runs(4096);
+        let tiles = !tall && self.tiles_runs(4096, false);
         (self.level == Level::Avx2 && !tiles)
             || (self.level == Level::Avx512 && tall && self.size == 1 && self.cores == Cores::Amd)
     }
@@ -441,7 +469,7 @@ impl Strips {
                     near_runs: band.src_stride * size <= super::x86::NEAR_RUN_BYTES,
                     page_strided_rows: (band.dst_stride * size).is_multiple_of(super::x86::PAGE_STRIDE_BYTES),
                     whole_line_bytes: self.whole_line_bytes(),
-                    tiles_runs: self.tiles_runs(band.src_stride * size),
+                    tiles_runs: self.tiles_runs(band.src_stride * size, stream),
                 },
                 &src[band.from * size..],
                 dst.wrapping_add(band.to * size),
@@ -462,10 +490,11 @@ mod tests {
     use crate::platform::simd::{Level, Stores};
 
     /// Which strips read their source runs through tiles ([`Strips::tiles_runs`]), each
-    /// condition failing alone: on AMD's cores only; AVX2's in cache, of 2 and 4 bytes, not
-    /// tall, where more of a strip's runs share one L1 set than it has ways (f16's 32 runs 2 KiB
-    /// apart, 16 a set; f32's 16 runs 4 KiB apart; not f32's 2 KiB, 8 a set); AVX-512's of 2
-    /// bytes and more from runs a multiple of 4 KiB apart.
+    /// condition failing alone: on AMD's cores only; AVX2's in cache, or streamed from the
+    /// last-level cache where a plane asks ([`Strips::tiling_cached_source`]), of 2 and 4 bytes,
+    /// not tall, where more of a strip's runs share one L1 set than it has ways (f16's 32 runs
+    /// 2 KiB apart, 16 a set; f32's 16 runs 4 KiB apart; not f32's 2 KiB, 8 a set); AVX-512's of
+    /// 2 bytes and more with ordinary stores from runs a multiple of 4 KiB apart.
     #[test]
     fn strips_tile_the_runs_that_overfill_one_l1_set() {
         if let Some(f16) = Strips::new(Level::Avx2, Stores::Ordinary, 2) {
@@ -481,24 +510,39 @@ mod tests {
                 (f32, 4096, true, "f32 4 KiB"),
                 (f32, 2048, false, "f32 2 KiB"),
             ] {
-                assert_eq!(amd(strips).tiles_runs(stride), tiles, "{what}");
-                assert!(!strips.for_cores(Cores::Intel).tiles_runs(stride), "{what}, Intel's cores");
+                assert_eq!(amd(strips).tiles_runs(stride, false), tiles, "{what}");
+                assert!(!strips.for_cores(Cores::Intel).tiles_runs(stride, false), "{what}, Intel's cores");
             }
             let u8 = Strips::new(Level::Avx2, Stores::Ordinary, 1).expect("AVX2 strips");
             let f64 = Strips::new(Level::Avx2, Stores::Ordinary, 8).expect("AVX2 strips");
             let streamed = Strips::new(Level::Avx2, Stores::Streaming, 2).expect("AVX2 strips");
-            assert!(!amd(u8).tiles_runs(4096), "bytes");
-            assert!(!amd(f64).tiles_runs(4096), "f64");
-            assert!(!amd(streamed).tiles_runs(4096), "streamed");
-            assert!(!amd(f16.tall().expect("tall strips")).tiles_runs(4096), "tall");
+            assert!(!amd(u8).tiles_runs(4096, false), "bytes");
+            assert!(!amd(f64).tiles_runs(4096, false), "f64");
+            assert!(!amd(streamed).tiles_runs(4096, true), "streamed");
+            assert!(!amd(f16.tall().expect("tall strips")).tiles_runs(4096, false), "tall");
+            // Streamed from the last-level cache, where a plane asks (`tiling_cached_source`).
+            let from_l3 = amd(streamed.with_cached_source(0));
+            let tiled = from_l3.tiling_cached_source().expect("AVX2 halves from L3 on AMD's cores");
+            assert!(tiled.tiles_runs(4096, true) && tiled.tiles_runs(4096, false), "tiled from L3");
+            assert!(!tiled.tiles_runs(1024, true), "tiled from L3, 1 KiB");
+            assert!(from_l3.for_cores(Cores::Intel).tiling_cached_source().is_none(), "Intel's cores");
+            assert!(
+                amd(streamed.with_cached_source(1 << 40)).tiling_cached_source().is_none(),
+                "from memory"
+            );
+            assert!(amd(f16).tiling_cached_source().is_none(), "in cache");
+            let u8_from_l3 = amd(Strips::new(Level::Avx2, Stores::Streaming, 1).expect("AVX2 strips"));
+            assert!(u8_from_l3.with_cached_source(0).tiling_cached_source().is_none(), "bytes from L3");
         } else {
             println!("SKIPPED: AVX2's tiles: this CPU's highest level is {:?}", Level::detected());
         }
         if let Some(f16) = Strips::new(Level::Avx512, Stores::Ordinary, 2) {
             let amd = f16.for_cores(Cores::Amd);
-            assert!(amd.tiles_runs(4096) && amd.tiles_runs(8192), "AVX-512 f16, 4 KiB");
-            assert!(!amd.tiles_runs(2048), "AVX-512 f16, 2 KiB");
-            assert!(!f16.for_cores(Cores::Intel).tiles_runs(4096), "AVX-512, Intel's cores");
+            assert!(amd.tiles_runs(4096, false) && amd.tiles_runs(8192, false), "AVX-512 f16, 4 KiB");
+            assert!(!amd.tiles_runs(2048, false), "AVX-512 f16, 2 KiB");
+            assert!(!amd.tiles_runs(4096, true), "AVX-512 f16, streamed");
+            assert!(!f16.for_cores(Cores::Intel).tiles_runs(4096, false), "AVX-512, Intel's cores");
+            assert!(amd.tiling_cached_source().is_none(), "AVX-512 from L3");
         } else {
             println!("SKIPPED: AVX-512's tiles: this CPU's highest level is {:?}", Level::detected());
         }

@@ -302,21 +302,27 @@ fn planes_stage_runs_that_share_one_l1_set() {
 }
 
 /// Planes whose runs share one L1 set, staged at AVX2 ([`by_staged_source`] takes them), against
-/// the definition, every element size that stages (in cache, in the form of Intel's cores: on
-/// AMD's, halves and words read them through tiles): one group of runs, several with a ragged
-/// last one, and streamed from the last-level cache; nothing outside the plane is written.
+/// the definition, every element size that stages (in the form of Intel's cores; on AMD's,
+/// halves and words read them through tiles: streamed from the last-level cache here, in cache
+/// in [`page_strided_runs_transpose_like_the_definition`]): one group of runs, several with a
+/// ragged last one, and streamed from the last-level cache; nothing outside the plane is written.
 #[test]
 fn runs_that_share_one_l1_set_stage_like_the_definition() {
     use crate::platform::simd::Stores;
     fn check<T: Element>() {
         let bits = |i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 19;
-        let strips =
-            |stores| Strips::new(Level::Avx2, stores, T::SIZE).expect("AVX2 strips").for_cores(Cores::Intel);
+        let strips = |stores| Strips::new(Level::Avx2, stores, T::SIZE).expect("AVX2 strips");
         let (in_cache, from_l3) = (strips(Stores::Ordinary), strips(Stores::Streaming).with_cached_source(0));
+        let (intel, amd) = (|s: Strips| s.for_cores(Cores::Intel), |s: Strips| s.for_cores(Cores::Amd));
         let (page, many) = (4096 / T::SIZE, 64 / T::SIZE);
-        for (runs, src_stride, strips) in
-            [(many, page, in_cache), (2 * many + 3, 2 * page, in_cache), (many, page, from_l3)]
-        {
+        for (runs, src_stride, strips) in [
+            (many, page, intel(in_cache)),
+            (2 * many + 3, 2 * page, intel(in_cache)),
+            (many, page, intel(from_l3)),
+            // Through tiles, streamed (`Strips::tiling_cached_source`), on AMD's cores.
+            (many, page, amd(from_l3)),
+            (many, 2 * page, amd(from_l3)),
+        ] {
             let rows = 2 * page + 5;
             let src: Vec<T> = (0..runs * src_stride + rows).map(|i| T::from_word(bits(i))).collect();
             let mut dst = vec![T::from_word(0); rows * runs + 64];

@@ -261,8 +261,7 @@ macro_rules! strips {
             ///
             /// # Safety
             ///
-            /// As [`strip`] with ordinary stores, for every strip of the `L` lines; the CPU
-            /// has the feature.
+            /// As [`strip`], for every strip of the `L` lines; the CPU has the feature.
             #[target_feature(enable = $feature)]
             #[inline]
             unsafe fn staged<
@@ -270,6 +269,7 @@ macro_rules! strips {
                 const E: usize,
                 const B: usize,
                 const M: usize,
+                const STREAM: bool,
                 const WHOLE: bool,
                 const L: usize,
                 const R: usize,
@@ -291,7 +291,7 @@ macro_rules! strips {
                         // SAFETY: tile `l` holds the strip's `R` source runs, a line apart, the
                         // strip's `V` bytes of each `p * V` into its line; its rows are inside
                         // `dst` (the caller's contract).
-                        unsafe { strip::<W, E, B, M, false, false, WHOLE>(src, super::LINE, dst, ds) };
+                        unsafe { strip::<W, E, B, M, STREAM, false, WHOLE>(src, super::LINE, dst, ds) };
                     }
                 }
             }
@@ -343,7 +343,7 @@ macro_rules! strips {
                 tiles: bool,
             ) {
                 let steps = ([src_step, src_next], [dst_step, dst_next]);
-                let tiled = tiles && !STREAM && !TALL;
+                let tiled = tiles && !TALL;
                 let walk = match tiled {
                     true => super::walks::LineWalk::new(steps.0, steps.1, [count, repeat], B),
                     false => None,
@@ -358,12 +358,12 @@ macro_rules! strips {
                         |s, d, n| unsafe {
                             let rows = [ds, walk.dst_step()];
                             match n {
-                                GROUP => staged::<W, E, B, M, WHOLE, GROUP, R>(s, ss, d, rows, &mut tiles),
-                                _ => staged::<W, E, B, M, WHOLE, 1, R>(s, ss, d, rows, &mut tiles),
+                                GROUP => staged::<W, E, B, M, STREAM, WHOLE, GROUP, R>(s, ss, d, rows, &mut tiles),
+                                _ => staged::<W, E, B, M, STREAM, WHOLE, 1, R>(s, ss, d, rows, &mut tiles),
                             }
                         },
                         // SAFETY: as above.
-                        |s, d| unsafe { strip::<W, E, B, M, false, false, WHOLE>(s, ss, d, ds) },
+                        |s, d| unsafe { strip::<W, E, B, M, STREAM, false, WHOLE>(s, ss, d, ds) },
                     );
                 } else if STREAM && !TALL && B > 1 && E >= 16 && V == 32 {
                     // SAFETY: the CPU has the feature; every strip of the bands is inside both

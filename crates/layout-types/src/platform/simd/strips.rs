@@ -128,10 +128,10 @@ impl Strips {
     /// Whether strips whose source runs lie `stride` bytes apart read them through tiles of four
     /// lines (`x86/transpose.rs`'s `band`, which has AVX-512's figures) rather than in place or
     /// from a staged panel, their rows `stream`ed or not: on AMD's cores only, AVX-512's of 2, 4
-    /// and 8 bytes with ordinary stores from runs a multiple of 4 KiB apart, and AVX2's of 2 and
-    /// 4 bytes from runs of which more share one L1 set than it has ways ([`L1_WAYS`]): in cache,
-    /// or streamed from the last-level cache where the plane's runs would be staged
-    /// ([`Strips::tiling_cached_source`]).
+    /// and 8 bytes with ordinary stores from runs a multiple of 4 KiB apart, and AVX2's of 1, 2
+    /// and 4 bytes (not tall) from runs of which more share one L1 set than it has ways
+    /// ([`L1_WAYS`]): in cache, or streamed from the last-level cache where the plane's runs
+    /// would be staged ([`Strips::tiling_cached_source`]).
     ///
     /// AVX2's planes of runs a multiple of 4 KiB apart were staged panel by panel
     /// ([`Strips::stages_aliased_runs`]), the 64 KiB panel past Zen 3's L1. On an AMD EPYC (Zen 3,
@@ -144,12 +144,17 @@ impl Strips {
     /// races). Runs 2 KiB apart (512-wide f32 and 1024-wide f16 matrices into columns), the same
     /// way: f16's 32 runs, 16 a set, in place → tiles 31.5–31.9 → 35.0–35.9 (two threads
     /// 57.3–58.4 → 63.7–64.6); f32's 16, 8 a set, 31.0–32.6 → 24.9–25.1, so those stay in place.
-    /// AVX2's f64 strips (8 runs) were not measured with tiles.
+    /// Bytes (`avx2_bytes`, 64 runs), the same way, in turn three times: NCHW→NHWC one thread
+    /// 30.0, 21.0, 29.8 → 32.7, 33.9, 34.0, two threads 44.1, 56.5, 41.6 → 63.6, 64.7, 64.8; a
+    /// 1024-wide matrix into columns (runs 1 KiB apart, 16 a set) one thread 27.7–28.2 →
+    /// 30.2–30.8, two threads 47.6–54.6 → 46.4–58.0; NC/32HW32 and NCDHW→NDHWC with 32
+    /// channels (tall strips) even. AVX2's f64 strips (8 runs) were not measured with tiles.
     pub(crate) fn tiles_runs(&self, stride: usize, stream: bool) -> bool {
         const PERIOD: usize = 4096;
         // Lines of a strip's runs at one offset that fall in one L1 set.
         let per_set = self.cols() * gcd(stride, PERIOD) / PERIOD;
-        let avx2 = (self.in_cache || self.tiles_cached_source) && !self.tall && matches!(self.size, 2 | 4);
+        let avx2 =
+            (self.in_cache || self.tiles_cached_source) && !self.tall && matches!(self.size, 1 | 2 | 4);
         self.cores == Cores::Amd
             && match self.level {
                 Level::Avx512 => !stream && self.size >= 2 && stride.is_multiple_of(PERIOD),
@@ -161,13 +166,14 @@ impl Strips {
     /// The same strips reading their source runs through tiles ([`Strips::tiles_runs`]) where
     /// they are streamed from the last-level cache ([`Strips::cached_source`]) and a plane's runs
     /// share one L1 set (`convert::kernels`'s `by_staged_source` asks, for the planes it would
-    /// stage): AVX2's halves and words on AMD's cores. `None` elsewhere. On an AMD EPYC (Zen 3),
+    /// stage): AVX2's bytes, halves and words on AMD's cores. `None` elsewhere. On an AMD EPYC (Zen 3),
     /// 16 MiB (four images of C = 64), `to_layout_into` best of 0.3 s on a pool of two threads,
     /// one binary with the tiles behind an environment variable, the two in turn three times,
     /// panels → tiles, GB/s: f32 NCHW→NHWC 20.3, 19.2, 20.3 → 33.0, 35.6, 33.3, NCHW→NC/32HW32
     /// 27.1, 26.1, 44.2 → 46.6, 46.8, 47.5, NCDHW→NDHWC 24.4, 26.6, 27.1 → 45.2, 47.9, 47.3; f16
     /// NCHW→NHWC 19.9, 21.1, 28.5 → 38.1, 30.3, 40.8, NC/32HW32 26.7, 29.1, 29.4 → 37.6, 38.9,
-    /// 46.0, NCDHW→NDHWC 21.7, 28.2, 25.5 → 33.4, 47.3, 47.9. Not for the bands `by_strips`
+    /// 46.0, NCDHW→NDHWC 21.7, 28.2, 25.5 → 33.4, 47.3, 47.9; u8 NCHW→NHWC 36.3, 34.1, 29.5 →
+    /// 40.5, 39.8, 40.7 (one thread 22.8, 13.9, 14.4 → 21.8, 21.0, 21.2). Not for the bands `by_strips`
     /// streams in place from more runs (large matrices into columns, 4 KiB rows: f32 22.7–23.0 →
     /// 17.3–18.9 GB/s tiled, f16 20.8–22.6 → 14.3–15.6).
     pub(crate) fn tiling_cached_source(self) -> Option<Strips> {
@@ -177,7 +183,7 @@ impl Strips {
             && self.streaming
             && self.cached_source
             && !self.tall
-            && matches!(self.size, 2 | 4);
+            && matches!(self.size, 1 | 2 | 4);
         has.then_some(tiled)
     }
 
@@ -397,7 +403,7 @@ impl Strips {
     /// call and 37.3–38.4 → 27.6–29.2. AVX-512's other strips lost staged there too: f32, f16
     /// and u8 NCHW→NHWC at 1 MiB 0.56–0.58, 0.65, 0.68–0.73 → 0.45–0.46, 0.48–0.52, 0.56–0.58.
     /// Where AVX2's strips read such runs through tiles instead ([`Strips::tiles_runs`]: in
-    /// cache, not tall, halves and words, on AMD's cores), their planes are not staged.
+    /// cache, not tall, on AMD's cores), their planes are not staged.
     pub(crate) fn stages_aliased_runs(&self, tall: bool) -> bool {
         let tiles = !tall && self.tiles_runs(4096, false);
         (self.level == Level::Avx2 && !tiles)
@@ -491,10 +497,11 @@ mod tests {
 
     /// Which strips read their source runs through tiles ([`Strips::tiles_runs`]), each
     /// condition failing alone: on AMD's cores only; AVX2's in cache, or streamed from the
-    /// last-level cache where a plane asks ([`Strips::tiling_cached_source`]), of 2 and 4 bytes,
-    /// not tall, where more of a strip's runs share one L1 set than it has ways (f16's 32 runs
-    /// 2 KiB apart, 16 a set; f32's 16 runs 4 KiB apart; not f32's 2 KiB, 8 a set); AVX-512's of
-    /// 2 bytes and more with ordinary stores from runs a multiple of 4 KiB apart.
+    /// last-level cache where a plane asks ([`Strips::tiling_cached_source`]), of 1, 2 and 4
+    /// bytes, not tall, where more of a strip's runs share one L1 set than it has ways (f16's 32
+    /// runs 2 KiB apart, 16 a set; f32's 16 runs 4 KiB apart; not f32's 2 KiB, 8 a set; bytes'
+    /// 64 runs 1 KiB apart, not 512 B); AVX-512's of 2 bytes and more with ordinary stores from
+    /// runs a multiple of 4 KiB apart.
     #[test]
     fn strips_tile_the_runs_that_overfill_one_l1_set() {
         if let Some(f16) = Strips::new(Level::Avx2, Stores::Ordinary, 2) {
@@ -516,7 +523,8 @@ mod tests {
             let u8 = Strips::new(Level::Avx2, Stores::Ordinary, 1).expect("AVX2 strips");
             let f64 = Strips::new(Level::Avx2, Stores::Ordinary, 8).expect("AVX2 strips");
             let streamed = Strips::new(Level::Avx2, Stores::Streaming, 2).expect("AVX2 strips");
-            assert!(!amd(u8).tiles_runs(4096, false), "bytes");
+            assert!(amd(u8).tiles_runs(4096, false) && amd(u8).tiles_runs(1024, false), "bytes");
+            assert!(!amd(u8).tiles_runs(512, false), "bytes 512 B apart");
             assert!(!amd(f64).tiles_runs(4096, false), "f64");
             assert!(!amd(streamed).tiles_runs(4096, true), "streamed");
             assert!(!amd(f16.tall().expect("tall strips")).tiles_runs(4096, false), "tall");
@@ -531,8 +539,8 @@ mod tests {
                 "from memory"
             );
             assert!(amd(f16).tiling_cached_source().is_none(), "in cache");
-            let u8_from_l3 = amd(Strips::new(Level::Avx2, Stores::Streaming, 1).expect("AVX2 strips"));
-            assert!(u8_from_l3.with_cached_source(0).tiling_cached_source().is_none(), "bytes from L3");
+            let f64_from_l3 = amd(Strips::new(Level::Avx2, Stores::Streaming, 8).expect("AVX2 strips"));
+            assert!(f64_from_l3.with_cached_source(0).tiling_cached_source().is_none(), "f64 from L3");
         } else {
             println!("SKIPPED: AVX2's tiles: this CPU's highest level is {:?}", Level::detected());
         }

@@ -311,7 +311,7 @@ pub(super) unsafe fn band(
                 if size == 1
                     && (writes == Writes::InCache || (writes == Writes::Ordinary && page_strided_rows)) =>
             {
-                avx2_bytes::band(s, src_geometry, d, dst_geometry, counts)
+                avx2_bytes::band(s, src_geometry, d, dst_geometry, counts, kind.tiles_runs)
             }
             // Halves and words into such rows: each strip's blocks first, then its rows whole,
             // one after the other (the order of streamed strips), not each row's halves a

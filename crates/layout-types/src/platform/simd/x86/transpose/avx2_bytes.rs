@@ -37,10 +37,16 @@
 //! joined in pairs in registers they were even with the generic strips (the spills of the
 //! 32×32 block cost nothing measurable there).
 //!
+//! From runs that overfill one L1 set (NCHW's channel planes, a 1024-wide matrix's rows), on AMD's
+//! cores, the strips read their runs' lines through [`staging`](super::staging)'s tiles
+//! ([`band`]; `Strips::tiles_runs` has the figures).
+//!
 //! The safety argument is the room's, in `platform/mod.rs`; the bounds each call relies on are
 //! checked by `strips`.
 
 use core::arch::x86_64::*;
+
+use super::staging::{Tiles, GROUP};
 
 /// Source runs of a quarter, and registers of its transpose.
 const Q: usize = 16;
@@ -105,7 +111,10 @@ unsafe fn strip(src: *const u8, ss: usize, dst: *mut u8, ds: usize, tile: &mut T
 }
 
 /// `repeat` bands of `count` strips, strip `i` of band `k` at `src + k * src_next + i *
-/// src_step` and `dst + k * dst_next + i * dst_step`.
+/// src_step` and `dst + k * dst_next + i * dst_step`; where `tiles` (`Strips::tiles_runs`: runs
+/// that overfill one L1 set, on AMD's cores), neighbouring strips two a line read their runs'
+/// lines through [`staging`](super::staging)'s tiles, four lines of each run at once where the
+/// band has them.
 ///
 /// # Safety
 ///
@@ -117,9 +126,42 @@ pub(crate) unsafe fn band(
     dst: *mut u8,
     [ds, dst_step, dst_next]: [usize; 3],
     counts: [usize; 2],
+    tiles: bool,
 ) {
     let mut tile = Tile([0; E * 64]);
-    super::each_strip(src, [src_step, src_next], dst, [dst_step, dst_next], counts, |s, d| {
+    let steps = ([src_step, src_next], [dst_step, dst_next]);
+    let walk = match tiles {
+        true => super::walks::LineWalk::new(steps.0, steps.1, counts, 2),
+        false => None,
+    };
+    if let Some(walk) = walk {
+        let mut staged = Tiles::<{ 2 * E }>::new();
+        let step = walk.dst_step();
+        walk.run(
+            src,
+            dst,
+            // SAFETY: every strip of the bands is inside both buffers (the caller's contract), so
+            // the `n` lines of each of their 64 runs are inside `src`; the CPU has AVX2. Tile
+            // `l` holds line `l` of each run, a line apart: strip `2 l + p` reads its 32 bytes
+            // `32 p` into each, and writes its rows where the walk puts it.
+            |s, d, n| unsafe {
+                match n {
+                    GROUP => super::avx2::fill::<GROUP, { 2 * E }>(&mut staged, s, ss),
+                    _ => super::avx2::fill::<1, { 2 * E }>(&mut staged, s, ss),
+                }
+                for l in 0..n {
+                    for p in 0..2 {
+                        let src = staged.tile(l).wrapping_add(p * E);
+                        strip(src, super::LINE, d.wrapping_add((2 * l + p) * step), ds, &mut tile);
+                    }
+                }
+            },
+            // SAFETY: as above.
+            |s, d| unsafe { strip(s, ss, d, ds, &mut Tile([0; E * 64])) },
+        );
+        return;
+    }
+    super::each_strip(src, steps.0, dst, steps.1, counts, |s, d| {
         // SAFETY: every strip of the bands is inside both buffers (the caller's contract); the
         // tile is this function's own.
         unsafe { strip(s, ss, d, ds, &mut tile) }

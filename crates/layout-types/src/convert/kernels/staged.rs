@@ -130,9 +130,9 @@ pub(super) fn by_staged_source<T: Element>(
     strips: Strips,
 ) -> bool {
     let Some(why) = staged_runs::<T>(dst.address(d), rows, cols, strips) else { return false };
-    // Streamed from the last-level cache, AVX2's halves and words on AMD's cores read such runs
-    // through tiles instead (`Strips::tiling_cached_source` has the figures), where the strips
-    // are not tall.
+    // Streamed from the last-level cache, AVX2's bytes, halves and words on AMD's cores read such
+    // runs through tiles instead (`Strips::tiling_cached_source` has the figures), where the
+    // strips are not tall.
     let tiles = why == StagedRuns::OneL1Set && cols.extent >= strips.cols();
     if let Some(tiled) = strips.tiling_cached_source().filter(|_| tiles) {
         return by_strips(src, s, dst, d, rows, cols, tiled);

@@ -223,36 +223,6 @@ macro_rules! strips {
                 v
             }
 
-            /// Copies lines `0..L` of the `R` source runs `j * ss` bytes from `src` into tiles
-            /// `0..L` ([`staging`](super::staging)), each run's lines one after the other, and
-            /// asks for each run's line `L` lines on into L2.
-            ///
-            /// # Safety
-            ///
-            /// The CPU has the feature; those `L` lines of every run are inside a live
-            /// allocation.
-            #[target_feature(enable = $feature)]
-            #[inline]
-            pub(super) unsafe fn fill<const L: usize, const R: usize>(
-                tiles: &mut super::staging::Tiles<R>,
-                src: *const u8,
-                ss: usize,
-            ) {
-                const { assert!(L <= GROUP) };
-                for j in 0..R {
-                    for l in 0..L {
-                        let at = src.wrapping_add(j * ss + l * super::LINE);
-                        let line = tiles.line(l, j);
-                        for part in (0..super::LINE).step_by(V) {
-                            // SAFETY: line `l` of run `j` is inside `src` (the caller's
-                            // contract); the tile's line is a line of `tiles`.
-                            unsafe { $store(line.add(part).cast(), $load(at.add(part).cast())) };
-                        }
-                        super::staging::next_line_into_l2(at.wrapping_add(L * super::LINE));
-                    }
-                }
-            }
-
             /// `L` lines' worth of neighbouring strips in cache (`B` strips a line: strip
             /// `l * B + p` reads `p * V` bytes into line `l` of each source run, and writes its
             /// rows `(l * B + p) * step` bytes on from `dst`) through `tiles`
@@ -281,9 +251,9 @@ macro_rules! strips {
                 tiles: &mut super::staging::Tiles<R>,
             ) {
                 const { assert!(R == B * E) };
-                // SAFETY: the CPU has the feature, and the `L` lines of the strips' source runs
-                // are inside `src` (the caller's contract).
-                unsafe { fill::<L, R>(tiles, src, ss) };
+                // SAFETY: the `L` lines of the strips' source runs are inside `src` (the caller's
+                // contract).
+                unsafe { tiles.fill::<L>(src, ss) };
                 for l in 0..L {
                     for p in 0..B {
                         let dst = dst.wrapping_add((l * B + p) * step);
@@ -302,24 +272,8 @@ macro_rules! strips {
             ///
             /// In cache, AVX-512's strips whose source runs lie a multiple of 4 KiB apart (NCHW's
             /// and NCDHW's channel planes: 16 or 32 runs in one L1 set) read them through tiles
-            /// ([`staged`]) where `tiles` (AMD's cores: `Strips::tiles_runs`, which also has what
-            /// AVX2's strips of 2 and 4 bytes gained by them on Zen 3).
-            /// Before, each strip read its runs in place and asked for each run's next line into
-            /// L2 (f32 and f64 only: f16 lost on one thread with it); against
-            /// that, on an AMD EPYC (Zen 4), the bench's 1 MiB rows, old and new in turn twice,
-            /// ÷ the strongest copy on two threads (one): f32 NCHW→NHWC 0.70–0.75 (0.54) →
-            /// 0.72–0.78 (0.63–0.65), NCHW→NC/32HW32 0.71–0.77 (0.60–0.62) → 0.71–0.76
-            /// (0.62–0.64); f16 NCHW→NHWC 0.53–0.58 (0.48–0.54) → 0.70–0.71 (0.59–0.60),
-            /// NC/32HW32 0.62–0.71 (0.48–0.55) → 0.67–0.75 (0.56–0.60), NCDHW→NDHWC 0.68–0.69
-            /// (0.57–0.58) → 0.68–0.72 (0.58–0.63). On Intel's cores (a Xeon: L1d 48 KiB of
-            /// 12 ways, L2 2 MiB a core) the strips read such runs in place: their tiles lost
-            /// there, the bench's races, tiles and in place in turn twice, ÷ the strongest copy
-            /// on two threads (one, GB/s): f32 NCHW→NHWC 0.59, 0.67 (26.2, 26.7) → 0.83, 0.77
-            /// (45.0, 43.6), NC/32HW32 0.67, 0.67 → 0.94, 0.81, NCDHW→NDHWC 0.68 → 0.84; f16
-            /// NCHW→NHWC 0.55, 0.61 (27.0, 28.8) → 0.77, 0.80 (50.5, 46.0), NC/32HW32 0.69,
-            /// 0.70 → 0.91, 0.86, NCDHW→NDHWC 0.67 → 0.82; back to back (`TL_BENCH_HOT`, µs a
-            /// call) f32 NCHW→NHWC 21.2–21.3 → 16.8–17.0, f16 22.6 → 16.5–17.5, f16
-            /// NCDHW→NDHWC 19.8–20.5 → 16.4–16.6.
+            /// ([`staged`]) where `tiles` (AMD's cores: `Strips::tiles_runs`;
+            /// [`staging`](super::staging) has what they gained).
             ///
             /// # Safety
             ///

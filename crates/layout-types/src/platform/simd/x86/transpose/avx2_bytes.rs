@@ -146,8 +146,8 @@ pub(crate) unsafe fn band(
             // `32 p` into each, and writes its rows where the walk puts it.
             |s, d, n| unsafe {
                 match n {
-                    GROUP => super::avx2::fill::<GROUP, { 2 * E }>(&mut staged, s, ss),
-                    _ => super::avx2::fill::<1, { 2 * E }>(&mut staged, s, ss),
+                    GROUP => staged.fill::<GROUP>(s, ss),
+                    _ => staged.fill::<1>(s, ss),
                 }
                 for l in 0..n {
                     for p in 0..2 {

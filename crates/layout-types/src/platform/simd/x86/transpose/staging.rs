@@ -1,9 +1,10 @@
-//! In-cache strips from source runs a multiple of 4 KiB apart (NCHW's and NCDHW's channel
-//! planes), staged: the runs' lines are copied into tiles, [`GROUP`] neighbouring lines of each
-//! run one after the other, and the strips read the tiles. AVX-512's byte strips everywhere;
-//! its others, and AVX2's of 2 and 4 bytes, on AMD's cores only (Intel's read such runs faster
-//! in place at AVX-512: the `band` of `super::strips!` has the figures;
-//! `Strips::tiles_runs` has AVX2's, which also take runs 2 KiB apart where a set overfills).
+//! Strips from source runs that overfill one L1 set (NCHW's and NCDHW's channel planes a
+//! multiple of 4 KiB apart), staged: the runs' lines are copied into tiles, [`GROUP`]
+//! neighbouring lines of each run one after the other, and the strips read the tiles.
+//! AVX-512's byte strips in cache everywhere; on AMD's cores only, AVX-512's others in cache, and
+//! AVX2's of 1, 2 and 4 bytes in cache or streamed from the last-level cache
+//! (`Strips::tiles_runs` has AVX2's figures, and takes runs 2 KiB apart too where a set
+//! overfills).
 //!
 //! Why: such runs share one set of the L1 data cache (64 sets of 64-byte lines, a 4 KiB
 //! period), which holds 8 to 12 lines; a strip reads 16 to 64 of them, so read in place every
@@ -14,8 +15,22 @@
 //! other were faster than one line of each run in turn: the loop without the shuffles (u8
 //! NCHW→NHWC at 1 MiB, C = 64, against a copy per thread in the same rounds, run twice) moved
 //! 0.50–0.53 of the copy on one thread and 0.59 on two with one line a run, 0.60–0.61 and 0.67
-//! with two, 0.64 and 0.74 with four. What the strips gained is in `BENCHMARKS.md` (step 29)
-//! and at their walks: `avx512_bytes::band`, and the `band` of `super::strips!`.
+//! with two, 0.64 and 0.74 with four. What the byte strips gained is at `avx512_bytes::band`.
+//!
+//! AVX-512's strips of 2, 4 and 8 bytes had read such runs in place, asking for each run's next
+//! line into L2 (f32 and f64 only: f16 lost on one thread with it). Against that, on an AMD EPYC
+//! (Zen 4), the bench's 1 MiB rows, old and new in turn twice, ÷ the strongest copy on two
+//! threads (one): f32 NCHW→NHWC 0.70–0.75 (0.54) → 0.72–0.78 (0.63–0.65), NCHW→NC/32HW32
+//! 0.71–0.77 (0.60–0.62) → 0.71–0.76 (0.62–0.64); f16 NCHW→NHWC 0.53–0.58 (0.48–0.54) →
+//! 0.70–0.71 (0.59–0.60), NC/32HW32 0.62–0.71 (0.48–0.55) → 0.67–0.75 (0.56–0.60), NCDHW→NDHWC
+//! 0.68–0.69 (0.57–0.58) → 0.68–0.72 (0.58–0.63). On Intel's cores (a Xeon: L1d 48 KiB of 12
+//! ways, L2 2 MiB a core) those strips read such runs in place: the tiles lost there, the
+//! bench's races, tiles and in place in turn twice, ÷ the strongest copy on two threads (one,
+//! GB/s): f32 NCHW→NHWC 0.59, 0.67 (26.2, 26.7) → 0.83, 0.77 (45.0, 43.6), NC/32HW32 0.67,
+//! 0.67 → 0.94, 0.81, NCDHW→NDHWC 0.68 → 0.84; f16 NCHW→NHWC 0.55, 0.61 (27.0, 28.8) → 0.77,
+//! 0.80 (50.5, 46.0), NC/32HW32 0.69, 0.70 → 0.91, 0.86, NCDHW→NDHWC 0.67 → 0.82; back to back
+//! (`TL_BENCH_HOT`, µs a call) f32 NCHW→NHWC 21.2–21.3 → 16.8–17.0, f16 22.6 → 16.5–17.5, f16
+//! NCDHW→NDHWC 19.8–20.5 → 16.4–16.6.
 //!
 //! The safety argument is the room's, in `platform/mod.rs`; the bounds each call relies on are
 //! checked by `strips`.
@@ -30,9 +45,7 @@ use super::LINE;
 pub(super) const GROUP: usize = 4;
 
 /// [`GROUP`] tiles of `RUNS` lines: tile `l` holds line `l` of each of a group's source runs,
-/// run `j` at `j * LINE` bytes from the tile's start. Each strip set copies the runs' lines in
-/// with its own registers (the `fill` of `super::strips!`, which asks for each run's next group
-/// through [`next_line_into_l2`]).
+/// run `j` at `j * LINE` bytes from the tile's start.
 pub(super) struct Tiles<const RUNS: usize>([[Line; RUNS]; GROUP]);
 
 /// One cache line of a tile, on a line.
@@ -46,14 +59,30 @@ impl<const RUNS: usize> Tiles<RUNS> {
         Tiles([[Line([0; LINE]); RUNS]; GROUP])
     }
 
+    /// Copies lines `0..L` of the `RUNS` source runs `j * ss` bytes from `src` into tiles
+    /// `0..L`, each run's lines one after the other, and asks for each run's line `L` lines on
+    /// into L2. Inlined into the strips, so that each line moves through their registers.
+    ///
+    /// # Safety
+    ///
+    /// Those `L` lines of every run are inside a live allocation.
+    #[inline(always)]
+    pub(super) unsafe fn fill<const L: usize>(&mut self, src: *const u8, ss: usize) {
+        const { assert!(L <= GROUP) };
+        for j in 0..RUNS {
+            for l in 0..L {
+                let at = src.wrapping_add(j * ss + l * LINE);
+                // SAFETY: line `l` of run `j` is inside `src` (the caller's contract); the tile's
+                // line is this value's own.
+                unsafe { core::ptr::copy_nonoverlapping(at, self.0[l][j].0.as_mut_ptr(), LINE) };
+                next_line_into_l2(at.wrapping_add(L * LINE));
+            }
+        }
+    }
+
     /// Tile `l`'s first byte: run `j`'s line at `j * LINE` bytes from it.
     pub(super) fn tile(&self, l: usize) -> *const u8 {
         self.0[l].as_ptr().cast()
-    }
-
-    /// Where line `l` of run `j` goes: a whole line, on a line.
-    pub(super) fn line(&mut self, l: usize, j: usize) -> *mut u8 {
-        self.0[l][j].0.as_mut_ptr()
     }
 }
 
@@ -61,7 +90,7 @@ impl<const RUNS: usize> Tiles<RUNS> {
 /// than the prefetchers follow. A hint: it reads nothing the program sees, and an address past
 /// the source faults nothing.
 #[inline(always)]
-pub(super) fn next_line_into_l2(at: *const u8) {
+fn next_line_into_l2(at: *const u8) {
     // SAFETY: SSE is part of x86-64; a prefetch reads nothing the program sees.
     unsafe { _mm_prefetch::<_MM_HINT_T1>(at.cast()) }
 }

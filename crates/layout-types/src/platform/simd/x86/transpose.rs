@@ -270,9 +270,10 @@ macro_rules! strips {
             /// `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step`, then
             /// a store fence when streaming.
             ///
-            /// In cache, AVX-512's strips whose source runs lie a multiple of 4 KiB apart (NCHW's
-            /// and NCDHW's channel planes: 16 or 32 runs in one L1 set) read them through tiles
-            /// ([`staged`]) where `tiles` (AMD's cores: `Strips::tiles_runs`;
+            /// Strips whose source runs overfill one L1 set (NCHW's and NCDHW's channel planes a
+            /// multiple of 4 KiB apart: 16 to 64 runs in one set) read them through tiles
+            /// ([`staged`]) where `tiles` (`Strips::tiles_runs` says which: on AMD's cores,
+            /// AVX-512's in cache, AVX2's in cache or streamed from the last-level cache;
             /// [`staging`](super::staging) has what they gained).
             ///
             /// # Safety

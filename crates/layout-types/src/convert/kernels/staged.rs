@@ -8,7 +8,7 @@ use super::{square_tile, tiling, transpose, Staging, CACHE_LINE, PANEL_BYTES};
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
 use crate::platform::out::Out;
-use crate::platform::simd::strips::{Strips, L1_WAYS};
+use crate::platform::simd::strips::{Strips, L1_SET_PERIOD, L1_WAYS};
 use crate::platform::simd::{self, Stores};
 
 /// Destination rows of at most this many bytes that are not whole lines starting on one are
@@ -295,10 +295,6 @@ fn staging_pitch<T: Element>(group: usize, bytes: usize) -> usize {
 /// gained less); two threads, four times, 14.3–20.6 → 15.3–21.5. In cache and from L3 it cost
 /// (1 MiB f32 NCHW→NHWC, one thread: 24.4–32.3 → 20.3–22.1), so those copy without it.
 const RUNS_AHEAD: usize = 8;
-
-/// Bytes after which an L1 data cache's sets repeat (64 sets of 64-byte lines): runs a multiple
-/// of it apart put their lines at one offset all in one set.
-const L1_SET_PERIOD: usize = 4096;
 
 /// Bytes apart from which source runs count as far for [`by_staged_source`]: half the L2's set
 /// period (128 KiB here), past which huge pages put many runs in one set. Runs a page apart

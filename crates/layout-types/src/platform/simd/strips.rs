@@ -43,13 +43,9 @@ const LINE: usize = 64;
 /// Intel cores (12), so that runs which overfill the smaller set are staged on both.
 pub(crate) const L1_WAYS: usize = 8;
 
-/// The greatest common divisor of `a` and `b`.
-fn gcd(mut a: usize, mut b: usize) -> usize {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
+/// Bytes after which an L1 data cache's sets repeat (64 sets of 64-byte lines): runs a multiple
+/// of it apart put their lines at one offset all in one set.
+pub(crate) const L1_SET_PERIOD: usize = 4096;
 
 /// How a conversion transposes its strips: a level this CPU has (checked by [`Strips::new`], the
 /// only way to make one), the store kind and the element size, fixed once per conversion.
@@ -150,14 +146,16 @@ impl Strips {
     /// 30.2–30.8, two threads 47.6–54.6 → 46.4–58.0; NC/32HW32 and NCDHW→NDHWC with 32
     /// channels (tall strips) even. AVX2's f64 strips (8 runs) were not measured with tiles.
     pub(crate) fn tiles_runs(&self, stride: usize, stream: bool) -> bool {
-        const PERIOD: usize = 4096;
-        // Lines of a strip's runs at one offset that fall in one L1 set.
-        let per_set = self.cols() * gcd(stride, PERIOD) / PERIOD;
+        // Lines of a strip's runs at one offset that fall in one L1 set: the runs repeat the
+        // sets every `L1_SET_PERIOD / step` runs, `step` the largest power of two dividing the
+        // stride (at most the period).
+        let step = 1usize << stride.trailing_zeros().min(L1_SET_PERIOD.trailing_zeros());
+        let per_set = self.cols() * step / L1_SET_PERIOD;
         let avx2 =
             (self.in_cache || self.tiles_cached_source) && !self.tall && matches!(self.size, 1 | 2 | 4);
         self.cores == Cores::Amd
             && match self.level {
-                Level::Avx512 => !stream && self.size >= 2 && stride.is_multiple_of(PERIOD),
+                Level::Avx512 => !stream && self.size >= 2 && stride.is_multiple_of(L1_SET_PERIOD),
                 Level::Avx2 => avx2 && per_set > L1_WAYS,
                 _ => false,
             }
@@ -405,7 +403,7 @@ impl Strips {
     /// Where AVX2's strips read such runs through tiles instead ([`Strips::tiles_runs`]: in
     /// cache, not tall, on AMD's cores), their planes are not staged.
     pub(crate) fn stages_aliased_runs(&self, tall: bool) -> bool {
-        let tiles = !tall && self.tiles_runs(4096, false);
+        let tiles = !tall && self.tiles_runs(L1_SET_PERIOD, false);
         (self.level == Level::Avx2 && !tiles)
             || (self.level == Level::Avx512 && tall && self.size == 1 && self.cores == Cores::Amd)
     }

@@ -198,7 +198,7 @@ pub(super) struct Kind {
     /// AVX-512's streamed byte strips are whole lines held in 64-byte registers (else AVX2's
     /// blocks in their EVEX forms): `super::strips::Strips::whole_line_bytes`.
     pub(super) whole_line_bytes: bool,
-    /// The strips (ordinary stores, not tall) read their source runs through tiles:
+    /// The strips (not tall) read their source runs through tiles:
     /// `super::strips::Strips::tiles_runs`.
     pub(super) tiles_runs: bool,
 }

@@ -150,8 +150,8 @@ fn streamed_planes_take_staged_tiles() {
 
 /// Planes in cache whose source runs lie a multiple of 4 KiB apart (NCHW's channel planes of
 /// 4096 or 8192 bytes into NHWC), or 2 KiB: AVX2 stages the source panel by panel
-/// ([`by_staged_source`]) but for its halves and words on AMD's cores, which read the runs
-/// through tiles as AVX-512 does; AVX-512 on AMD's cores copies the strips' source lines into
+/// ([`by_staged_source`]) but for its bytes, halves and words on AMD's cores, which read the
+/// runs through tiles as AVX-512 does; AVX-512 on AMD's cores copies the strips' source lines into
 /// tiles first, four lines of each
 /// run at once where the band has them, then one (byte strips two to a line), along a band or
 /// from band to band (tall strips, for rows of 32 to 64 bytes: in place for 2 bytes and more,
@@ -204,7 +204,7 @@ fn planes_stage_runs_that_share_one_l1_set() {
     use crate::platform::simd::Stores;
     fn check<T: Element>() {
         // Intel's cores: AMD's read these runs through tiles in cache where the strips are not
-        // tall and of 2 or 4 bytes (checked below).
+        // tall and of 1, 2 or 4 bytes (checked below).
         let strips =
             |stores| Strips::new(Level::Avx2, stores, T::SIZE).expect("AVX2 strips").for_cores(Cores::Intel);
         let (in_cache, streamed) = (strips(Stores::Ordinary), strips(Stores::Streaming));
@@ -304,7 +304,7 @@ fn planes_stage_runs_that_share_one_l1_set() {
 
 /// Planes whose runs share one L1 set, staged at AVX2 ([`by_staged_source`] takes them), against
 /// the definition, every element size that stages (in the form of Intel's cores; on AMD's,
-/// halves and words read them through tiles: streamed from the last-level cache here, in cache
+/// bytes, halves and words read them through tiles: streamed from the last-level cache here, in cache
 /// in [`page_strided_runs_transpose_like_the_definition`]): one group of runs, several with a
 /// ragged last one, and streamed from the last-level cache; nothing outside the plane is written.
 #[test]

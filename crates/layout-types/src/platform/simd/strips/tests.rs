@@ -1,7 +1,9 @@
 //! The strips' checks: which strips take tiles, and bands past their buffers.
+
 use super::{Band, Cores, Strips};
 use crate::platform::out::Out;
 use crate::platform::simd::{Level, Stores};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Which strips read their source runs through tiles ([`Strips::tiles_runs`]), each
 /// condition failing alone: on AMD's cores only; AVX2's in cache, or streamed from the
@@ -60,7 +62,6 @@ fn strips_tile_the_runs_that_overfill_one_l1_set() {
         println!("SKIPPED: AVX-512's tiles: this CPU's highest level is {:?}", Level::detected());
     }
 }
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// A band reaching past either buffer panics before anything is written (the strips'
 /// intrinsics rely on that check alone), at every level this CPU has; the band that fits

@@ -135,7 +135,9 @@ pub(crate) unsafe fn band(
         false => None,
     };
     if let Some(walk) = walk {
-        let mut staged = Tiles::<{ 2 * E }>::new();
+        // The strips left at a band's end read in place, through a tile of their own (both
+        // closures are alive at once).
+        let (mut staged, mut tail) = (Tiles::<{ 2 * E }>::new(), Tile([0; E * 64]));
         let step = walk.dst_step();
         walk.run(
             src,
@@ -157,7 +159,7 @@ pub(crate) unsafe fn band(
                 }
             },
             // SAFETY: as above.
-            |s, d| unsafe { strip(s, ss, d, ds, &mut Tile([0; E * 64])) },
+            |s, d| unsafe { strip(s, ss, d, ds, &mut tail) },
         );
         return;
     }

@@ -102,11 +102,10 @@ pub(super) fn by_panels<T: Element>(
 ///   → 0.82–0.86 of the strongest copy), with small pages 21.9–26.3 → 25.3–26.0. The copy
 ///   prefetches [`RUNS_AHEAD`].
 /// - **All runs in one L1 set, more of them than it has ways** (AVX2's strips, but on AMD's
-///   cores those that are not tall, which read such runs through tiles of four lines instead:
-///   in cache without coming here, from the last-level cache through [`by_strips`] from here;
-///   AVX-512's tall byte ones on AMD's cores: [`Strips::stages_aliased_runs`]): runs a multiple of
-///   [`L1_SET_PERIOD`] apart (NCHW's and
-///   NCDHW's channel planes of a multiple of 4 KiB into NHWC, NDHWC or NC/32HW32), at least a
+///   cores, which read such runs through tiles of four lines instead: in cache without coming
+///   here, and from the last-level cache through [`by_strips`] from here where not tall;
+///   AVX-512's tall byte ones on AMD's cores: [`Strips::stages_aliased_runs`]): runs a multiple
+///   of [`L1_SET_PERIOD`] apart (NCHW's and NCDHW's channel planes of a multiple of 4 KiB into NHWC, NDHWC or NC/32HW32), at least a
 ///   strip's columns of them into a destination starting on a line, [`WIDE_PLANE`] rows at
 ///   least; in cache, or streamed from the last-level cache ([`Strips::cached_source`]) with at
 ///   most [`MAX_CACHED_RUNS`] runs into rows of whole lines. A strip reads one register of each

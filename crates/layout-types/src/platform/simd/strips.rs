@@ -124,10 +124,10 @@ impl Strips {
     /// Whether strips whose source runs lie `stride` bytes apart read them through tiles of four
     /// lines (`x86/transpose.rs`'s `band`, which has AVX-512's figures) rather than in place or
     /// from a staged panel, their rows `stream`ed or not: on AMD's cores only, AVX-512's of 2, 4
-    /// and 8 bytes with ordinary stores from runs a multiple of 4 KiB apart, and AVX2's of 1, 2
-    /// and 4 bytes (not tall) from runs of which more share one L1 set than it has ways
-    /// ([`L1_WAYS`]): in cache, or streamed from the last-level cache where the plane's runs
-    /// would be staged ([`Strips::tiling_cached_source`]).
+    /// and 8 bytes (not tall) with ordinary stores from runs a multiple of 4 KiB apart, and
+    /// AVX2's of 1, 2 and 4 bytes from runs of which more share one L1 set than it has ways
+    /// ([`L1_WAYS`]): in cache (tall ones too), or streamed from the last-level cache where the
+    /// plane's runs would be staged ([`Strips::tiling_cached_source`], not tall).
     ///
     /// AVX2's planes of runs a multiple of 4 KiB apart were staged panel by panel
     /// ([`Strips::stages_aliased_runs`]), the 64 KiB panel past Zen 3's L1. On an AMD EPYC (Zen 3,
@@ -143,19 +143,23 @@ impl Strips {
     /// Bytes (`avx2_bytes`, 64 runs), the same way, in turn three times: NCHW→NHWC one thread
     /// 30.0, 21.0, 29.8 → 32.7, 33.9, 34.0, two threads 44.1, 56.5, 41.6 → 63.6, 64.7, 64.8; a
     /// 1024-wide matrix into columns (runs 1 KiB apart, 16 a set) one thread 27.7–28.2 →
-    /// 30.2–30.8, two threads 47.6–54.6 → 46.4–58.0; NC/32HW32 and NCDHW→NDHWC with 32
-    /// channels (tall strips) even. AVX2's f64 strips (8 runs) were not measured with tiles.
+    /// 30.2–30.8, two threads 47.6–54.6 → 46.4–58.0. Tall strips in cache (step 47), panels →
+    /// tiles, one thread, in turn three times: f16 NCHW→NHWC with C = 16 (16 runs 64 KiB apart)
+    /// 34.2–35.3 → 46.4–46.7, u8 with C = 32 30.5–31.4 → 35.4–35.7 (f32's 8 runs stay in
+    /// place); from L3 they lost (u8 NC/32HW32 at 16 MiB, the bench's race in turn twice: 0.66,
+    /// 0.68 → 0.53, 0.61 of the strongest copy). AVX2's f64 strips were not measured with tiles.
     pub(crate) fn tiles_runs(&self, stride: usize, stream: bool) -> bool {
         // Lines of a strip's runs at one offset that fall in one L1 set: the runs repeat the
         // sets every `L1_SET_PERIOD / step` runs, `step` the largest power of two dividing the
         // stride (at most the period).
         let step = 1usize << stride.trailing_zeros().min(L1_SET_PERIOD.trailing_zeros());
         let per_set = self.cols() * step / L1_SET_PERIOD;
-        let avx2 =
-            (self.in_cache || self.tiles_cached_source) && !self.tall && matches!(self.size, 1 | 2 | 4);
+        let avx2 = (self.in_cache || self.tiles_cached_source) && matches!(self.size, 1 | 2 | 4);
         self.cores == Cores::Amd
             && match self.level {
-                Level::Avx512 => !stream && self.size >= 2 && stride.is_multiple_of(L1_SET_PERIOD),
+                Level::Avx512 => {
+                    !stream && !self.tall && self.size >= 2 && stride.is_multiple_of(L1_SET_PERIOD)
+                }
                 Level::Avx2 => avx2 && per_set > L1_WAYS,
                 _ => false,
             }
@@ -401,9 +405,10 @@ impl Strips {
     /// call and 37.3–38.4 → 27.6–29.2. AVX-512's other strips lost staged there too: f32, f16
     /// and u8 NCHW→NHWC at 1 MiB 0.56–0.58, 0.65, 0.68–0.73 → 0.45–0.46, 0.48–0.52, 0.56–0.58.
     /// Where AVX2's strips read such runs through tiles instead ([`Strips::tiles_runs`]: in
-    /// cache, not tall, on AMD's cores), their planes are not staged.
+    /// cache, on AMD's cores, tall ones too), their planes are not staged.
     pub(crate) fn stages_aliased_runs(&self, tall: bool) -> bool {
-        let tiles = !tall && self.tiles_runs(L1_SET_PERIOD, false);
+        let strips = if tall { self.tall() } else { Some(*self) };
+        let tiles = strips.is_some_and(|s| s.tiles_runs(L1_SET_PERIOD, false));
         (self.level == Level::Avx2 && !tiles)
             || (self.level == Level::Avx512 && tall && self.size == 1 && self.cores == Cores::Amd)
     }

@@ -227,14 +227,23 @@ pub(super) unsafe fn band(
     let Kind { level, size, writes, tall, near_runs, page_strided_rows, whole_line_bytes, .. } = kind;
     macro_rules! with {
         ($isa:ident, $w:literal, $m:literal, $stream:literal, $tall:literal, $whole:literal) => {
-            $isa::band::<$w, { $isa::V / $w }, { LINE / $isa::V }, $m, $stream, $tall, $whole, { LINE / $w }>(
-                s,
-                src_geometry,
-                d,
-                dst_geometry,
-                counts,
-                kind.tiles_runs,
-            )
+            // The runs a strip reads: a register's elements (tall), else a line's.
+            $isa::band::<
+                $w,
+                { $isa::V / $w },
+                { LINE / $isa::V },
+                $m,
+                $stream,
+                $tall,
+                $whole,
+                {
+                    if $tall {
+                        $isa::V / $w
+                    } else {
+                        LINE / $w
+                    }
+                },
+            >(s, src_geometry, d, dst_geometry, counts, kind.tiles_runs)
         };
     }
     macro_rules! run {

@@ -7,11 +7,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Which strips read their source runs through tiles ([`Strips::tiles_runs`]), each
 /// condition failing alone: on AMD's cores only; AVX2's in cache, or streamed from the
-/// last-level cache where a plane asks ([`Strips::tiling_cached_source`]), of 1, 2 and 4
-/// bytes, not tall, where more of a strip's runs share one L1 set than it has ways (f16's 32
-/// runs 2 KiB apart, 16 a set; f32's 16 runs 4 KiB apart; not f32's 2 KiB, 8 a set; bytes'
-/// 64 runs 1 KiB apart, not 512 B); AVX-512's of 2 bytes and more with ordinary stores from
-/// runs a multiple of 4 KiB apart.
+/// last-level cache where a plane asks ([`Strips::tiling_cached_source`]: not tall), of 1, 2
+/// and 4 bytes, where more of a strip's runs share one L1 set than it has ways (f16's 32 runs
+/// 2 KiB apart, 16 a set; f32's 16 runs 4 KiB apart; not f32's 2 KiB, 8 a set; bytes' 64
+/// runs 1 KiB apart, not 512 B; tall strips' 16 runs of f16 and 32 of bytes 4 KiB apart, not
+/// f32's 8); AVX-512's of 2 bytes and more, not tall, with ordinary stores from runs a
+/// multiple of 4 KiB apart.
 #[test]
 fn strips_tile_the_runs_that_overfill_one_l1_set() {
     if let Some(f16) = Strips::new(Level::Avx2, Stores::Ordinary, 2) {
@@ -37,7 +38,15 @@ fn strips_tile_the_runs_that_overfill_one_l1_set() {
         assert!(!amd(u8).tiles_runs(512, false), "bytes 512 B apart");
         assert!(!amd(f64).tiles_runs(4096, false), "f64");
         assert!(!amd(streamed).tiles_runs(4096, true), "streamed");
-        assert!(!amd(f16.tall().expect("tall strips")).tiles_runs(4096, false), "tall");
+        let tall = |s: Strips| amd(s.tall().expect("tall strips"));
+        assert!(tall(f16).tiles_runs(4096, false) && tall(u8).tiles_runs(4096, false), "tall");
+        assert!(!tall(f16).tiles_runs(2048, false), "tall f16, 2 KiB");
+        assert!(!tall(f32).tiles_runs(4096, false), "tall f32");
+        assert!(!tall(f16).for_cores(Cores::Intel).tiles_runs(4096, false), "tall, Intel's cores");
+        assert!(
+            amd(streamed.with_cached_source(0)).tall().unwrap().tiling_cached_source().is_none(),
+            "tall from L3"
+        );
         // Streamed from the last-level cache, where a plane asks (`tiling_cached_source`).
         let from_l3 = amd(streamed.with_cached_source(0));
         let tiled = from_l3.tiling_cached_source().expect("AVX2 halves from L3 on AMD's cores");
@@ -56,6 +65,7 @@ fn strips_tile_the_runs_that_overfill_one_l1_set() {
         assert!(amd.tiles_runs(4096, false) && amd.tiles_runs(8192, false), "AVX-512 f16, 4 KiB");
         assert!(!amd.tiles_runs(2048, false), "AVX-512 f16, 2 KiB");
         assert!(!amd.tiles_runs(4096, true), "AVX-512 f16, streamed");
+        assert!(!amd.tall().expect("tall strips").tiles_runs(4096, false), "AVX-512 f16, tall");
         assert!(!f16.for_cores(Cores::Intel).tiles_runs(4096, false), "AVX-512, Intel's cores");
         assert!(amd.tiling_cached_source().is_none(), "AVX-512 from L3");
     } else {

@@ -223,11 +223,11 @@ macro_rules! strips {
                 v
             }
 
-            /// `L` lines' worth of neighbouring strips in cache (`B` strips a line: strip
-            /// `l * B + p` reads `p * V` bytes into line `l` of each source run, and writes its
-            /// rows `(l * B + p) * step` bytes on from `dst`) through `tiles`
-            /// ([`staging`](super::staging)): each of the `R` source runs' `L` lines are copied
-            /// into the tiles, and the strips read them there.
+            /// `L` lines' worth of neighbouring strips in cache (`P` strips a line: `B`, strip
+            /// `l * B + p` reading `p * V` bytes into line `l` of each source run; or one `TALL`
+            /// strip reading the whole line; strip `l * P + p` writes its rows that many `step`s
+            /// on from `dst`) through `tiles` ([`staging`](super::staging)): each of the `R`
+            /// source runs' `L` lines are copied into the tiles, and the strips read them there.
             ///
             /// # Safety
             ///
@@ -240,6 +240,7 @@ macro_rules! strips {
                 const B: usize,
                 const M: usize,
                 const STREAM: bool,
+                const TALL: bool,
                 const WHOLE: bool,
                 const L: usize,
                 const R: usize,
@@ -250,18 +251,20 @@ macro_rules! strips {
                 [ds, step]: [usize; 2],
                 tiles: &mut super::staging::Tiles<R>,
             ) {
-                const { assert!(R == B * E) };
+                // A tall strip's blocks share its `E` runs.
+                const { assert!(R == if TALL { E } else { B * E }) };
+                let per_line = if TALL { 1 } else { B };
                 // SAFETY: the `L` lines of the strips' source runs are inside `src` (the caller's
                 // contract).
                 unsafe { tiles.fill::<L>(src, ss) };
                 for l in 0..L {
-                    for p in 0..B {
-                        let dst = dst.wrapping_add((l * B + p) * step);
+                    for p in 0..per_line {
+                        let dst = dst.wrapping_add((l * per_line + p) * step);
                         let src = tiles.tile(l).wrapping_add(p * V);
                         // SAFETY: tile `l` holds the strip's `R` source runs, a line apart, the
-                        // strip's `V` bytes of each `p * V` into its line; its rows are inside
-                        // `dst` (the caller's contract).
-                        unsafe { strip::<W, E, B, M, STREAM, false, WHOLE>(src, super::LINE, dst, ds) };
+                        // strip's bytes of each `p * V` into its line; its rows are inside `dst`
+                        // (the caller's contract).
+                        unsafe { strip::<W, E, B, M, STREAM, TALL, WHOLE>(src, super::LINE, dst, ds) };
                     }
                 }
             }
@@ -274,7 +277,8 @@ macro_rules! strips {
             /// multiple of 4 KiB apart: 16 to 64 runs in one set) read them through tiles
             /// ([`staged`]) where `tiles` (`Strips::tiles_runs` says which: on AMD's cores,
             /// AVX-512's in cache, AVX2's in cache or streamed from the last-level cache;
-            /// [`staging`](super::staging) has what they gained).
+            /// [`staging`](super::staging) has what they gained). `R` is the runs a strip
+            /// reads: `E` for a tall strip, `B * E` for the others.
             ///
             /// # Safety
             ///
@@ -298,9 +302,10 @@ macro_rules! strips {
                 tiles: bool,
             ) {
                 let steps = ([src_step, src_next], [dst_step, dst_next]);
-                let tiled = tiles && !TALL;
-                let walk = match tiled {
-                    true => super::walks::LineWalk::new(steps.0, steps.1, [count, repeat], B),
+                // A tall strip reads a whole line of each run.
+                let per_line = if TALL { 1 } else { B };
+                let walk = match tiles {
+                    true => super::walks::LineWalk::new(steps.0, steps.1, [count, repeat], per_line),
                     false => None,
                 };
                 if let Some(walk) = walk {
@@ -313,12 +318,12 @@ macro_rules! strips {
                         |s, d, n| unsafe {
                             let rows = [ds, walk.dst_step()];
                             match n {
-                                GROUP => staged::<W, E, B, M, STREAM, WHOLE, GROUP, R>(s, ss, d, rows, &mut tiles),
-                                _ => staged::<W, E, B, M, STREAM, WHOLE, 1, R>(s, ss, d, rows, &mut tiles),
+                                GROUP => staged::<W, E, B, M, STREAM, TALL, WHOLE, GROUP, R>(s, ss, d, rows, &mut tiles),
+                                _ => staged::<W, E, B, M, STREAM, TALL, WHOLE, 1, R>(s, ss, d, rows, &mut tiles),
                             }
                         },
                         // SAFETY: as above.
-                        |s, d| unsafe { strip::<W, E, B, M, STREAM, false, WHOLE>(s, ss, d, ds) },
+                        |s, d| unsafe { strip::<W, E, B, M, STREAM, TALL, WHOLE>(s, ss, d, ds) },
                     );
                 } else if STREAM && !TALL && B > 1 && E >= 16 && V == 32 {
                     // SAFETY: the CPU has the feature; every strip of the bands is inside both

@@ -2,7 +2,7 @@
 //! multiple of 4 KiB apart), staged: the runs' lines are copied into tiles, [`GROUP`]
 //! neighbouring lines of each run one after the other, and the strips read the tiles.
 //! AVX-512's byte strips in cache everywhere; on AMD's cores only, AVX-512's others in cache, and
-//! AVX2's of 1, 2 and 4 bytes in cache or streamed from the last-level cache
+//! AVX2's of 1, 2 and 4 bytes in cache (tall ones too) or streamed from the last-level cache
 //! (`Strips::tiles_runs` has AVX2's figures, and takes runs 2 KiB apart too where a set
 //! overfills).
 //!

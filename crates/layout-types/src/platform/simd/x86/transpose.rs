@@ -255,8 +255,8 @@ macro_rules! strips {
                 const { assert!(R == if TALL { E } else { B * E }) };
                 let per_line = if TALL { 1 } else { B };
                 // SAFETY: the `L` lines of the strips' source runs are inside `src` (the caller's
-                // contract).
-                unsafe { tiles.fill::<L>(src, ss) };
+                // contract). AVX-512's ask for the next group's (AVX2's not: `Tiles::fill`).
+                unsafe { tiles.fill::<L, { V == 64 }>(src, ss) };
                 for l in 0..L {
                     for p in 0..per_line {
                         let dst = dst.wrapping_add((l * per_line + p) * step);

@@ -148,8 +148,8 @@ pub(crate) unsafe fn band(
             // `32 p` into each, and writes its rows where the walk puts it.
             |s, d, n| unsafe {
                 match n {
-                    GROUP => staged.fill::<GROUP>(s, ss),
-                    _ => staged.fill::<1>(s, ss),
+                    GROUP => staged.fill::<GROUP, false>(s, ss),
+                    _ => staged.fill::<1, false>(s, ss),
                 }
                 for l in 0..n {
                     for p in 0..2 {

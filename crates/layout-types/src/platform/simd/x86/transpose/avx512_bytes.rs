@@ -146,7 +146,7 @@ unsafe fn staged_pairs<const L: usize>(
     tiles: &mut Tiles<{ 2 * E }>,
 ) {
     // SAFETY: the `L` pairs' source lines are inside `src` (the caller's contract).
-    unsafe { tiles.fill::<L>(src, ss) };
+    unsafe { tiles.fill::<L, true>(src, ss) };
     for l in 0..L {
         let (t, dst) = (tiles.tile(l), dst.wrapping_add(l * 2 * step));
         // SAFETY: the tile holds both strips' source runs, 64 bytes apart; their rows are

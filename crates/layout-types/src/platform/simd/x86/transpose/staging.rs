@@ -10,8 +10,9 @@
 //! period), which holds 8 to 12 lines; a strip reads 16 to 64 of them, so read in place every
 //! run missed L1 on every load, and the strip waited on them behind its shuffles. Copied, each
 //! line is missed once, by loads nothing waits on, and a tile's lines fall in distinct sets.
-//! Each load asks for the same run's line [`GROUP`] lines on into L2 (the next group's), for
-//! more streams than the prefetchers follow. A run's neighbouring lines loaded one after the
+//! At AVX-512 each load asks for the same run's line [`GROUP`] lines on into L2 (the next
+//! group's), for more streams than the prefetchers follow; AVX2's tiles ask for nothing
+//! ([`Tiles::fill`] has why). A run's neighbouring lines loaded one after the
 //! other were faster than one line of each run in turn: the loop without the shuffles (u8
 //! NCHW→NHWC at 1 MiB, C = 64, against a copy per thread in the same rounds, run twice) moved
 //! 0.50–0.53 of the copy on one thread and 0.59 on two with one line a run, 0.60–0.61 and 0.67
@@ -60,14 +61,24 @@ impl<const RUNS: usize> Tiles<RUNS> {
     }
 
     /// Copies lines `0..L` of the `RUNS` source runs `j * ss` bytes from `src` into tiles
-    /// `0..L`, each run's lines one after the other, and asks for each run's line `L` lines on
-    /// into L2. Inlined into the strips, so that each line moves through their registers.
+    /// `0..L`, each run's lines one after the other, and where `AHEAD` asks for each run's
+    /// line `L` lines on into L2. Inlined into the strips, so that each line moves through
+    /// their registers.
+    ///
+    /// AVX2's strips ask for nothing ahead: on an AMD EPYC (Zen 3), a scratch loop of
+    /// `to_layout_into` (best of 0.3 s), with and without, in turn three times, one thread at
+    /// 1 MiB, GB/s: f16 NCHW→NHWC 37.9–41.4 → 43.6–43.7, NCDHW→NDHWC 42.2–42.4 → 43.6–44.1,
+    /// u8 NCHW→NHWC 32.7–33.1 → 34.0–36.0, NC/32HW32 (tall) 34.2–34.6 → 36.0–36.6; two threads
+    /// f32 NCHW→NHWC 86.1–97.5 → 104.6–104.9, f16 71.1–81.2 → 83.8–85.0, u8 59.3–62.8 →
+    /// 65.7–67.2; streamed from the last-level cache (16 MiB) even (f16 NCHW→NHWC 45.6–46.1
+    /// against 45.0–45.8 on two threads, u8 41.7–42.6 against 40.7–42.1). AVX-512's (Zen 4,
+    /// Intel) were not measured without.
     ///
     /// # Safety
     ///
     /// Those `L` lines of every run are inside a live allocation.
     #[inline(always)]
-    pub(super) unsafe fn fill<const L: usize>(&mut self, src: *const u8, ss: usize) {
+    pub(super) unsafe fn fill<const L: usize, const AHEAD: bool>(&mut self, src: *const u8, ss: usize) {
         const { assert!(L <= GROUP) };
         for j in 0..RUNS {
             for l in 0..L {
@@ -75,7 +86,9 @@ impl<const RUNS: usize> Tiles<RUNS> {
                 // SAFETY: line `l` of run `j` is inside `src` (the caller's contract); the tile's
                 // line is this value's own.
                 unsafe { core::ptr::copy_nonoverlapping(at, self.0[l][j].0.as_mut_ptr(), LINE) };
-                next_line_into_l2(at.wrapping_add(L * LINE));
+                if AHEAD {
+                    next_line_into_l2(at.wrapping_add(L * LINE));
+                }
             }
         }
     }

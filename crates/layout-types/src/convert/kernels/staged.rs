@@ -107,9 +107,9 @@ pub(super) fn by_panels<T: Element>(
 ///   AVX-512's tall byte ones on AMD's cores: [`Strips::stages_aliased_runs`]): runs a multiple
 ///   of [`L1_SET_PERIOD`] apart (NCHW's and NCDHW's channel planes of a multiple of 4 KiB into
 ///   NHWC, NDHWC or NC/32HW32), at least a strip's columns of them into a destination
-///   starting on a line, [`WIDE_PLANE`] rows at least; in cache, or streamed from the last-level cache ([`Strips::cached_source`]) with at
-///   most [`MAX_CACHED_RUNS`] runs into rows of whole lines. A strip reads one register of each
-///   of its 16–64 runs and the next strip the rest of the same lines: read in place, the runs
+///   starting on a line, [`WIDE_PLANE`] rows at least; in cache, or streamed from the
+///   last-level cache ([`Strips::cached_source`]) with at most [`MAX_CACHED_RUNS`] runs into
+///   rows of whole lines. A strip reads one register of each of its 16–64 runs and the next strip the rest of the same lines: read in place, the runs
 ///   evict each other in between and every line comes twice from L2 or L3 (`perf`: the loads of
 ///   the runs took most of the time). On an AMD EPYC (Zen 3, 8-way L1), a scratch loop of
 ///   `convert`, in place → staged, one thread: 1 MiB NCHW→NHWC with C = 64 u8 13.9–15.8 →

@@ -101,24 +101,24 @@ pub(super) fn by_panels<T: Element>(
 ///   place and staged alternating twice: with huge pages 21.1–22.2 → 28.7–29.0 GB/s (0.63–0.65
 ///   → 0.82–0.86 of the strongest copy), with small pages 21.9–26.3 → 25.3–26.0. The copy
 ///   prefetches [`RUNS_AHEAD`].
-/// - **All runs in one L1 set, more of them than it has ways** (AVX2's strips, but on AMD's
-///   cores, which read such runs through tiles of four lines instead: in cache without coming
-///   here, and from the last-level cache through [`by_strips`] from here where not tall;
-///   AVX-512's tall byte ones on AMD's cores: [`Strips::stages_aliased_runs`]): runs a multiple
-///   of [`L1_SET_PERIOD`] apart (NCHW's and NCDHW's channel planes of a multiple of 4 KiB into
-///   NHWC, NDHWC or NC/32HW32), at least a strip's columns of them into a destination
-///   starting on a line, [`WIDE_PLANE`] rows at least; in cache, or streamed from the
-///   last-level cache ([`Strips::cached_source`]) with at most [`MAX_CACHED_RUNS`] runs into
-///   rows of whole lines. A strip reads one register of each of its 16–64 runs and the next strip the rest of the same lines: read in place, the runs
-///   evict each other in between and every line comes twice from L2 or L3 (`perf`: the loads of
-///   the runs took most of the time). On an AMD EPYC (Zen 3, 8-way L1), a scratch loop of
-///   `convert`, in place → staged, one thread: 1 MiB NCHW→NHWC with C = 64 u8 13.9–15.8 →
-///   18.2–21.4 GB/s, f16 13.8–15.8 → 25.2–30.4, f32 12.1–12.6 → 25.2–28.4; 16 MiB u8 4.2–5.2 →
-///   8.0–8.7, f16 4.7–6.2 → 10.3–16.3 (BENCHMARKS.md, issue 23 step 18, has every row). Measured
-///   slower staged, and so read in place: runs that share a few sets only (1 or 2 KiB planes,
-///   a 1024-wide u8 matrix: 10–20 % lost); from the last-level cache, half-line rows (u8
-///   NC/32HW32's tall strips, two threads: a third lost) and more than 64 runs (f32 C = 1024,
-///   256 × 4096 and 1024 × 1024 f32 matrices: a third lost).
+/// - **All runs in one L1 set, more of them than it has ways** (AVX2's strips, but on AMD's cores,
+///   which read such runs through tiles of four lines instead: in cache without coming here, and
+///   from the last-level cache through [`by_strips`] from here where not tall; AVX-512's tall byte
+///   ones on AMD's cores: [`Strips::stages_aliased_runs`]): runs a multiple of [`L1_SET_PERIOD`]
+///   apart (NCHW's and NCDHW's channel planes of a multiple of 4 KiB into NHWC, NDHWC or
+///   NC/32HW32), at least a strip's columns of them into a destination starting on a line,
+///   [`WIDE_PLANE`] rows at least; in cache, or streamed from the last-level cache
+///   ([`Strips::cached_source`]) with at most [`MAX_CACHED_RUNS`] runs into rows of whole lines. A
+///   strip reads one register of each of its 16–64 runs and the next strip the rest of the same
+///   lines: read in place, the runs evict each other in between and every line comes twice from L2
+///   or L3 (`perf`: the loads of the runs took most of the time). On an AMD EPYC (Zen 3, 8-way L1),
+///   a scratch loop of `convert`, in place → staged, one thread: 1 MiB NCHW→NHWC with C = 64 u8
+///   13.9–15.8 → 18.2–21.4 GB/s, f16 13.8–15.8 → 25.2–30.4, f32 12.1–12.6 → 25.2–28.4; 16 MiB u8
+///   4.2–5.2 → 8.0–8.7, f16 4.7–6.2 → 10.3–16.3 (BENCHMARKS.md, issue 23 step 18, has every row).
+///   Measured slower staged, and so read in place: runs that share a few sets only (1 or 2 KiB
+///   planes, a 1024-wide u8 matrix: 10–20 % lost); from the last-level cache, half-line rows (u8
+///   NC/32HW32's tall strips, two threads: a third lost) and more than 64 runs (f32 C = 1024, 256 ×
+///   4096 and 1024 × 1024 f32 matrices: a third lost).
 pub(super) fn by_staged_source<T: Element>(
     src: &[T],
     s: usize,

@@ -8,6 +8,7 @@ use crate::dtype::Element;
 use crate::loops::LoopAxis;
 use crate::platform::out::Out;
 use crate::platform::simd::strips::{Band, Strips};
+use crate::platform::simd::Level;
 use core::ops::Range;
 
 /// Destination rows a plane has at least, for [`by_strips`] to sweep it in whole-row bands
@@ -82,11 +83,15 @@ pub(super) fn by_strips<T: Element>(
         // NC/32HW32 and NCDHW→NDHWC 1.02–1.05 → 1.10–1.13; one thread 1–6 % faster).
         tr = n_rows;
     }
+    // Bands of a tile swept side by side, a strip of each in turn (`square_bands`).
+    let mut side_by_side = false;
     if strips.streaming() && (along_rows, (tr, tc)) == (false, square_tile::<T>()) {
         // Both sides' streams far apart (a large square matrix): streamed destination lines
         // are whole and never wait in the cache, so the tile need not keep them; the source's
-        // runs are swept [`SWEEP_BYTES`] long instead, a band of strips at a time.
-        (along_rows, tr, tc) = (true, SWEEP_BYTES / T::SIZE, strips.cols());
+        // runs are swept [`SWEEP_BYTES`] long instead, `square_bands` bands of strips at a time.
+        let bands = square_bands(strips);
+        (along_rows, tr, tc) = (true, SWEEP_BYTES / T::SIZE, bands * strips.cols());
+        side_by_side = bands > 1;
     }
     // A streamed plane reading few source runs at once (NC/32HW32's 32 channels, NDHWC with
     // C = 32) goes in the same whole-row bands: its streamed lines then go out in address order,
@@ -178,6 +183,17 @@ pub(super) fn by_strips<T: Element>(
                     walk.step(src);
                 }
             }
+            // Side by side: one call, whose "bands" are the steps along the rows and whose
+            // strips are one of each of the tile's bands.
+            None if side_by_side => {
+                let b = band(c_tile.start, 1);
+                let across = Band { src_step: src_next, dst_step: dst_next, count: bands.len(), ..b };
+                strips.band(
+                    src,
+                    dst.rb(),
+                    Band { src_next: src_step, dst_next: dst_step, repeat: count, ..across },
+                );
+            }
             // Otherwise the tile's bands go in one call.
             None => {
                 let first = bands.clone().next().unwrap_or_default();
@@ -205,6 +221,24 @@ pub(super) fn by_strips<T: Element>(
     part(seams..rows.extent, head + n_cols..cols.extent);
     part(n_rows..rows.extent, head..head + n_cols);
     true
+}
+
+/// Bands of strips (each a destination line's source runs) that [`by_strips`] sweeps side by
+/// side along a streamed large square matrix's rows (a strip of each band in turn, so that each
+/// destination row takes that many lines back to back): 2 at AVX2, 1 at other levels. Streamed
+/// lines one a destination row in turn, each in another DRAM page, are what holds these matrices
+/// (the bench's limit probes: a streamed copy in that order moves about half what one of four
+/// lines a row does). On an AMD EPYC (Zen 3), two threads, a scratch loop of `convert` (best of
+/// 0.3 s, in turn twice), 1 → 2 bands, GB/s: 16 matrices at 256 MiB, f32 2048 × 2048 21.5–22.2 →
+/// 28.0–31.2 (one thread 12.3–12.6 → 15.5–17.4), f16 19.0–19.7 → 21.2–23.6, u8 even (18.0–21.1
+/// against 19.5–20.1); 4 matrices at 16 MiB, f32 23.6–26.0 → 38.2–41.4, f16 20.3–20.9 →
+/// 25.0–26.0, u8 19.4–19.6 → 24.2–24.8. Four bands were no better than two (f32 at 256 MiB
+/// 29.6–29.9, u8 17.4–18.2); AVX-512's strips were not measured.
+fn square_bands(strips: Strips) -> usize {
+    match strips.level() {
+        Level::Avx2 => 2,
+        _ => 1,
+    }
 }
 
 /// Whether a streamed plane of `runs` source runs reads few enough at once for [`by_strips`] to

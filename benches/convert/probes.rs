@@ -90,9 +90,12 @@ fn race_matrices<T: Sample>(
     let src = Tensor::<T, Bmn<RowMajor>>::from_fn([n, m, k], |i| T::at(i[1] * 7 + i[2])).unwrap();
     let mut dst = Tensor::<T, Bmn<ColMajor>>::zeros([n, m, k]).unwrap();
     let s: &[u8] = bytemuck::cast_slice(src.as_slice());
-    let mut out_buf = vec![0u8; s.len() + 64];
-    let at = out_buf.as_ptr().align_offset(64);
-    let out_buf = &mut out_buf[at..at + s.len()];
+    // The probe's and the copies' destination allocated as typed-layout's is (huge pages asked
+    // for: on 4 KiB pages, each line streamed to another destination row missed the TLB), so
+    // that all of them write into the same kind of pages.
+    let mut out_tensor = Tensor::<T, Bmn<ColMajor>>::zeros([n, m, k]).unwrap();
+    let out_buf: &mut [u8] = bytemuck::cast_slice_mut(out_tensor.as_mut_slice());
+    assert_eq!(out_buf.as_ptr().align_offset(64), 0, "{row}: the destination starts on a line");
     let threads = rayon::current_num_threads();
     let matrix = m * k * T::SIZE;
     let pattern =
@@ -130,7 +133,11 @@ fn probe_channels_last<T: Sample, S: Layout, D: Layout>(
     let mut dst = Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
     let s = src.as_slice();
     assert_eq!(s.len(), images * c * hw, "{row}: the groups cover the tensor");
-    let mut out_buf = vec![T::default(); s.len()];
+    // The probe's and the copies' destination allocated as typed-layout's is (huge pages asked
+    // for), so that all of them write into the same kind of pages.
+    let mut out_tensor =
+        Tensor::<T, D>::zeros(<D::Family as SameFamily<S::Family>>::same_dims(dims)).unwrap();
+    let out_buf = out_tensor.as_mut_slice();
     let threads = rayon::current_num_threads();
     let block = 1024;
     assert!(hw.is_multiple_of(block), "{row}: whole blocks of pixels");
@@ -148,9 +155,9 @@ fn probe_channels_last<T: Sample, S: Layout, D: Layout>(
     };
     let bytes = 2 * s.len() * T::SIZE;
     out.push(limit_race(&row, Some(of), bytes, |contender| match contender {
-        Contender::Copy(stores) => copy_parallel(&mut out_buf, black_box(s), stores, threads).unwrap(),
+        Contender::Copy(stores) => copy_parallel(out_buf, black_box(s), stores, threads).unwrap(),
         Contender::TypedLayout => convert(black_box(&src), &mut dst).unwrap(),
-        Contender::Probe => pattern(&mut out_buf),
+        Contender::Probe => pattern(out_buf),
     }));
     eprintln!("{row}: done");
 }

@@ -287,12 +287,14 @@ pub(super) fn streamed_task(s: &[u8], d: &mut [u8], t: usize, g: Streamed) {
 /// The streamed row→column pass of one `m × k` matrix (bytes: `m` source rows of `k` elements
 /// of `size` bytes, into `k` destination rows of `m` elements) in the library's order
 /// (`by_strips` on a large square plane), without the shuffles: tiles of 4 KiB along each source
-/// row (`SWEEP_BYTES`), in each a band of the `64 / size` source rows one destination line
-/// takes, down which a strip loads a piece of each row and streams one line of each of its
-/// destination rows, then a store fence. With `wide` (AVX-512's strips of whole lines, 2- and
-/// 4-byte elements: the library's 32×32 f16 and 16×16 f32 strips) a strip loads a line of each
-/// row and streams a line of each of its `64 / size` destination rows; otherwise (AVX2's) 32
-/// bytes of each and a line of each of its `32 / size` rows, a load pair and its line in turn.
+/// row (`SWEEP_BYTES`), in each bands of the `64 / size` source rows one destination line
+/// takes (two side by side where the library's level is AVX2, a strip of each in turn:
+/// `square_bands`; one at AVX-512), down which a strip loads a piece of each row and streams
+/// one line of each of its destination rows, then a store fence. With `wide` (AVX-512's strips
+/// of whole lines, 2- and 4-byte elements: the library's 32×32 f16 and 16×16 f32 strips) a
+/// strip loads a line of each row and streams a line of each of its `64 / size` destination
+/// rows; otherwise (AVX2's) 32 bytes of each and a line of each of its `32 / size` rows, a load
+/// pair and its line in turn.
 /// Panics unless the elements are of 1, 2 or 4 bytes (2 or 4 `wide`), whole tiles and bands
 /// fit, the destination rows are whole lines starting on one, and the CPU has AVX2 (passes
 /// [`avx512`] where `wide`).
@@ -303,9 +305,12 @@ pub(super) fn row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], siz
     assert!(row_to_column_fits([m, k], size));
     assert!(d.as_ptr().align_offset(64) == 0);
     let piece = if wide { 64 } else { 32 }; // bytes of each source row a strip loads
+    let bands = if avx512() { 1 } else { 2 };
     for t0 in (0..row).step_by(SWEEP) {
-        for m0 in (0..m).step_by(runs) {
-            for b in (t0..t0 + SWEEP).step_by(piece) {
+        for m1 in (0..m).step_by(runs * bands) {
+            // The tile's bands side by side: at each step along the rows, a strip of each.
+            let steps = (t0..t0 + SWEEP).step_by(piece);
+            for (b, m0) in steps.flat_map(|b| (m1..m).step_by(runs).take(bands).map(move |m0| (b, m0))) {
                 let (from, to) = (m0 * row + b, b / size * col + m0 * size);
                 // SAFETY: the CPU has the strip's features (asserted); the strip reads `piece`
                 // bytes of source rows `m0..m0 + runs` (`m0 + runs <= m`) at byte `b` of each

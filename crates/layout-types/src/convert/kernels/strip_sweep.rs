@@ -186,13 +186,11 @@ pub(super) fn by_strips<T: Element>(
             // Side by side: one call, whose "bands" are the steps along the rows and whose
             // strips are one of each of the tile's bands.
             None if side_by_side => {
-                let b = band(c_tile.start, 1);
-                let across = Band { src_step: src_next, dst_step: dst_next, count: bands.len(), ..b };
-                strips.band(
-                    src,
-                    dst.rb(),
-                    Band { src_next: src_step, dst_next: dst_step, repeat: count, ..across },
-                );
+                let (src_step, dst_step, src_next, dst_next) = (src_next, dst_next, src_step, dst_step);
+                let (count, repeat) = (bands.len(), count);
+                let b =
+                    Band { src_step, dst_step, count, src_next, dst_next, repeat, ..band(c_tile.start, 1) };
+                strips.band(src, dst.rb(), b);
             }
             // Otherwise the tile's bands go in one call.
             None => {

@@ -212,8 +212,8 @@ pub(super) fn transposes_like_the_definition<T: Element>(
 }
 
 /// Planes whose destination rows lie a multiple of 4 KiB apart and whose source runs are near
-/// (an NCHW image of 6144 pixels of f16 from NHWC: AVX-512's gathered-lane strips take halves
-/// there, two strips at a time), every element size, through every level this CPU has, against
+/// (an NCHW image of 6144 pixels of f16 from NHWC: AVX-512's and AVX2's gathered-lane strips
+/// take halves there, two strips at a time), every element size, through every level this CPU has, against
 /// the definition: whole and ragged strips both ways, an odd count of strips in a band, starts
 /// on a line and off it; elements outside the plane stay untouched.
 #[test]

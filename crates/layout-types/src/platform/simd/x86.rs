@@ -222,7 +222,7 @@ pub(super) unsafe fn band(
     dst_geometry: [usize; 3],
     counts: [usize; 2],
 ) {
-    use transpose::{avx2, avx2_bytes, avx2_evex, avx512, avx512_bytes, avx512_lanes, sse2, LINE};
+    use transpose::{avx2, avx2_bytes, avx2_evex, avx512, avx512_bytes, lanes, sse2, LINE};
     let (s, d) = (src.as_ptr(), dst);
     let Kind { level, size, writes, tall, near_runs, page_strided_rows, whole_line_bytes, .. } = kind;
     macro_rules! with {
@@ -290,7 +290,7 @@ pub(super) unsafe fn band(
             // as it was for f32 everywhere (NHWC→NCHW −7 %). Near runs into rows close together
             // gain too: 64-pixel images 54 → 61–62 GB/s, 128×64 matrices 69–74 → 78–82.
             Level::Avx512 if size == 1 && writes == Writes::InCache && near_runs => {
-                avx512_lanes::band::<1, 16>(s, src_geometry, d, dst_geometry, counts)
+                lanes::avx512::band::<1, 16>(s, src_geometry, d, dst_geometry, counts)
             }
             // Halves in cache from near source runs into rows a multiple of 4 KiB apart: the
             // same gathered lanes (three in-lane rounds, no cross-lane round), two neighbouring
@@ -303,7 +303,7 @@ pub(super) unsafe fn band(
             // ways): the cross-lane strips store all 32 at once, the gathered lanes 8 a group,
             // and the pair of strips spreads each group's stores over two sets.
             Level::Avx512 if size == 2 && writes == Writes::InCache && near_runs && page_strided_rows => {
-                avx512_lanes::band::<2, 8>(s, src_geometry, d, dst_geometry, counts)
+                lanes::avx512::band::<2, 8>(s, src_geometry, d, dst_geometry, counts)
             }
             Level::Avx512 if size == 1 && writes == Writes::Streamed && whole_line_bytes => {
                 avx512_bytes::band::<true>(s, src_geometry, d, dst_geometry, counts)
@@ -321,6 +321,18 @@ pub(super) unsafe fn band(
                     && (writes == Writes::InCache || (writes == Writes::Ordinary && page_strided_rows)) =>
             {
                 avx2_bytes::band(s, src_geometry, d, dst_geometry, counts, kind.tiles_runs)
+            }
+            // Halves in cache from near source runs into rows a multiple of 4 KiB apart: AVX-512's
+            // gathered lanes in two 16-byte lanes, two registers a row (`lanes` says how): each
+            // row group's two parts of 8 registers fit AVX2's 16, where the whole-line strips
+            // below hold 32 and spill. On an AMD EPYC (Zen 3), f16 NHWC→NCHW with C = 64 at
+            // 1 MiB, the bench's race in turn three times: two threads 47.4–48.3 → 56.8–60.9
+            // GB/s, one thread 25.3–26.4 → 32.4–33.1; a scratch loop of `to_layout_into` over
+            // rows 4 to 32 KiB apart and 4096 × 128 and 8192 × 64 matrices into columns, one
+            // thread 25.6–28.6 → 31.0–40.5, two 48–52 → 62–75. Into rows not so placed they
+            // were mixed (28 × 28 images −5 to −15 %, rows 6 KiB apart +20 %): not taken there.
+            Level::Avx2 if size == 2 && writes == Writes::InCache && near_runs && page_strided_rows => {
+                lanes::avx2::band::<2, 8>(s, src_geometry, d, dst_geometry, counts)
             }
             // Halves and words into such rows: each strip's blocks first, then its rows whole,
             // one after the other (the order of streamed strips), not each row's halves a

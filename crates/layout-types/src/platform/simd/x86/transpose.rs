@@ -487,7 +487,7 @@ strips!(
 
 pub(crate) mod avx2_bytes;
 pub(crate) mod avx512_bytes;
-pub(crate) mod avx512_lanes;
+pub(crate) mod lanes;
 mod staging;
 mod walks;
 

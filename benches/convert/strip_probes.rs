@@ -90,7 +90,9 @@ pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
 /// NCHW→NC/32HW32, NCDHW→NDHWC): f32 and f16 everywhere AVX-512 is; u8 on AMD's cores, where
 /// the library's byte strips (AVX2's blocks in their EVEX forms) read far runs in place
 /// (`Strips::stages_far_runs`; Intel's copy them into a buffer first, the limit probe's
-/// pattern).
+/// pattern). Without AVX-512, f32 NCHW→NHWC at 256 MiB: AVX2's strips of 16 planes by 8
+/// pixels, in columns of 16 planes down all the pixels ([`strips::Streamed::avx2_words`]);
+/// AVX2's other streamed rows go through staged tiles (printed `-`).
 pub(crate) fn streamed_probes<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     if T::SIZE == 1 && !strips::amd() {
         return;
@@ -144,7 +146,7 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
     let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
     let geometry = strips::Streamed { channels: k, pixels: p, size: T::SIZE, band };
     let bytes = 2 * s.len();
-    let probe = strips::avx512().then_some(|| {
+    let probe = (strips::avx512() || geometry.avx2_words()).then_some(|| {
         side_by_side(d.chunks_mut(k * p * T::SIZE).enumerate(), |(t, d)| {
             strips::streamed_task(black_box(s), d, t, geometry)
         })

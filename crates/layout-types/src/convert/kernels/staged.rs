@@ -93,7 +93,8 @@ pub(super) fn by_panels<T: Element>(
 ///   where a strip reads more of them than the prefetchers follow ([`Strips::streamed_runs`]:
 ///   bytes, a destination line's worth; at AVX2 halves too, and bytes into dense rows of half a
 ///   line, whose tall strips read 32) and the strips gain by it ([`Strips::stages_far_runs`]:
-///   measured on an Intel Xeon, and for AVX2's on an AMD EPYC, Zen 3). Read in place,
+///   measured on an Intel Xeon, and for AVX2's on an AMD EPYC, Zen 3, where runs that start
+///   on lines are read in place). Read in place,
 ///   the runs of such a plane lie a multiple of the L2's set period apart when transparent huge
 ///   pages back the source (256 KiB here): each strip's 64 lines then compete for one set of 16
 ///   ways, and what the prefetcher brings is evicted before use (u8 NCHW→NHWC at 256 MiB, two
@@ -128,7 +129,8 @@ pub(super) fn by_staged_source<T: Element>(
     cols: LoopAxis,
     strips: Strips,
 ) -> bool {
-    let Some(why) = staged_runs::<T>(dst.address(d), rows, cols, strips) else { return false };
+    let from = src.as_ptr().wrapping_add(s) as usize;
+    let Some(why) = staged_runs::<T>([from, dst.address(d)], rows, cols, strips) else { return false };
     // Streamed from the last-level cache, AVX2's bytes, halves and words on AMD's cores read such
     // runs through tiles instead (`Strips::tiling_cached_source` has the figures), where the
     // strips are not tall.
@@ -233,9 +235,9 @@ pub(super) enum StagedRuns {
 }
 
 /// Whether, and why, [`by_staged_source`] stages the source runs of the plane `rows` × `cols`
-/// whose destination starts at address `to` (the conditions its doc gives).
+/// whose source starts at address `from` and destination at `to` (the conditions its doc gives).
 pub(super) fn staged_runs<T: Element>(
-    to: usize,
+    [from, to]: [usize; 2],
     rows: LoopAxis,
     cols: LoopAxis,
     strips: Strips,
@@ -256,7 +258,8 @@ pub(super) fn staged_runs<T: Element>(
         strips.tall().filter(|t| runs >= t.cols() && on_line && dst_stride * T::SIZE == CACHE_LINE / 2);
     let half_lines = tall_rows.is_some();
     let strip_runs = tall_rows.map_or(strips.cols(), |t| t.cols());
-    let far_in_memory = strips.stages_far_runs()
+    let runs_on_lines = from.is_multiple_of(CACHE_LINE) && (src_stride * T::SIZE).is_multiple_of(CACHE_LINE);
+    let far_in_memory = strips.stages_far_runs(runs_on_lines)
         && strips.streaming()
         && !strips.cached_source()
         && strip_runs > strips.streamed_runs()

@@ -10,8 +10,8 @@ use crate::dtype::Element;
 use crate::platform::out::Out;
 
 /// Whose cores the strips take their forms for, where the best form of a strip differed between
-/// the vendors' cores measured: [`Strips::whole_line_bytes`], [`Strips::tiles_runs`]
-/// and the tall byte strips of [`Strips::stages_aliased_runs`]. Read once per process (CPUID's
+/// the vendors' cores measured: [`Strips::whole_line_bytes`], [`Strips::tiles_runs`],
+/// [`Strips::stages_far_runs`] and the tall byte strips of [`Strips::stages_aliased_runs`]. Read once per process (CPUID's
 /// vendor string); tests run both on every CPU ([`Strips::for_cores`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cores {
@@ -301,16 +301,21 @@ impl Strips {
 
     /// Whether a streamed plane whose source runs lie far apart in memory, more of them a strip
     /// than the prefetchers follow ([`Strips::streamed_runs`]), copies them into a staging
-    /// buffer first (`convert::kernels`'s `by_staged_source`): measured faster so on an
-    /// Intel Xeon (AVX-512, strips of whole lines; `BENCHMARKS.md`, step 11), slower on an AMD
-    /// EPYC (Zen 4), whose AVX-512 strips of AVX2's blocks (`whole_line_bytes`) read the runs in
-    /// place. There, two threads, u8 NCHW→NHWC at 256 MiB (huge pages under both buffers), staged
-    /// and in place alternating in one process: C = 64 22.3–25.5 → 30.8–37.7 GB/s (one thread
-    /// 14.5 → 22.0), C = 128 19.8–21.4 → 33.5–35.3, C = 256 25.2–26.3 → 37.3–38.0. AVX2 keeps
-    /// the staging: on an AMD EPYC (Zen 3) it gained for halves too ([`Strips::streamed_runs`]
-    /// has the figures).
-    pub(crate) fn stages_far_runs(&self) -> bool {
-        self.level != Level::Avx512 || self.whole_line_bytes()
+    /// buffer first (`convert::kernels`'s `by_staged_source`): faster so on an Intel Xeon
+    /// (AVX-512, strips of whole lines; `BENCHMARKS.md`, step 11), slower on an AMD EPYC (Zen 4),
+    /// whose AVX-512 strips of AVX2's blocks (`whole_line_bytes`) read the runs in place (u8
+    /// NCHW→NHWC at 256 MiB, two threads: C = 64 22.3–25.5 → 30.8–37.7 GB/s). AVX2 stages them
+    /// on Intel's cores (not measured without), and on AMD's only where the runs do not start on
+    /// cache lines (`runs_on_lines` false): on an AMD EPYC (Zen 3), 256 MiB, one thread, staged →
+    /// in place, f16 NCHW→NHWC 17.7 → 23.1 GB/s, NC/32HW32 17.9 → 22.9, u8 NCHW→NHWC 15.9 →
+    /// 18.3, NC/32HW32 12.9 → 18.3 (two threads +15 to +40 %); runs off lines (images of an odd
+    /// number of pixels) lost 5–15 % in place (`BENCHMARKS.md`, step 49).
+    pub(crate) fn stages_far_runs(&self, runs_on_lines: bool) -> bool {
+        match (self.level, self.cores) {
+            (Level::Avx512, _) => self.whole_line_bytes(),
+            (Level::Avx2, Cores::Amd) => !runs_on_lines,
+            _ => true,
+        }
     }
 
     /// Whether [`Strips::stages_far_runs`]'s panels are long (`convert::kernels`'s
@@ -329,10 +334,8 @@ impl Strips {
     /// planes moved 1.0 of a streaming copy at 256 MiB and f32 NC/32HW32's whole-row bands of 32
     /// runs 0.5. There, two threads, at 256 MiB, the bench's races (`-- "256MiB/NC"`), 32 and 16
     /// in turn twice, ÷ the strongest copy: f32 NCHW→NC/32HW32 0.53, 0.45 → 1.24, 0.97 and
-    /// NCDHW→NDHWC 0.55, 0.56 → 1.30, 1.09 (swept in column strips of 16 runs); staged, f16
-    /// NCHW→NHWC 0.46, 0.46 → 0.58, 0.54, NC/32HW32 0.47, 0.45 → 0.52, 0.56, NCDHW→NDHWC 0.46,
-    /// 0.37 → 0.53, 0.50, and u8's tall strips NC/32HW32 0.33 → 0.57, NCDHW→NDHWC 0.36 → 0.50
-    /// (first turn; the second shared the cores with a build).
+    /// NCDHW→NDHWC 0.55, 0.56 → 1.30, 1.09 (swept in column strips of 16 runs). (f16's and u8's
+    /// strips of more runs were staged then; [`Strips::stages_far_runs`] says where they are.)
     pub(crate) fn streamed_runs(&self) -> usize {
         match self.level {
             Level::Avx2 => 16,

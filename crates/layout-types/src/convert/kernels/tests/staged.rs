@@ -30,23 +30,30 @@ fn planes_like_the_definition<T: Element>(strips: Option<Strips>, planes: &[Plan
 
 /// Planes of many source runs far apart in memory, streamed (NCHW→NHWC's channel planes): the
 /// source is staged panel by panel where the strips read more runs than the prefetchers follow
-/// (`Strips::streamed_runs`: bytes, and at AVX2 halves). Bytes and halves at every level this
-/// CPU has, against the definition: 64 and 100 runs 64 KiB apart, rows past a panel and
-/// ragged, destination rows of whole lines and padded ones; and dense rows of half a line
-/// (NC/32HW32's of int8, tall strips); starts on a line and off it.
+/// (`Strips::streamed_runs`: bytes, and at AVX2 halves), or read in place (AVX2 on AMD's cores,
+/// runs that start on lines: `Strips::stages_far_runs`). Bytes and halves at every level this
+/// CPU has, in both vendors' forms, against the definition: 64 and 100 runs 64 KiB apart and
+/// 64 KiB and 3 elements apart, rows past a panel and ragged, destination rows of whole lines
+/// and padded ones; and dense rows of half a line (NC/32HW32's of int8, tall strips); starts
+/// on a line and off it.
 #[test]
 fn far_runs_stage_the_source_like_the_definition() {
     use crate::platform::simd::Stores;
     fn check<T: Element>(level: Level) {
-        let src_stride = (64 << 10) / T::SIZE + 3;
-        let strips = Strips::new(level, Stores::Streaming, T::SIZE);
-        // Past two 256 KiB panels' rows (3968 of each u8 run a panel, 4032 of each f16 run), ragged.
-        let planes = [(2 * 4032 + 37, 64usize), (1000, 100)]
-            .map(|(rows, cols)| ((rows, cols), (src_stride, cols.next_multiple_of(64 / T::SIZE))));
-        planes_like_the_definition::<T>(strips, &planes);
-        let half_line = 32 / T::SIZE;
-        // Dense half-line rows: 8064 of each u8 run a panel.
-        planes_like_the_definition::<T>(strips, &[((2 * 8064 + 37, half_line), (src_stride, half_line))]);
+        for src_stride in [(64 << 10) / T::SIZE + 3, (64 << 10) / T::SIZE] {
+            for cores in Cores::ALL {
+                let strips = Strips::new(level, Stores::Streaming, T::SIZE).map(|s| s.for_cores(cores));
+                // Past two 256 KiB panels' rows (3968 of each u8 run a panel, 4032 of each f16
+                // run), ragged.
+                let planes = [(2 * 4032 + 37, 64usize), (1000, 100)]
+                    .map(|(rows, cols)| ((rows, cols), (src_stride, cols.next_multiple_of(64 / T::SIZE))));
+                planes_like_the_definition::<T>(strips, &planes);
+                let half_line = 32 / T::SIZE;
+                // Dense half-line rows: 8064 of each u8 run a panel.
+                let dense = ((2 * 8064 + 37, half_line), (src_stride, half_line));
+                planes_like_the_definition::<T>(strips, &[dense]);
+            }
+        }
     }
     at_every_level!(check: u8, half::f16);
 }
@@ -215,7 +222,7 @@ fn planes_stage_runs_that_share_one_l1_set() {
         let why = |to: usize, rows: usize, runs: usize, src_stride: isize, dst_stride: usize, strips| {
             let r = LoopAxis { extent: rows, src: 1, dst: dst_stride as isize };
             let c = LoopAxis { extent: runs, src: src_stride, dst: 1 };
-            staged_runs::<T>(to, r, c, strips)
+            staged_runs::<T>([0, to], r, c, strips)
         };
         let size = T::SIZE;
         let (rows, stride) = (2 * page + 5, page as isize);
@@ -251,6 +258,18 @@ fn planes_stage_runs_that_share_one_l1_set() {
         let off_line =
             why(line + size, rows, half_line, (64 << 10) / T::SIZE as isize, half_line, from_memory);
         assert_eq!(off_line, None, "far runs, half lines off a line, size {size}");
+        // On AMD's cores, AVX2's strips read far runs in place where they start on lines: staged
+        // only where the runs' stride or the first run's start is off a line.
+        let amd_far = |from: usize, stride: isize| {
+            let c = LoopAxis { extent: 64, src: stride, dst: 1 };
+            let r = LoopAxis { extent: rows, src: 1, dst: many.max(64) as isize };
+            staged_runs::<T>([from, line], r, c, from_memory.for_cores(Cores::Amd))
+        };
+        let far_stride = (64 << 10) / T::SIZE as isize;
+        let off = (size <= 2).then_some(StagedRuns::FarInMemory);
+        assert_eq!(amd_far(0, far_stride), None, "far runs on lines, AMD's cores, size {size}");
+        assert_eq!(amd_far(0, far_stride + 3), off, "far runs, stride off lines, AMD's cores, size {size}");
+        assert_eq!(amd_far(size, far_stride), off, "far runs, start off a line, AMD's cores, size {size}");
         // On AMD's cores, AVX2's in-cache strips of 1, 2 and 4 bytes read such runs through tiles
         // instead (not staged), tall ones too where their runs overfill the set (bytes' 32,
         // f16's 16; f32's 8 read in place); the streamed ones from L3 stay staged (these read

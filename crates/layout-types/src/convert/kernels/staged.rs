@@ -307,13 +307,18 @@ const FAR_RUN_BYTES: usize = 64 << 10;
 /// Destination rows of a staged tile.
 const STAGED_ROWS: usize = 64;
 
+/// Bytes apart from which a plane's source runs are too far for [`by_staged_tiles`]
+/// ([`staged_tiles`] has the figures): a page.
+const TILE_FAR_RUN_BYTES: usize = 4 << 10;
+
 /// Bytes apart that a staged tile's source runs lie at most for the next tile's to be prefetched
 /// run by run ([`staged_tiles`]): the farthest measured (f16 NHWC→NCHW with C = 128). (The
 /// strips' own `NEAR_RUN_BYTES`, in `platform::simd`, has the same value and another use.)
 const PREFETCHED_RUN_BYTES: usize = 256;
 
-/// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns)
-/// and whose strips do not stream directly ([`Strips::streams_directly`]: bytes but AVX-512's on
+/// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns),
+/// whose source runs lie within [`TILE_FAR_RUN_BYTES`] where strips take them, and whose
+/// strips do not stream directly ([`Strips::streams_directly`]: bytes but AVX-512's on
 /// AMD's cores with a strip's rows, AVX2's halves, and bytes below AVX2, which have no strips),
 /// or whose tiles' sources are contiguous blocks that the tiles prefetch
 /// ([`Strips::stages_contiguous_sources`]: at AVX2, 4- and 8-byte elements too): tiles of
@@ -472,8 +477,17 @@ pub(super) fn staged_tiles<T: Element>(rows: LoopAxis, cols: LoopAxis, strips: S
     let contiguous = src_stride == STAGED_ROWS.min(rows.extent) && rows.extent <= STAGED_ROWS;
     let prefetches = strips.prefetches_staged_source();
     let staged_contiguous = contiguous && prefetches && strips.stages_contiguous_sources();
-    let direct =
-        (strips.streams_directly(rows.extent) && !staged_contiguous) || (square && strips.has_blocks());
+    // Nor source runs a page or more apart (NCHW's channel planes into NHWC with C of four lines
+    // or more): a tile would read 128 or more of them a line or two each, more pages and streams
+    // than the TLB and the prefetchers follow; strips sweep them in columns instead (or
+    // `by_staged_source` stages them). AMD EPYC (Zen 3), 256 MiB, a scratch loop of
+    // `to_layout_into` (best of 1 s), tiles → strips, one thread (two), GB/s: f16 NCHW→NHWC,
+    // C = 128, 64² to 256 × 512 images, 5.9–8.5 → 21.3–22.6 (11.5–16.5 → 32–41), C = 256
+    // 7.8–8.1 → 14.2; u8 C = 256 5.2–7.3 → 18.6–19.8; 256 × 16384 u8 matrices into columns
+    // 7.9 → 19.5; f16 C = 128 at 16 MiB 9.2–10.2 → 26.1–26.3 (`BENCHMARKS.md`, step 49).
+    let far = src_stride * T::SIZE >= TILE_FAR_RUN_BYTES;
+    let direct = (strips.streams_directly(rows.extent) && !staged_contiguous)
+        || ((square || far) && strips.has_blocks());
     // Runs near each other (NHWC→NCHW with C = 128) are prefetched too, run by run: at 256 MiB,
     // two runs alternating three and four times, u8 two threads 7.9–10.4 → 10.7–16.4 GB/s, one
     // thread 6.6–8.1 → 9.7–9.8; f16 two threads 10.7–13.9 → 12.5–14.6.

@@ -44,8 +44,10 @@ fn far_runs_stage_the_source_like_the_definition() {
             for cores in Cores::ALL {
                 let strips = Strips::new(level, Stores::Streaming, T::SIZE).map(|s| s.for_cores(cores));
                 // Past two 256 KiB panels' rows (3968 of each u8 run a panel, 4032 of each f16
-                // run), ragged.
-                let planes = [(2 * 4032 + 37, 64usize), (1000, 100)]
+                // run), ragged; and four lines of runs and more (the
+                // destination rows long enough for staged tiles, which decline such far runs).
+                let wide = 4 * 64 / T::SIZE + 4;
+                let planes = [(2 * 4032 + 37, 64usize), (1000, 100), (300, wide)]
                     .map(|(rows, cols)| ((rows, cols), (src_stride, cols.next_multiple_of(64 / T::SIZE))));
                 planes_like_the_definition::<T>(strips, &planes);
                 let half_line = 32 / T::SIZE;
@@ -119,7 +121,7 @@ fn staged_tiles_transpose_like_the_definition() {
 /// channels of pixels, or fewer), every element size, prefetched; padded runs or more rows than
 /// a tile: bytes and halves only (f32 and f64 stream their strips directly), prefetched where
 /// the runs lie at most 256 bytes apart; not in cache, not narrow planes, not a large square
-/// matrix.
+/// matrix, not runs a page or more apart (NCHW's channel planes into NHWC).
 #[test]
 fn streamed_planes_take_staged_tiles() {
     use crate::platform::simd::Stores;
@@ -140,6 +142,13 @@ fn streamed_planes_take_staged_tiles() {
         assert_eq!(takes(128, cols, 128, cols, streamed), halves.then_some(true), "128 rows, size {size}");
         let far = 320 / T::SIZE; // 320 bytes apart
         assert_eq!(takes(64, cols, far, cols, streamed), halves.then_some(false), "far runs, size {size}");
+        // Channel planes into pixels of four lines (NCHW→NHWC): runs just under a page apart
+        // take the tiles, a page apart and more do not.
+        let (page, under, channels) = (4096 / T::SIZE, (4096 - 64) / T::SIZE, 4 * line);
+        let pixels = |stride| takes(4096, channels, stride, channels, streamed);
+        assert_eq!(pixels(under), halves.then_some(false), "planes 4032 B apart, size {size}");
+        assert_eq!(pixels(page), None, "planes a page apart, size {size}");
+        assert_eq!(pixels(64 * page), None, "planes 256 KiB apart, size {size}");
         assert_eq!(takes(64, cols, 64, cols, in_cache), None, "in cache, size {size}");
         assert_eq!(takes(64, 4 * line - 1, 64, cols, streamed), None, "narrow, size {size}");
         let square = 4096 * 4 / T::SIZE;

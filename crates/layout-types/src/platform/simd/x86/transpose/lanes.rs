@@ -18,12 +18,12 @@
 //! checked by `strips`.
 
 /// One instruction set's gathered-lane strips: `$reg` its register of `$v` bytes, `$feature`
-/// what it needs, `$rows` a strip's rows; `$load` gathers one group of registers.
+/// what it needs, `$rows` a strip's rows; `$gather` loads one register's lanes.
 macro_rules! lanes {
     (
         $module:ident, $feature:literal, $reg:ty, $v:expr, rows: $rows:literal,
         unpack: [$lo8:ident, $hi8:ident, $lo16:ident, $hi16:ident], zero: $zero:ident, store: $store:ident,
-        load: $load:item
+        gather: $gather:item
     ) => {
         pub(crate) mod $module {
             use core::arch::x86_64::*;
@@ -76,7 +76,29 @@ macro_rules! lanes {
                 g
             }
 
-            $load
+            $gather
+
+            /// Group registers from `src`: register `i` takes lane `l` from bytes `0..16` of
+            /// source run `Ml + i` (`ss` bytes apart).
+            ///
+            /// # Safety
+            ///
+            /// The CPU has the feature; those bytes are inside a live allocation.
+            #[target_feature(enable = $feature)]
+            #[inline]
+            unsafe fn load<const M: usize>(src: *const u8, ss: usize) -> [$reg; M] {
+                // Each register's runs from one pointer and one stride (with the addresses of
+                // all the runs computed apart, they spilled from the general registers).
+                let mut at = src;
+                let mut v = [$zero(); M];
+                for r in v.iter_mut() {
+                    // SAFETY: bytes `0..16` of runs `i`, `M + i`, … (a lane each) are inside
+                    // `src` (the caller's contract).
+                    *r = unsafe { gather(at, M * ss) };
+                    at = at.wrapping_add(ss);
+                }
+                v
+            }
 
             /// `Q` neighbouring strips of `W`-byte elements (`M = 16 / W`), row group by row
             /// group: strip `q`'s source runs `q * src_step + j * ss` bytes from `src` (64 /
@@ -158,34 +180,23 @@ lanes!(
     avx512, "avx512f,avx512bw", __m512i, 64, rows: 32,
     unpack: [_mm512_unpacklo_epi8, _mm512_unpackhi_epi8, _mm512_unpacklo_epi16, _mm512_unpackhi_epi16],
     zero: _mm512_setzero_si512, store: _mm512_storeu_si512,
-    load:
-    /// Group registers from `src`: register `i` takes lane `l` from bytes `0..16` of source
-    /// run `Ml + i` (`ss` bytes apart).
+    gather:
+    /// One register: lane `l` the 16 bytes at `at + l * apart`.
     ///
     /// # Safety
     ///
     /// The CPU has AVX-512 F; those bytes are inside a live allocation.
     #[target_feature(enable = "avx512f,avx512bw")]
     #[inline]
-    unsafe fn load<const M: usize>(src: *const u8, ss: usize) -> [__m512i; M] {
-        // Runs `i`, `M + i`, `2M + i`, `3M + i` from one pointer and two strides (with the
-        // addresses of all the runs computed apart, they spilled from the general registers).
-        let (quarter, three) = (M * ss, 3 * M * ss);
-        let mut at = src;
-        let mut v = [_mm512_setzero_si512(); M];
-        for r in v.iter_mut() {
-            // SAFETY: bytes `0..16` of runs `i`, `M + i`, `2M + i` and `3M + i` are inside
-            // `src` (the caller's contract).
-            unsafe {
-                let lane = |p: *const u8| _mm_loadu_si128(p.cast());
-                let x = _mm512_castsi128_si512(lane(at));
-                let x = _mm512_inserti32x4::<1>(x, lane(at.add(quarter)));
-                let x = _mm512_inserti32x4::<2>(x, lane(at.add(2 * quarter)));
-                *r = _mm512_inserti32x4::<3>(x, lane(at.add(three)));
-            }
-            at = at.wrapping_add(ss);
+    unsafe fn gather(at: *const u8, apart: usize) -> __m512i {
+        // SAFETY: the four lanes' bytes are inside a live allocation (the caller's contract).
+        unsafe {
+            let lane = |p: *const u8| _mm_loadu_si128(p.cast());
+            let x = _mm512_castsi128_si512(lane(at));
+            let x = _mm512_inserti32x4::<1>(x, lane(at.add(apart)));
+            let x = _mm512_inserti32x4::<2>(x, lane(at.add(2 * apart)));
+            _mm512_inserti32x4::<3>(x, lane(at.add(3 * apart)))
         }
-        v
     }
 );
 
@@ -193,28 +204,19 @@ lanes!(
     avx2, "avx2", __m256i, 32, rows: 16,
     unpack: [_mm256_unpacklo_epi8, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16],
     zero: _mm256_setzero_si256, store: _mm256_storeu_si256,
-    load:
-    /// Group registers from `src`: register `i` takes lane `l` from bytes `0..16` of source
-    /// run `Ml + i` (`ss` bytes apart).
+    gather:
+    /// One register: lane `l` the 16 bytes at `at + l * apart`.
     ///
     /// # Safety
     ///
     /// The CPU has AVX2; those bytes are inside a live allocation.
     #[target_feature(enable = "avx2")]
     #[inline]
-    unsafe fn load<const M: usize>(src: *const u8, ss: usize) -> [__m256i; M] {
-        let half = M * ss;
-        let mut at = src;
-        let mut v = [_mm256_setzero_si256(); M];
-        for r in v.iter_mut() {
-            // SAFETY: bytes `0..16` of runs `i` and `M + i` are inside `src` (the caller's
-            // contract).
-            unsafe {
-                let x = _mm256_castsi128_si256(_mm_loadu_si128(at.cast()));
-                *r = _mm256_inserti128_si256::<1>(x, _mm_loadu_si128(at.add(half).cast()));
-            }
-            at = at.wrapping_add(ss);
+    unsafe fn gather(at: *const u8, apart: usize) -> __m256i {
+        // SAFETY: the two lanes' bytes are inside a live allocation (the caller's contract).
+        unsafe {
+            let x = _mm256_castsi128_si256(_mm_loadu_si128(at.cast()));
+            _mm256_inserti128_si256::<1>(x, _mm_loadu_si128(at.add(apart).cast()))
         }
-        v
     }
 );

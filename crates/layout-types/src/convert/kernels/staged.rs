@@ -93,10 +93,10 @@ pub(super) fn by_panels<T: Element>(
 ///   where a strip reads more of them than the prefetchers follow ([`Strips::streamed_runs`]:
 ///   bytes, a destination line's worth; at AVX2 halves too, and bytes into dense rows of half a
 ///   line, whose tall strips read 32) and the strips gain by it ([`Strips::stages_far_runs`]:
-///   measured on an Intel Xeon, and for AVX2's on an AMD EPYC, Zen 3, where runs that start
-///   on lines are read in place). Read in place,
-///   the runs of such a plane lie a multiple of the L2's set period apart when transparent huge
-///   pages back the source (256 KiB here): each strip's 64 lines then compete for one set of 16
+///   measured on an Intel Xeon, and for AVX2's on an AMD EPYC, Zen 3, but for runs that start
+///   on lines). Read in place, the runs of such a plane lie a multiple of the L2's set period
+///   apart when transparent huge pages back the source (256 KiB on the machine measured):
+///   each strip's 64 lines then compete for one set of 16
 ///   ways, and what the prefetcher brings is evicted before use (u8 NCHW→NHWC at 256 MiB, two
 ///   threads: 14.7 GB/s with huge pages, 25.1 with small ones). Staged, the bench's races, in
 ///   place and staged alternating twice: with huge pages 21.1–22.2 → 28.7–29.0 GB/s (0.63–0.65

@@ -11,8 +11,8 @@ use crate::platform::out::Out;
 
 /// Whose cores the strips take their forms for, where the best form of a strip differed between
 /// the vendors' cores measured: [`Strips::whole_line_bytes`], [`Strips::tiles_runs`],
-/// [`Strips::stages_far_runs`] and the tall byte strips of [`Strips::stages_aliased_runs`]. Read once per process (CPUID's
-/// vendor string); tests run both on every CPU ([`Strips::for_cores`]).
+/// [`Strips::stages_far_runs`] and the tall byte strips of [`Strips::stages_aliased_runs`]. Read
+/// once per process (CPUID's vendor string); tests run both on every CPU ([`Strips::for_cores`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cores {
     /// AMD's (measured on EPYCs of Zen 3 and Zen 4).

@@ -271,8 +271,8 @@ pub(super) fn streamed_task(s: &[u8], d: &mut [u8], t: usize, g: Streamed) {
             for c0 in (b0..b0 + band).step_by(ch) {
                 let (from, to) = (base + (c0 * p + p0) * size, (p0 * k + c0) * size);
                 // SAFETY: the CPU has AVX-512 F, BW and VL, or AVX2 for AVX2's f32 strips
-                // (asserted); the strip reads `ch`
-                // runs of `px * size` bytes, `p * size` apart from `from` (channels
+                // (asserted); the strip reads `ch` runs of `px * size` bytes, `p * size` apart
+                // from `from` (channels
                 // `c0 + ch <= k` of plane `t`, pixels `p0 + px <= p`: inside `s`), and streams
                 // `px` rows of `ch * size` bytes, `k * size` apart from `to` (inside `d`), on
                 // cache lines where they are whole lines (asserted: `d` and `k * size` are

@@ -92,7 +92,7 @@ pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
 /// (`Strips::stages_far_runs`; Intel's copy them into a buffer first, the limit probe's
 /// pattern). Without AVX-512, f32 NCHW→NHWC at 256 MiB: AVX2's strips of 16 planes by 8
 /// pixels, in columns of 16 planes down all the pixels ([`strips::Streamed::avx2_words`]);
-/// AVX2's other streamed rows go through staged tiles (printed `-`).
+/// AVX2's other rows are printed `-` (their loops' probes are not written).
 pub(crate) fn streamed_probes<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     if T::SIZE == 1 && !strips::amd() {
         return;

@@ -168,13 +168,22 @@ macro_rules! strips {
                             }
                         }
                     }
-                    for (b, v) in blocks.into_iter().enumerate() {
-                        for (r, row) in cross::<W, E>(v).iter().enumerate() {
+                    // Each block's rows are streamed as `cross_each` forms them. Formed into a
+                    // new array first (`cross`, the blocks moved out by value), AVX2's blocks
+                    // (spilled: 64 registers in 16) were copied by calls to `memmove`, 22 % of
+                    // the time (`perf`, u8 NCHW→NC/32HW32 at 256 MiB). On an AMD EPYC (Zen 3),
+                    // the bench's races (`-- u8/`), old, new, old, new, two threads (one
+                    // thread), GB/s: at 256 MiB NCHW→NC/32HW32 33.4, 41.3, 34.5, 43.4 (17.9,
+                    // 22.3, 18.0, 22.6), NCDHW→NDHWC 33.3, 42.6, 33.2, 37.9 (17.9, 22.6, 17.9,
+                    // 22.5); at 16 MiB 38.9, 40.3, 37.7, 42.2 (20.2, 25.0, 19.8, 26.0) and
+                    // 38.0, 45.6, 38.2, 46.4 (19.8, 27.6, 20.4, 26.9).
+                    for (b, v) in blocks.iter().enumerate() {
+                        cross_each::<W, E>(*v, |r, row| {
                             // SAFETY: row `r` of block `b` is inside `dst` (the caller's
                             // contract), and `V`-byte aligned (a tall strip's rows then lie `V`
                             // bytes apart from a line).
-                            unsafe { $stream(dst.add((b * E + r) * ds).cast(), *row) };
-                        }
+                            unsafe { $stream(dst.add((b * E + r) * ds).cast(), row) };
+                        });
                     }
                 } else {
                     // Ordinary stores need no whole lines, and a streamed strip of one block

@@ -208,36 +208,39 @@ pub(super) fn staged_nchw_task(s: &[u8], d: &mut [u8], g: Geometry) {
     x86::fence();
 }
 
-/// A streamed pass's plane: channels, pixels, bytes an element, and channels a band (the
+/// A streamed pass's plane: channels, pixels, bytes an element, channels a band (the
 /// plane's channels where its bands run across them, one strip's where they run down the
-/// pixels).
+/// pixels), and whether its source comes from memory (not the last-level cache).
 #[derive(Clone, Copy)]
 pub(super) struct Streamed {
     pub(super) channels: usize,
     pub(super) pixels: usize,
     pub(super) size: usize,
     pub(super) band: usize,
+    pub(super) from_memory: bool,
 }
 
 impl Streamed {
-    /// Whether the strips are AVX2's f32 strips (no AVX-512 here): 16 channels' runs of 32
-    /// bytes, streamed as 8 pixels' lines, the library's columns of 16 planes at 256 MiB
-    /// (`by_strips`' streamed channel rows).
-    pub(super) fn avx2_words(&self) -> bool {
-        !avx512() && avx2() && self.size == 4 && self.band == 16
+    /// Whether the strips are AVX2's (no AVX-512 here) in the library's columns of one strip's
+    /// planes down all the pixels, its source runs read in place: a source from memory (from
+    /// the last-level cache, AVX2's strips on AMD's cores read runs that share an L1 set
+    /// through tiles, another loop), on AMD's cores for halves and bytes (Intel's stage their
+    /// far runs: `Strips::stages_far_runs`), f32's 16 planes on both.
+    pub(super) fn avx2_columns(&self) -> bool {
+        let in_place = self.size == 4 || amd();
+        !avx512() && avx2() && self.from_memory && in_place && self.band == self.strip().1
     }
 
-    /// A strip's pixels and channels: a register's elements each way for 2- and 4-byte
-    /// elements (AVX-512's strips); for bytes (AVX2's blocks in their EVEX forms) 32 pixels by
-    /// a line's 64 channels, or, where a pixel is 32 channels (half a line: tall strips), a
-    /// line's 64 pixels by 32.
+    /// A strip's pixels and channels. At AVX-512 a register's elements each way for 2- and
+    /// 4-byte elements; for bytes (AVX2's blocks in their EVEX forms) 32 pixels by a line's 64
+    /// channels, or, where a pixel is 32 channels (half a line: tall strips), a line's 64
+    /// pixels by 32. At AVX2 a 32-byte register's pixels by a line's channels (bytes as
+    /// above).
     pub(super) fn strip(&self) -> (usize, usize) {
-        if self.avx2_words() {
-            return (8, 16); // AVX2's f32 strip: two blocks of 8 × 8
-        }
         match (self.size, self.channels) {
             (1, 32) => (64, 32),
             (1, _) => (32, 64),
+            (size, _) if !avx512() => (32 / size, 64 / size),
             (size, _) => (64 / size, 64 / size),
         }
     }
@@ -250,12 +253,11 @@ impl Streamed {
 /// one 64-byte run a channel and streams one line a pixel; of bytes, a 32-byte run a channel
 /// and one line a pixel (two runs a line), or (tall) a whole line a channel and its pixels'
 /// half lines, dense. Panics unless every strip lies inside both slices, every destination
-/// line starts on a cache line and the CPU passes [`avx512`] (or, for AVX2's f32 strips,
-/// [`Streamed::avx2_words`]: 16 runs of 32 bytes a strip, each pair streamed as a pixel's
-/// line).
+/// line starts on a cache line and the CPU passes [`avx512`] (or [`Streamed::avx2_columns`]:
+/// AVX2's strips load a 32-byte run a plane, each pair streamed at once as a pixel's line).
 pub(super) fn streamed_task(s: &[u8], d: &mut [u8], t: usize, g: Streamed) {
-    let Streamed { channels: k, pixels: p, size, band } = g;
-    assert!((avx512() || g.avx2_words()) && matches!(size, 1 | 2 | 4));
+    let Streamed { channels: k, pixels: p, size, band, .. } = g;
+    assert!((avx512() || g.avx2_columns()) && matches!(size, 1 | 2 | 4));
     let (px, ch) = g.strip();
     let bytes = k.checked_mul(p).and_then(|n| n.checked_mul(size)).expect("a plane's bytes");
     assert!(k.is_multiple_of(band) && band.is_multiple_of(ch) && p.is_multiple_of(px) && d.len() == bytes);
@@ -270,7 +272,7 @@ pub(super) fn streamed_task(s: &[u8], d: &mut [u8], t: usize, g: Streamed) {
         for p0 in (0..p).step_by(px) {
             for c0 in (b0..b0 + band).step_by(ch) {
                 let (from, to) = (base + (c0 * p + p0) * size, (p0 * k + c0) * size);
-                // SAFETY: the CPU has AVX-512 F, BW and VL, or AVX2 for AVX2's f32 strips
+                // SAFETY: the CPU has AVX-512 F, BW and VL, or AVX2 for AVX2's strips
                 // (asserted); the strip reads `ch` runs of `px * size` bytes, `p * size` apart
                 // from `from` (channels
                 // `c0 + ch <= k` of plane `t`, pixels `p0 + px <= p`: inside `s`), and streams
@@ -282,9 +284,9 @@ pub(super) fn streamed_task(s: &[u8], d: &mut [u8], t: usize, g: Streamed) {
                 unsafe {
                     let (src, dst) = (s.as_ptr().add(from), d.as_mut_ptr().add(to));
                     match (size, ch) {
-                        _ if g.avx2_words() => x86::streamed_pairs_avx2(src, p * size, ch, dst, k * size),
                         (1, 32) => x86::streamed_tall_bytes(src, p, dst),
                         (1, _) => x86::streamed_pairs_avx2(src, p, 64, dst, k),
+                        _ if !avx512() => x86::streamed_pairs_avx2(src, p * size, ch, dst, k * size),
                         (2, _) => x86::streamed_strip::<32>(src, p * size, dst, k * size),
                         _ => x86::streamed_strip::<16>(src, p * size, dst, k * size),
                     }

@@ -90,9 +90,11 @@ pub(crate) fn strip_probe<T: Sample>(b: &Bench, out: &mut Vec<String>) {
 /// NCHW→NC/32HW32, NCDHW→NDHWC): f32 and f16 everywhere AVX-512 is; u8 on AMD's cores, where
 /// the library's byte strips (AVX2's blocks in their EVEX forms) read far runs in place
 /// (`Strips::stages_far_runs`; Intel's copy them into a buffer first, the limit probe's
-/// pattern). Without AVX-512, f32 NCHW→NHWC at 256 MiB: AVX2's strips of 16 planes by 8
-/// pixels, in columns of 16 planes down all the pixels ([`strips::Streamed::avx2_words`]);
-/// AVX2's other rows are printed `-` (their loops' probes are not written).
+/// pattern). Without AVX-512, the 256 MiB rows: AVX2's strips in columns of one strip's planes
+/// down all the pixels ([`strips::Streamed::avx2_columns`]: f32's 16 planes by 8 pixels, f16's
+/// 32 by 16, u8's 64 by 32 or, tall, 32 by 64), f16's and u8's on AMD's cores only; the 16 MiB
+/// rows are printed `-` there (from the last-level cache AVX2's strips read the planes through
+/// tiles on AMD's cores, a loop not written here).
 pub(crate) fn streamed_probes<T: Sample>(b: &Bench, out: &mut Vec<String>) {
     if T::SIZE == 1 && !strips::amd() {
         return;
@@ -105,14 +107,16 @@ pub(crate) fn streamed_probes<T: Sample>(b: &Bench, out: &mut Vec<String>) {
         // At 256 MiB a plane of 64 channels goes in bands of one strip's channels down all
         // its pixels (64 source runs are more than the prefetchers follow); the others, and
         // every plane at 16 MiB (its source in the last-level cache), in whole-row bands.
-        let strip = strips::Streamed { channels: c, pixels: h * w, size: T::SIZE, band: c }.strip().1;
-        let band = if mib == 256 { strip } else { c };
-        streamed_probe::<T, Nchw, Nhwc>(b, &row("NCHW->NHWC"), [n, c, h, w], [n, c, h * w, band], out);
-        let split = [n * c / 32, 32, h * w, 32];
-        streamed_probe::<T, Nchw, NcxHwx<32>>(b, &row("NCHW->NC/32HW32"), [n, c, h, w], split, out);
+        let from_memory = mib == 256;
+        let image = strips::Streamed { channels: c, pixels: h * w, size: T::SIZE, band: c, from_memory };
+        let band = if from_memory { image.strip().1 } else { c };
+        let planes = [n, c, h * w, band];
+        streamed_probe::<T, Nchw, Nhwc>(b, &row("NCHW->NHWC"), [n, c, h, w], planes, from_memory, out);
+        let (of, split) = (row("NCHW->NC/32HW32"), [n * c / 32, 32, h * w, 32]);
+        streamed_probe::<T, Nchw, NcxHwx<32>>(b, &of, [n, c, h, w], split, from_memory, out);
         let (d, (h3, w3)) = (8, plane(elements / (n * 32 * 8)));
-        let dhw = d * h3 * w3;
-        streamed_probe::<T, Ncdhw, Ndhwc>(b, &row("NCDHW->NDHWC"), [n, 32, d, h3, w3], [n, 32, dhw, 32], out);
+        let (dims, split) = ([n, 32, d, h3, w3], [n, 32, d * h3 * w3, 32]);
+        streamed_probe::<T, Ncdhw, Ndhwc>(b, &row("NCDHW->NDHWC"), dims, split, from_memory, out);
     }
 }
 
@@ -120,7 +124,8 @@ pub(crate) fn streamed_probes<T: Sample>(b: &Bench, out: &mut Vec<String>) {
 /// channels by `p` pixels: an image, or a block of 32 channels), in bands of `band` channels
 /// down the plane's pixels, a band strip by strip along the pixels and across its channels. A
 /// strip of AVX-512 loads one register per channel (its run of a strip's pixels), transposes
-/// them and streams one whole line per pixel; bytes are AVX2's blocks ([`strips::Streamed`]).
+/// them and streams one whole line per pixel; bytes, and every size at AVX2, are AVX2's blocks
+/// ([`strips::Streamed`]: a 32-byte run a plane, two a line).
 /// The probe streams the registers it loaded, in the same order, with the fence at the end of
 /// each task.
 fn streamed_probe<T: Sample, S: Layout, D: Layout>(
@@ -128,6 +133,7 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
     of: &str,
     dims: DimsOf<S>,
     [planes, k, p, band]: [usize; 4],
+    from_memory: bool,
     out: &mut Vec<String>,
 ) where
     D::Family: SameFamily<S::Family>,
@@ -144,9 +150,9 @@ fn streamed_probe<T: Sample, S: Layout, D: Layout>(
     assert_eq!(src.as_slice().len(), planes * k * p, "{row}: the plane geometry covers the tensor");
     let s: &[u8] = bytemuck::cast_slice(src.as_slice());
     let d: &mut [u8] = bytemuck::cast_slice_mut(probe_dst.as_mut_slice());
-    let geometry = strips::Streamed { channels: k, pixels: p, size: T::SIZE, band };
+    let geometry = strips::Streamed { channels: k, pixels: p, size: T::SIZE, band, from_memory };
     let bytes = 2 * s.len();
-    let probe = (strips::avx512() || geometry.avx2_words()).then_some(|| {
+    let probe = (strips::avx512() || geometry.avx2_columns()).then_some(|| {
         side_by_side(d.chunks_mut(k * p * T::SIZE).enumerate(), |(t, d)| {
             strips::streamed_task(black_box(s), d, t, geometry)
         })

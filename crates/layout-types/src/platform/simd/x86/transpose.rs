@@ -168,15 +168,10 @@ macro_rules! strips {
                             }
                         }
                     }
-                    // Each block's rows are streamed as `cross_each` forms them. Formed into a
-                    // new array first (`cross`, the blocks moved out by value), AVX2's blocks
-                    // (spilled: 64 registers in 16) were copied by calls to `memmove`, 22 % of
-                    // the time (`perf`, u8 NCHW→NC/32HW32 at 256 MiB). On an AMD EPYC (Zen 3),
-                    // the bench's races (`-- u8/`), old, new, old, new, two threads (one
-                    // thread), GB/s: at 256 MiB NCHW→NC/32HW32 33.4, 41.3, 34.5, 43.4 (17.9,
-                    // 22.3, 18.0, 22.6), NCDHW→NDHWC 33.3, 42.6, 33.2, 37.9 (17.9, 22.6, 17.9,
-                    // 22.5); at 16 MiB 38.9, 40.3, 37.7, 42.2 (20.2, 25.0, 19.8, 26.0) and
-                    // 38.0, 45.6, 38.2, 46.4 (19.8, 27.6, 20.4, 26.9).
+                    // Each block's rows are streamed as `cross_each` forms them: formed into a
+                    // new array (`cross`), AVX2's spilled blocks were copied by `memmove`, 22 % of
+                    // the time (u8 NCHW→NC/32HW32 at 256 MiB on an AMD EPYC, Zen 3: two threads
+                    // 33–35 → 38–43 GB/s, one 18 → 22.5; `BENCHMARKS.md`, step 50).
                     for (b, v) in blocks.iter().enumerate() {
                         cross_each::<W, E>(*v, |r, row| {
                             // SAFETY: row `r` of block `b` is inside `dst` (the caller's

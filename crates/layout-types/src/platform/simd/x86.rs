@@ -105,6 +105,7 @@ mod gather_avx2;
 mod halves;
 mod interleave;
 mod quantize;
+mod skew;
 mod transpose;
 mod widen;
 

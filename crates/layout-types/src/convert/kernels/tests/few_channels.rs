@@ -209,6 +209,56 @@ fn pixels_split_into_planes_like_the_definition() {
     every_level_size_and_count!(check);
 }
 
+/// Dense pixels streamed into planes that share their offset in a 4 KiB page (a multiple of
+/// 4 KiB apart, or 2 KiB apart so that every other plane does: the planes `skew` holds back
+/// from each other where a level streams lines of them), at every level this CPU has, lengths
+/// past a plane's held-back lines, against the definition; nothing between the planes written.
+#[test]
+fn pixels_stream_into_planes_sharing_a_page_offset_like_the_definition() {
+    fn check<T: Element, const K: usize>(level: Level) {
+        let fill = T::from_word(0x5A5A);
+        let mut split = false;
+        for n in [64 / T::SIZE, 1000, 4099, 9000, 20000] {
+            for apart in [4096, 2048] {
+                // Plane `c` starts `c * stride` elements past a line: `apart` bytes, or a
+                // multiple of 4 KiB past the plane's end.
+                let bytes = (n * T::SIZE + 64).next_multiple_of(4096) + 4096 - apart;
+                let stride = bytes / T::SIZE;
+                let src: Vec<T> = (0..K * n).map(|i| T::from_word((i * 37 + 11) as u64)).collect();
+                let mut buf = vec![fill; K * stride + 64];
+                let base = buf.as_ptr().align_offset(64);
+                let mut planes = buf[base..].chunks_mut(stride);
+                let streams: [Out<'_, T>; K] = core::array::from_fn(|_| {
+                    let plane = planes.next().expect("K planes");
+                    Out::new(&mut plane[..n])
+                });
+                let done = simd::deinterleave_at(level, &src, streams, Stores::Streaming);
+                simd::fence();
+                for (i, v) in buf.iter().enumerate() {
+                    let (c, pixel) = (i.wrapping_sub(base) / stride, i.wrapping_sub(base) % stride);
+                    let inside = i >= base && c < K && pixel < done;
+                    let want = if inside { src[K * pixel + c] } else { fill };
+                    let size = T::SIZE;
+                    // Bits, not values: some of these f16 words are NaNs.
+                    assert_eq!(
+                        v.to_word(),
+                        want.to_word(),
+                        "{level:?} K {K} size {size}: n {n}, planes {apart} B apart, plane {c} pixel {pixel}"
+                    );
+                }
+                split |= done > 0;
+            }
+        }
+        if !split {
+            println!(
+                "SKIPPED: pixels of {K} {}-byte elements streamed into planes at {level:?}: no groups there",
+                T::SIZE
+            );
+        }
+    }
+    every_level_size_and_count!(check);
+}
+
 /// Planes and pixels through the kernel's streamed passes (NCHW→NHWC and NHWC→NCHW with C of
 /// 2 to 7: `streamed_pixels`, `streamed_planes`, or the staged paths where a level has no
 /// groups): every level this CPU has, planes on lines and off them, lengths around the groups,

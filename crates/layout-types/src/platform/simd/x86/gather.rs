@@ -239,6 +239,11 @@ pub(super) unsafe fn groups_lane_pairs<const K: usize, const STREAM: bool>(
     // Pairs of groups an iteration: streamed, a line of each plane.
     let per = if STREAM { 2 } else { 1 };
     let pairs = groups / 2 / per * per;
+    // Streamed planes that share their offset in a 4 KiB page are held back from each other
+    // (`skew` says why and what it gained).
+    let starts = outs.map(|o| o as usize);
+    let lags = super::skew::lags(starts).filter(|_| STREAM && way == Way::IntoPlanes);
+    let mut skewed = lags.map(|lags| super::skew::Skewed::new(outs, lags));
     // Index loops over the pairs (`per` is a constant): `take` and `skip` in such a loop were
     // not inlined into it (`gather_avx2`'s blends, BENCHMARKS.md step 34).
     let mut p0 = 0;
@@ -266,9 +271,16 @@ pub(super) unsafe fn groups_lane_pairs<const K: usize, const STREAM: bool>(
                 *out = v;
             }
         }
-        match way {
+        match (way, skewed.as_mut()) {
+            // A line of each plane, held back as `skewed` says (`per` is 2: streamed).
+            (Way::IntoPlanes, Some(skewed)) => {
+                let lines = core::array::from_fn(|o| [parts[0][o], parts[1][o]]);
+                // SAFETY: line `p0 / 2` of each plane (its pairs `p0` and `p0 + 1`) is inside
+                // it, each plane starts on a line (the caller's contract), lines in order.
+                unsafe { skewed.line(p0 / per, lines) };
+            }
             // A plane's two groups back to back: one 32-byte store, a plane's line in turn.
-            Way::IntoPlanes => {
+            (Way::IntoPlanes, None) => {
                 for o in 0..K {
                     #[allow(clippy::needless_range_loop)] // index loops, as said above
                     for j in 0..per {
@@ -286,7 +298,7 @@ pub(super) unsafe fn groups_lane_pairs<const K: usize, const STREAM: bool>(
                 }
             }
             // Pixels: group `g`'s `K` registers, then group `g + 1`'s, in address order.
-            Way::IntoPixels => {
+            (Way::IntoPixels, _) => {
                 #[allow(clippy::needless_range_loop)] // index loops, as said above
                 for j in 0..per {
                     let g = 2 * (p0 + j);
@@ -315,6 +327,10 @@ pub(super) unsafe fn groups_lane_pairs<const K: usize, const STREAM: bool>(
             }
         }
         p0 += per;
+    }
+    if let Some(skewed) = skewed.as_mut() {
+        // SAFETY: as above, for the lines given.
+        unsafe { skewed.finish(pairs / per) };
     }
     let done = 2 * pairs;
     if done < groups {

@@ -256,6 +256,11 @@ pub(super) unsafe fn groups_avx2<const K: usize, const W: usize, const STREAM: b
         Way::IntoPlanes => const { &Odd::new(K, W, Way::IntoPlanes) },
     };
     let per = if LINES { 2 } else { 1 };
+    // Streamed lines of planes that share their offset in a 4 KiB page are held back from each
+    // other (`skew` says why and what it gained).
+    let lags =
+        super::skew::lags(outs.map(|o| o as usize)).filter(|_| STREAM && LINES && way == Way::IntoPlanes);
+    let mut skewed = lags.map(|lags| super::skew::Skewed::new(outs, lags));
     for g0 in (0..groups).step_by(per) {
         // Streamed lines of planes from back-to-back pixels: the source asked for ahead, as
         // `groups_lane_pairs` does. f32 C = 3 NHWC→NCHW on an AMD EPYC (Zen 3), a scratch loop
@@ -277,6 +282,13 @@ pub(super) unsafe fn groups_avx2<const K: usize, const W: usize, const STREAM: b
                 Way::IntoPlanes => into_planes::<K, W>(odd, x),
             };
         }
+        if let Some(skewed) = skewed.as_mut() {
+            let lines = core::array::from_fn(|o| [parts[0][o], parts[1][o]]);
+            // SAFETY: line `g0 / 2` of each plane (its groups `g0` and `g0 + 1`, `out_step` 32)
+            // is inside it, each plane starts on a line (streamed), lines in order.
+            unsafe { skewed.line(g0 / 2, lines) };
+            continue;
+        }
         for o in 0..K {
             for (j, part) in parts.iter().take(per).enumerate() {
                 let to = outs[o].wrapping_add((g0 + j) * out_step).cast();
@@ -290,5 +302,9 @@ pub(super) unsafe fn groups_avx2<const K: usize, const W: usize, const STREAM: b
                 }
             }
         }
+    }
+    if let Some(skewed) = skewed.as_mut() {
+        // SAFETY: as above, for the lines given.
+        unsafe { skewed.finish(groups / 2) };
     }
 }

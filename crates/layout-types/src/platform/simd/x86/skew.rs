@@ -11,7 +11,7 @@
 //! without the shuffles lost only 20 % there (29–30 against 32–37 GB/s). Held back through a
 //! ring of lines in the L1 cache (plane `o` written `lag[o]` lines behind plane 0, so that the
 //! pending lines lie `4096 / K` bytes apart in the page), the shared-offset shapes moved 30–32
-//! GB/s on one thread; the ring costs where the offsets differ already (37 → 31), so only planes
+//! GB/s on one thread; the ring costs where the offsets differ already (36–40 → 26–31), so only planes
 //! whose offsets lie within [`NEAR`] of each other take it.
 //!
 //! Taken by AVX2's 16-byte groups (bytes and halves, `gather`'s `groups_lane_pairs`) and its

@@ -258,8 +258,8 @@ pub(super) unsafe fn groups_avx2<const K: usize, const W: usize, const STREAM: b
     let per = if LINES { 2 } else { 1 };
     // Streamed lines of planes that share their offset in a 4 KiB page are held back from each
     // other (`skew` says why and what it gained).
-    let lags =
-        super::skew::lags(outs.map(|o| o as usize)).filter(|_| STREAM && LINES && way == Way::IntoPlanes);
+    let starts = outs.map(|o| o as usize);
+    let lags = super::skew::lags(starts, groups / 2).filter(|_| STREAM && LINES && way == Way::IntoPlanes);
     let mut skewed = lags.map(|lags| super::skew::Skewed::new(outs, lags));
     for g0 in (0..groups).step_by(per) {
         // Streamed lines of planes from back-to-back pixels: the source asked for ahead, as

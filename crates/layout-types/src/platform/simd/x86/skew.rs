@@ -36,11 +36,17 @@ const NEAR: usize = 256;
 /// Bytes after which the offsets repeat.
 const PAGE: usize = 4096;
 
+/// Lines a plane has at least for a split to hold them back: a shorter one (a row of an image
+/// view, split a row at a time) keeps the lockstep, the ring's zeroed 8–16 KiB costing more
+/// than it saves there.
+const MIN_LINES: usize = 4 * RING;
+
 /// Lines each of `K` planes starting at addresses `starts` (each on a line) is held back behind
 /// plane 0's (plane 0's lag is 0), so that their next lines lie `4096 / K` bytes apart in the
-/// page; `None` where no two of them start within [`NEAR`] of each other's offset, and for more
-/// than four planes (their rings would fill half of L1).
-pub(super) fn lags<const K: usize>(starts: [usize; K]) -> Option<[usize; K]> {
+/// page, where `lines` of each are written; `None` where no two of them start within [`NEAR`]
+/// of each other's offset, for more than four planes (their rings would fill half of L1), and
+/// under [`MIN_LINES`].
+pub(super) fn lags<const K: usize>(starts: [usize; K], lines: usize) -> Option<[usize; K]> {
     let off = starts.map(|a| a % PAGE);
     let near = |a: usize, b: usize| {
         let d = off[a].abs_diff(off[b]);
@@ -50,7 +56,7 @@ pub(super) fn lags<const K: usize>(starts: [usize; K]) -> Option<[usize; K]> {
     // Plane `o`'s pending line lies `off[o] - off[0] - 64 * lag[o]` bytes past plane 0's (mod
     // the page): `o * PAGE / K` for the lag below, less than a line's rounding.
     let lag = |o: usize| (off[o] + 2 * PAGE - off[0] - o * PAGE / K) % PAGE / 64;
-    (shared && (2..=4).contains(&K)).then(|| core::array::from_fn(lag))
+    (shared && (2..=4).contains(&K) && lines >= MIN_LINES).then(|| core::array::from_fn(lag))
 }
 
 /// The lines of `K` planes written in lockstep, plane `o`'s `lags[o]` lines behind (held in a
@@ -136,25 +142,26 @@ mod tests {
     fn planes_sharing_a_page_offset_are_held_back() {
         let base = 1 << 30;
         // Three planes 4 KiB apart: 42 and 21 lines behind (2688 and 1344 bytes).
-        assert_eq!(lags([base, base + 4096, base + 8192]), Some([0, 42, 21]));
+        assert_eq!(lags([base, base + 4096, base + 8192], MIN_LINES), Some([0, 42, 21]));
         // Two of three 2 KiB apart share (0, 2048, 0): spread to 0, 1365, 2730.
-        let lags3 = lags([base, base + 2048, base + 4096]).expect("planes 0 and 2 share");
+        let lags3 = lags([base, base + 2048, base + 4096], MIN_LINES).expect("planes 0 and 2 share");
         for (o, lag) in lags3.iter().enumerate() {
             let next = ((o * 2048) + 2 * PAGE - 64 * lag) % PAGE;
             assert!(next.abs_diff(o * PAGE / 3) < 64, "plane {o} lags {lag}: next line at {next}");
         }
         // Within `NEAR`, and across the page's end.
-        assert!(lags([base, base + 4096 + 192]).is_some());
-        assert!(lags([base + 4032, base + 4096 * 5 + 64]).is_some());
+        assert!(lags([base, base + 4096 + 192], MIN_LINES).is_some());
+        assert!(lags([base + 4032, base + 4096 * 5 + 64], MIN_LINES).is_some());
         // Apart: 1 KiB, 1.5 KiB, NEAR itself.
-        assert_eq!(lags([base, base + 1024, base + 2048]), None);
-        assert_eq!(lags([base, base + 1536, base + 3072]), None);
-        assert_eq!(lags([base, base + NEAR]), None);
-        // Five planes sharing: none (their rings would be 20 KiB).
-        assert_eq!(lags([base; 5]), None);
+        assert_eq!(lags([base, base + 1024, base + 2048], MIN_LINES), None);
+        assert_eq!(lags([base, base + 1536, base + 3072], MIN_LINES), None);
+        assert_eq!(lags([base, base + NEAR], MIN_LINES), None);
+        // Too short a split, or five planes sharing (their rings would be 20 KiB): none.
+        assert_eq!(lags([base, base + 4096], MIN_LINES - 1), None);
+        assert_eq!(lags([base; 5], MIN_LINES), None);
         // Every lag is under the ring.
         for step in (0..PAGE).step_by(64) {
-            let l = lags([base, base + step, base + 2 * step, base + 3 * step]).unwrap_or([0; 4]);
+            let l = lags([base, base + step, base + 2 * step, base + 3 * step], MIN_LINES).unwrap_or([0; 4]);
             assert!(l.iter().all(|&l| l < RING), "{step}: {l:?}");
         }
     }

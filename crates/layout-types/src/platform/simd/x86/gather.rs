@@ -241,9 +241,8 @@ pub(super) unsafe fn groups_lane_pairs<const K: usize, const STREAM: bool>(
     let pairs = groups / 2 / per * per;
     // Streamed planes that share their offset in a 4 KiB page are held back from each other
     // (`skew` says why and what it gained).
-    let starts = outs.map(|o| o as usize);
-    let lags = super::skew::lags(starts, groups / 4).filter(|_| STREAM && way == Way::IntoPlanes);
-    let mut skewed = lags.map(|lags| super::skew::Skewed::new(outs, lags));
+    let streamed = STREAM && way == Way::IntoPlanes;
+    let mut skewed = streamed.then(|| super::skew::Skewed::for_planes(outs, groups / 4)).flatten();
     // Index loops over the pairs (`per` is a constant): `take` and `skip` in such a loop were
     // not inlined into it (`gather_avx2`'s blends, BENCHMARKS.md step 34).
     let mut p0 = 0;

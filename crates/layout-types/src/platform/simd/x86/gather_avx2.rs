@@ -258,9 +258,8 @@ pub(super) unsafe fn groups_avx2<const K: usize, const W: usize, const STREAM: b
     let per = if LINES { 2 } else { 1 };
     // Streamed lines of planes that share their offset in a 4 KiB page are held back from each
     // other (`skew` says why and what it gained).
-    let starts = outs.map(|o| o as usize);
-    let lags = super::skew::lags(starts, groups / 2).filter(|_| STREAM && LINES && way == Way::IntoPlanes);
-    let mut skewed = lags.map(|lags| super::skew::Skewed::new(outs, lags));
+    let streamed = STREAM && LINES && way == Way::IntoPlanes;
+    let mut skewed = streamed.then(|| super::skew::Skewed::for_planes(outs, groups / 2)).flatten();
     for g0 in (0..groups).step_by(per) {
         // Streamed lines of planes from back-to-back pixels: the source asked for ahead, as
         // `groups_lane_pairs` does. f32 C = 3 NHWC→NCHW on an AMD EPYC (Zen 3), a scratch loop

@@ -11,8 +11,8 @@
 //! without the shuffles lost only 20 % there (29–30 against 32–37 GB/s). Held back through a
 //! ring of lines in the L1 cache (plane `o` written `lag[o]` lines behind plane 0, so that the
 //! pending lines lie `4096 / K` bytes apart in the page), the shared-offset shapes moved 30–32
-//! GB/s on one thread; the ring costs where the offsets differ already (36–40 → 26–31), so only planes
-//! whose offsets lie within [`NEAR`] of each other take it.
+//! GB/s on one thread; the ring costs where the offsets differ already (36–40 → 26–31), so only
+//! planes whose offsets lie within [`NEAR`] of each other take it.
 //!
 //! Taken by AVX2's 16-byte groups (bytes and halves, `gather`'s `groups_lane_pairs`) and its
 //! 4- and 8-byte ones (`gather_avx2`). Same machine, old and new in turn twice: a scratch loop
@@ -46,7 +46,7 @@ const MIN_LINES: usize = 4 * RING;
 /// page, where `lines` of each are written; `None` where no two of them start within [`NEAR`]
 /// of each other's offset, for more than four planes (their rings would fill half of L1), and
 /// under [`MIN_LINES`].
-pub(super) fn lags<const K: usize>(starts: [usize; K], lines: usize) -> Option<[usize; K]> {
+fn lags<const K: usize>(starts: [usize; K], lines: usize) -> Option<[usize; K]> {
     let off = starts.map(|a| a % PAGE);
     let near = |a: usize, b: usize| {
         let d = off[a].abs_diff(off[b]);
@@ -68,10 +68,12 @@ pub(super) struct Skewed<const K: usize> {
 }
 
 impl<const K: usize> Skewed<K> {
-    /// Lines into the planes starting at `outs`, held back by `lags` ([`lags`]).
+    /// Lines into the planes starting at `outs` (each on a line), `lines` of each, held back by
+    /// [`lags`]; `None` where it holds none back.
     #[target_feature(enable = "avx2")]
-    pub(super) fn new(outs: [*mut u8; K], lags: [usize; K]) -> Skewed<K> {
-        Skewed { outs, lags, ring: [[[_mm256_setzero_si256(); 2]; RING]; K] }
+    pub(super) fn for_planes(outs: [*mut u8; K], lines: usize) -> Option<Skewed<K>> {
+        let lags = lags(outs.map(|o| o as usize), lines)?;
+        Some(Skewed { outs, lags, ring: [[[_mm256_setzero_si256(); 2]; RING]; K] })
     }
 
     /// Line `i` of every plane (`lines[o]`, its two halves): plane `o`'s is streamed

@@ -37,6 +37,23 @@
 //! joined in pairs in registers they were even with the generic strips (the spills of the
 //! 32×32 block cost nothing measurable there).
 //!
+//! Into rows a multiple of 4 KiB apart, a band's strips go [`SIDE_BY_SIDE`] at a time along the
+//! rows ([`strips`]): each strip's quarters into a tile of its own, then each row's eight lines
+//! stored back to back (512 bytes over eight L1 sets), not one line of each of 32 rows in turn,
+//! all in one set of 8 ways, whose lines evict each other before their stores land (the bench's
+//! u8 NHWC→NCHW at 1 MiB into rows 16 KiB and 128 bytes apart moved 84.9 GB/s on two threads,
+//! into its own rows 53.8). On an AMD EPYC (Zen 3), u8 NHWC→NCHW at 1 MiB, a scratch loop of
+//! `to_layout_into` (best of 0.5 s), one binary each way in turn twice, one thread, GB/s: C = 64
+//! 128 × 128 images 26.9–28.4 → 32.9–33.8, two 64 × 64 27.3–27.9 → 33.4–33.6, 64 × 128
+//! 27.8–28.2 → 33.9–34.3; C = 32 128 × 256 29.2–30.4 → 37.6–38.0; C = 256 32 × 128 26.2–26.9
+//! → 30.4–30.6; a 4096 × 256 matrix into columns 26.3–26.8 → 30.7–33.0. Two threads gained
+//! 10–30 %, but C = 256 (46.3–46.5 → 40.3–43.4). Two and four strips at a time gained less (128
+//! × 128: 29.9–30.1, 31.2), sixteen lost (25.6–25.9: their tiles fill the L1). Into rows not so
+//! placed it lost (120 × 130 images 43.0–43.6 → 33.4–33.9, C = 128 90 × 90 38.2–38.4 →
+//! 31.6–31.7), so those take one strip at a time. The bench's race (`-- "u8/1MiB/NHWC->NCHW"`,
+//! in turn twice): two threads 49.0, 49.7 → 60.7, 58.4 GB/s, one thread 27.3, 27.6 → 33.2,
+//! 33.1; typed-layout ÷ the in-cache probe on one thread 0.74 → 0.89–0.90.
+//!
 //! From runs that overfill one L1 set (NCHW's channel planes, a 1024-wide matrix's rows), on AMD's
 //! cores, the strips read their runs' lines through [`staging`](super::staging)'s tiles
 //! ([`band`]; `Strips::tiles_runs` has the figures).
@@ -53,6 +70,9 @@ const Q: usize = 16;
 
 /// Rows of a strip (bytes of a source run).
 const E: usize = 32;
+
+/// Strips that go side by side along their rows into rows a multiple of 4 KiB apart ([`strips`]).
+const SIDE_BY_SIDE: usize = 8;
 
 /// The tile a strip's quarters are transposed into: quarter `q`'s register `i` (rows `i` and
 /// `16 + i`, bytes `16 q ..`) at 32-byte register `16 q + i`.
@@ -73,15 +93,15 @@ fn unpack_round(g: [__m256i; Q]) -> [__m256i; Q] {
     pairs!(0 1 2 3 4 5 6 7)
 }
 
-/// One strip: source runs `j * ss` bytes from `src` (32 bytes each, `j` in 0..64), rows
-/// `r * ds` bytes from `dst` (64 bytes each, `r` in 0..32), ordinary stores, through `tile`.
+/// A strip's four quarters transposed into `tile`: source runs `j * ss` bytes from `src`
+/// (32 bytes each, `j` in 0..64).
 ///
 /// # Safety
 ///
-/// The CPU has AVX2; those bytes are inside live allocations, `dst`'s disjoint from `src`'s.
+/// The CPU has AVX2; those bytes are inside a live allocation.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn strip(src: *const u8, ss: usize, dst: *mut u8, ds: usize, tile: &mut Tile) {
+unsafe fn quarters(src: *const u8, ss: usize, tile: &mut Tile) {
     let t = tile.0.as_mut_ptr();
     for q in 0..4 {
         // SAFETY: runs `16 q + j` are inside `src` (the caller's contract); unaligned loads.
@@ -94,20 +114,62 @@ unsafe fn strip(src: *const u8, ss: usize, dst: *mut u8, ds: usize, tile: &mut T
             unsafe { _mm256_store_si256(t.add((Q * q + i) * 32).cast(), row) };
         }
     }
+}
+
+/// `G` strips side by side along their rows: strip `g` reads source runs `j * ss` bytes from
+/// `src[g]` (32 bytes each, `j` in 0..64) and writes rows `r * ds + 64 g` bytes from `dst`
+/// (64 bytes each, `r` in 0..32), ordinary stores, through `tiles[g]`; each row's `G` lines
+/// back to back.
+///
+/// # Safety
+///
+/// The CPU has AVX2; those bytes are inside live allocations, `dst`'s disjoint from `src`'s.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn strips<const G: usize>(
+    src: [*const u8; G],
+    ss: usize,
+    dst: *mut u8,
+    ds: usize,
+    tiles: &mut [Tile; G],
+) {
+    for (src, tile) in src.into_iter().zip(tiles.iter_mut()) {
+        // SAFETY: the caller's contract.
+        unsafe { quarters(src, ss, tile) };
+    }
     for i in 0..Q {
-        // SAFETY: registers `i`, `16 + i`, `32 + i` and `48 + i` of the tile are inside it and
-        // aligned; rows `i` and `16 + i` (64 bytes each) are inside `dst` (the caller's
-        // contract; unaligned stores).
+        // SAFETY: registers `i`, `16 + i`, `32 + i` and `48 + i` of each tile are inside it and
+        // aligned; rows `i` and `16 + i` (64 bytes of each strip) are inside `dst` (the
+        // caller's contract; unaligned stores).
         unsafe {
-            let [a, b, c, d] = [0, 1, 2, 3].map(|q| _mm256_load_si256(t.add((Q * q + i) * 32).cast()));
+            let mut high = [[_mm256_setzero_si256(); 2]; G];
             let at = dst.add(i * ds);
-            _mm256_storeu_si256(at.cast(), _mm256_permute2x128_si256::<0x20>(a, b));
-            _mm256_storeu_si256(at.add(32).cast(), _mm256_permute2x128_si256::<0x20>(c, d));
+            for (g, tile) in tiles.iter().enumerate() {
+                let t = tile.0.as_ptr();
+                let [a, b, c, d] = [0, 1, 2, 3].map(|q| _mm256_load_si256(t.add((Q * q + i) * 32).cast()));
+                _mm256_storeu_si256(at.add(64 * g).cast(), _mm256_permute2x128_si256::<0x20>(a, b));
+                _mm256_storeu_si256(at.add(64 * g + 32).cast(), _mm256_permute2x128_si256::<0x20>(c, d));
+                high[g] = [_mm256_permute2x128_si256::<0x31>(a, b), _mm256_permute2x128_si256::<0x31>(c, d)];
+            }
             let at = dst.add((Q + i) * ds);
-            _mm256_storeu_si256(at.cast(), _mm256_permute2x128_si256::<0x31>(a, b));
-            _mm256_storeu_si256(at.add(32).cast(), _mm256_permute2x128_si256::<0x31>(c, d));
+            for (g, [lo, hi]) in high.into_iter().enumerate() {
+                _mm256_storeu_si256(at.add(64 * g).cast(), lo);
+                _mm256_storeu_si256(at.add(64 * g + 32).cast(), hi);
+            }
         }
     }
+}
+
+/// One strip ([`strips`] of one).
+///
+/// # Safety
+///
+/// As [`strips`].
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn strip(src: *const u8, ss: usize, dst: *mut u8, ds: usize, tile: &mut Tile) {
+    // SAFETY: the caller's contract.
+    unsafe { strips::<1>([src], ss, dst, ds, core::array::from_mut(tile)) }
 }
 
 /// `repeat` bands of `count` strips, strip `i` of band `k` at `src + k * src_next + i *
@@ -161,6 +223,28 @@ pub(crate) unsafe fn band(
             // SAFETY: as above.
             |s, d| unsafe { strip(s, ss, d, ds, &mut tail) },
         );
+        return;
+    }
+    // Into rows a multiple of 4 KiB apart, strips side by side along the rows, where a band has
+    // that many (its rows' lines back to back), the rest one at a time.
+    let page_strided = ds.is_multiple_of(super::super::PAGE_STRIDE_BYTES);
+    if page_strided && dst_step == super::LINE && counts[0] >= SIDE_BY_SIDE {
+        let mut tiles: [Tile; SIDE_BY_SIDE] = core::array::from_fn(|_| Tile([0; E * 64]));
+        let whole = counts[0] / SIDE_BY_SIDE * SIDE_BY_SIDE;
+        for k in 0..counts[1] {
+            let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
+            for i in (0..whole).step_by(SIDE_BY_SIDE) {
+                let from = core::array::from_fn(|g| src.wrapping_add((i + g) * src_step));
+                // SAFETY: every strip of the bands is inside both buffers (the caller's contract),
+                // and strip `i + g` starts `64 g` bytes after strip `i` in `dst` (`dst_step`).
+                unsafe { strips(from, ss, dst.wrapping_add(i * dst_step), ds, &mut tiles) };
+            }
+            for i in whole..counts[0] {
+                let (s, d) = (src.wrapping_add(i * src_step), dst.wrapping_add(i * dst_step));
+                // SAFETY: as above.
+                unsafe { strip(s, ss, d, ds, &mut tile) };
+            }
+        }
         return;
     }
     super::each_strip(src, steps.0, dst, steps.1, counts, |s, d| {

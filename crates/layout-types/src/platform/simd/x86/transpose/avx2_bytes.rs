@@ -37,10 +37,10 @@
 //! joined in pairs in registers they were even with the generic strips (the spills of the
 //! 32×32 block cost nothing measurable there).
 //!
-//! Into rows a multiple of 4 KiB apart, a band's strips go [`SIDE_BY_SIDE`] at a time along the
+//! Into rows a multiple of 2 KiB apart, a band's strips go [`SIDE_BY_SIDE`] at a time along the
 //! rows ([`strips`]): each strip's quarters into a tile of its own, then each row's eight lines
 //! stored back to back (512 bytes over eight L1 sets), not one line of each of 32 rows in turn,
-//! all in one set of 8 ways, whose lines evict each other before their stores land (the bench's
+//! 16 or 32 of them in one set of 8 ways, whose lines evict each other before their stores land (the bench's
 //! u8 NHWC→NCHW at 1 MiB into rows 16 KiB and 128 bytes apart moved 84.9 GB/s on two threads,
 //! into its own rows 53.8). On an AMD EPYC (Zen 3), u8 NHWC→NCHW at 1 MiB, a scratch loop of
 //! `to_layout_into` (best of 0.5 s), one binary each way in turn twice, one thread, GB/s: C = 64
@@ -50,7 +50,9 @@
 //! 10–30 %, but C = 256 (46.3–46.5 → 40.3–43.4). Two and four strips at a time gained less (128
 //! × 128: 29.9–30.1, 31.2), sixteen lost (25.6–25.9: their tiles fill the L1). Into rows not so
 //! placed it lost (120 × 130 images 43.0–43.6 → 33.4–33.9, C = 128 90 × 90 38.2–38.4 →
-//! 31.6–31.7), so those take one strip at a time. The bench's race (`-- "u8/1MiB/NHWC->NCHW"`,
+//! 31.6–31.7), so those take one strip at a time; so did rows 1 KiB apart (eight of 32 in a set:
+//! 16 images of 32 × 32 34.7–36.7 → 30.1–30.9), where rows 2 KiB apart gained (eight of 32 × 64
+//! 28.9–29.4 → 33.4–34.0, two threads 53.8–57.5 → 61.9–65.7). The bench's race (`-- "u8/1MiB/NHWC->NCHW"`,
 //! in turn twice): two threads 49.0, 49.7 → 60.7, 58.4 GB/s, one thread 27.3, 27.6 → 33.2,
 //! 33.1; typed-layout ÷ the in-cache probe on one thread 0.74 → 0.89–0.90.
 //!
@@ -71,8 +73,13 @@ const Q: usize = 16;
 /// Rows of a strip (bytes of a source run).
 const E: usize = 32;
 
-/// Strips that go side by side along their rows into rows a multiple of 4 KiB apart ([`strips`]).
+/// Strips that go side by side along their rows into rows a multiple of
+/// [`SIDE_BY_SIDE_ROWS_APART`] apart ([`strips`]).
 const SIDE_BY_SIDE: usize = 8;
+
+/// Bytes a multiple of which apart rows take strips side by side: 2 KiB, from which 16 or more
+/// of a strip's 32 rows share one L1 set (of 8 ways on AMD's Zen 3).
+const SIDE_BY_SIDE_ROWS_APART: usize = 2048;
 
 /// The tile a strip's quarters are transposed into: quarter `q`'s register `i` (rows `i` and
 /// `16 + i`, bytes `16 q ..`) at 32-byte register `16 q + i`.
@@ -225,10 +232,9 @@ pub(crate) unsafe fn band(
         );
         return;
     }
-    // Into rows a multiple of 4 KiB apart, strips side by side along the rows, where a band has
+    // Into rows a multiple of 2 KiB apart, strips side by side along the rows, where a band has
     // that many (its rows' lines back to back), the rest one at a time.
-    let page_strided = ds.is_multiple_of(super::super::PAGE_STRIDE_BYTES);
-    if page_strided && dst_step == super::LINE && counts[0] >= SIDE_BY_SIDE {
+    if ds.is_multiple_of(SIDE_BY_SIDE_ROWS_APART) && dst_step == super::LINE && counts[0] >= SIDE_BY_SIDE {
         let mut tiles: [Tile; SIDE_BY_SIDE] = core::array::from_fn(|_| Tile([0; E * 64]));
         let whole = counts[0] / SIDE_BY_SIDE * SIDE_BY_SIDE;
         for k in 0..counts[1] {

@@ -39,22 +39,22 @@
 //!
 //! Into rows a multiple of 2 KiB apart, a band's strips go [`SIDE_BY_SIDE`] at a time along the
 //! rows ([`strips`]): each strip's quarters into a tile of its own, then each row's eight lines
-//! stored back to back (512 bytes over eight L1 sets), not one line of each of 32 rows in turn,
-//! 16 or 32 of them in one set of 8 ways, whose lines evict each other before their stores land (the bench's
-//! u8 NHWC→NCHW at 1 MiB into rows 16 KiB and 128 bytes apart moved 84.9 GB/s on two threads,
-//! into its own rows 53.8). On an AMD EPYC (Zen 3), u8 NHWC→NCHW at 1 MiB, a scratch loop of
-//! `to_layout_into` (best of 0.5 s), one binary each way in turn twice, one thread, GB/s: C = 64
-//! 128 × 128 images 26.9–28.4 → 32.9–33.8, two 64 × 64 27.3–27.9 → 33.4–33.6, 64 × 128
-//! 27.8–28.2 → 33.9–34.3; C = 32 128 × 256 29.2–30.4 → 37.6–38.0; C = 256 32 × 128 26.2–26.9
-//! → 30.4–30.6; a 4096 × 256 matrix into columns 26.3–26.8 → 30.7–33.0. Two threads gained
-//! 10–30 %, but C = 256 (46.3–46.5 → 40.3–43.4). Two and four strips at a time gained less (128
-//! × 128: 29.9–30.1, 31.2), sixteen lost (25.6–25.9: their tiles fill the L1). Into rows not so
-//! placed it lost (120 × 130 images 43.0–43.6 → 33.4–33.9, C = 128 90 × 90 38.2–38.4 →
-//! 31.6–31.7), so those take one strip at a time; so did rows 1 KiB apart (eight of 32 in a set:
-//! 16 images of 32 × 32 34.7–36.7 → 30.1–30.9), where rows 2 KiB apart gained (eight of 32 × 64
-//! 28.9–29.4 → 33.4–34.0, two threads 53.8–57.5 → 61.9–65.7). The bench's race (`-- "u8/1MiB/NHWC->NCHW"`,
-//! in turn twice): two threads 49.0, 49.7 → 60.7, 58.4 GB/s, one thread 27.3, 27.6 → 33.2,
-//! 33.1; typed-layout ÷ the in-cache probe on one thread 0.74 → 0.89–0.90.
+//! stored back to back (512 bytes over eight L1 sets), not one line of each of 32 rows in turn, 16
+//! or 32 of them in one set of 8 ways, whose lines evict each other before their stores land (the
+//! bench's u8 NHWC→NCHW at 1 MiB into rows 16 KiB and 128 bytes apart moved 84.9 GB/s on two
+//! threads, into its own rows 53.8). On an AMD EPYC (Zen 3), u8 NHWC→NCHW at 1 MiB, a scratch loop
+//! of `to_layout_into` (best of 0.5 s), one binary each way in turn twice, one thread, GB/s: C = 64
+//! 128 × 128 images 26.9–28.4 → 32.9–33.8, two 64 × 64 27.3–27.9 → 33.4–33.6, 64 × 128 27.8–28.2 →
+//! 33.9–34.3; C = 32 128 × 256 29.2–30.4 → 37.6–38.0; C = 256 32 × 128 26.2–26.9 → 30.4–30.6; a
+//! 4096 × 256 matrix into columns 26.3–26.8 → 30.7–33.0. Two threads gained 10–30 %, but C = 256
+//! (46.3–46.5 → 40.3–43.4). Two and four strips at a time gained less (128 × 128: 29.9–30.1, 31.2),
+//! sixteen lost (25.6–25.9: their tiles fill the L1). Into rows not so placed it lost (120 × 130
+//! images 43.0–43.6 → 33.4–33.9, C = 128 90 × 90 38.2–38.4 → 31.6–31.7), so those take one strip at
+//! a time; so did rows 1 KiB apart (eight of 32 in a set: 16 images of 32 × 32 34.7–36.7 →
+//! 30.1–30.9), where rows 2 KiB apart gained (eight of 32 × 64 28.9–29.4 → 33.4–34.0, two threads
+//! 53.8–57.5 → 61.9–65.7). The bench's race (`-- "u8/1MiB/NHWC->NCHW"`, in turn twice): two threads
+//! 49.0, 49.7 → 60.7, 58.4 GB/s, one thread 27.3, 27.6 → 33.2, 33.1; typed-layout ÷ the in-cache
+//! probe on one thread 0.74 → 0.89–0.90.
 //!
 //! From runs that overfill one L1 set (NCHW's channel planes, a 1024-wide matrix's rows), on AMD's
 //! cores, the strips read their runs' lines through [`staging`](super::staging)'s tiles

@@ -31,11 +31,11 @@
 //! (bytes, AVX2's halves, bytes below AVX2 without strips), and at AVX2 every size whose tiles'
 //! sources are contiguous blocks (NHWC→NCHW with C ≤ 64), go through staged tiles transposed in the
 //! cache and streamed out, each next tile's source prefetched meanwhile where its runs are back to
-//! back or near ([`by_staged_tiles`]). Strips whose source runs the caches cannot hold together
-//! copy them into a staging buffer first ([`by_staged_source`]): streamed strips that read more
-//! runs far apart at once than the prefetchers follow (bytes; at AVX2 halves, and bytes' tall
-//! strips), and AVX2's in cache or from the last-level cache, where more runs than an L1 set
-//! has ways all fall in one set (channel planes of a multiple of 4 KiB).
+//! back or near (AVX2's halves: wherever) ([`by_staged_tiles`]). Strips whose source runs the
+//! caches cannot hold together copy them into a staging buffer first ([`by_staged_source`]):
+//! streamed strips that read more runs far apart at once than the prefetchers follow (bytes; at
+//! AVX2 halves, and bytes' tall strips), and AVX2's in cache or from the last-level cache, where
+//! more runs than an L1 set has ways all fall in one set (channel planes of a multiple of 4 KiB).
 
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
@@ -45,6 +45,7 @@ use crate::platform::simd::strips::Strips;
 use core::ops::Range;
 
 mod line_walk;
+mod next_tile;
 mod pixels;
 mod seams;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]

@@ -3,13 +3,14 @@
 //! ([`by_panels`]) and tiles of long rows ([`by_staged_tiles`]), streamed out from there.
 
 use super::line_walk::prefetch;
+use super::next_tile::NextTile;
 use super::strip_sweep::{by_strips, MAX_CACHED_RUNS, WIDE_PLANE};
 use super::{square_tile, tiling, transpose, Staging, CACHE_LINE, PANEL_BYTES};
 use crate::dtype::Element;
 use crate::loops::LoopAxis;
 use crate::platform::out::Out;
 use crate::platform::simd::strips::{Strips, L1_SET_PERIOD, L1_WAYS};
-use crate::platform::simd::{self, Stores};
+use crate::platform::simd::{self, Level, Stores};
 
 /// Destination rows of at most this many bytes that are not whole lines starting on one are
 /// staged in panels (a panel holds at least 64 of them). Streamed from the strips instead, such rows end and start inside
@@ -312,8 +313,9 @@ const STAGED_ROWS: usize = 64;
 const TILE_FAR_RUN_BYTES: usize = 4 << 10;
 
 /// Bytes apart that a staged tile's source runs lie at most for the next tile's to be prefetched
-/// run by run ([`staged_tiles`]): the farthest measured (f16 NHWC→NCHW with C = 128). (The
-/// strips' own `NEAR_RUN_BYTES`, in `platform::simd`, has the same value and another use.)
+/// run by run at every level that prefetches ([`staged_tiles`]; AVX2's halves, all): the
+/// farthest measured (f16 NHWC→NCHW with C = 128). (The strips' own `NEAR_RUN_BYTES`, in
+/// `platform::simd`, has the same value and another use.)
 const PREFETCHED_RUN_BYTES: usize = 256;
 
 /// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns),
@@ -325,8 +327,8 @@ const PREFETCHED_RUN_BYTES: usize = 256;
 /// [`STAGED_ROWS`] destination rows by the most whole destination lines, an odd number of them,
 /// that fit in [`PANEL_BYTES`] are transposed into a staging buffer (ordinary stores), then each
 /// tile row is streamed out, and where the strips prefetch and the source runs are contiguous
-/// or near ([`PREFETCHED_RUN_BYTES`]), the next tile's runs are asked for meanwhile
-/// ([`staged_tiles`] decides). Returns `false`, having written nothing, for any other plane.
+/// or near ([`PREFETCHED_RUN_BYTES`]; AVX2's halves, any), the next tile's runs are asked for
+/// meanwhile ([`staged_tiles`] decides). Returns `false`, having written nothing, for any other plane.
 pub(super) fn by_staged_tiles<T: Element>(
     src: &[T],
     s: usize,
@@ -385,63 +387,6 @@ pub(super) fn by_staged_tiles<T: Element>(
     true
 }
 
-/// The next staged tile's source, asked for a row's share at a time while a tile's rows stream
-/// out: its runs (`runs` of `len` elements, `stride` apart from `start`), walked as one block of
-/// lines where they lie back to back. Walked run by run, the loop's per-run bounds took 17 % of
-/// a u8 NHWC→NCHW pass at 256 MiB on one thread (`perf`), its runs one line each. On an AMD EPYC
-/// (Zen 3), a scratch loop of `convert` (best of 5 calls), run by run → as one block, old and
-/// new alternating three or four times, C = 64: u8 at 256 MiB one thread 10.4–11.4 →
-/// 12.1–13.3 GB/s, two threads 19.3–20.1 → 21.9–25.5; f16 11.0–12.8 → 15.6–16.4 and
-/// 23.0–24.9 → 23.0–28.7; f32 15.3–17.2 → 13.4–17.7 and 25.6–27.1 → 23.8–28.2 (even); at
-/// 16 MiB two threads u8 18.7–19.3 → 23.1–23.6, f16 19.6–22.5 → 24.8–26.5. The near runs
-/// (C = 128) kept their walk, now with one bounds check a run: two threads u8 11.6–14.2 →
-/// 10.8–14.9, f16 11.8–12.6 → 13.7–14.0.
-struct NextTile {
-    /// The first element of the first run.
-    start: usize,
-    /// Runs (or, as one block, lines) a row asks for.
-    share: usize,
-    /// How many of them, all rows together.
-    count: usize,
-    /// Elements from one piece's start to the next (a run's stride, or a line).
-    step: usize,
-    /// Elements of a piece (a run, or a line).
-    len: usize,
-    /// Elements of a cache line.
-    line: usize,
-}
-
-impl NextTile {
-    /// The tile of `[runs, len, stride]` from `start`, shared among `rows` rows.
-    fn new(start: usize, [runs, len, stride]: [usize; 3], rows: usize, line: usize) -> Self {
-        let (count, step, len) = match len == stride {
-            true => ((runs * len).div_ceil(line), line, line),
-            false => (runs, stride, len),
-        };
-        Self { start, share: count.div_ceil(rows.max(1)), count, step, len, line }
-    }
-
-    /// Prefetches row `r`'s share of the tile's lines (none past `src`'s end).
-    fn prefetch_share<T>(&self, src: &[T], r: usize) {
-        let pieces = (r * self.share).min(self.count)..((r + 1) * self.share).min(self.count);
-        if pieces.is_empty() {
-            return;
-        }
-        if self.step == self.len {
-            // One block: the share's lines back to back.
-            let from = (self.start + pieces.start * self.step).min(src.len());
-            let to = (self.start + pieces.end * self.step).min(src.len());
-            src[from..to].iter().step_by(self.line).for_each(prefetch);
-            return;
-        }
-        for k in pieces {
-            let from = (self.start + k * self.step).min(src.len());
-            let to = (from + self.len).min(src.len());
-            src[from..to].iter().step_by(self.line).for_each(prefetch);
-        }
-    }
-}
-
 /// Whether [`by_staged_tiles`] takes the plane `rows` × `cols` (the conditions its doc gives),
 /// and if so, whether it prefetches each next tile's contiguous source.
 pub(super) fn staged_tiles<T: Element>(rows: LoopAxis, cols: LoopAxis, strips: Strips) -> Option<bool> {
@@ -488,13 +433,21 @@ pub(super) fn staged_tiles<T: Element>(rows: LoopAxis, cols: LoopAxis, strips: S
     let far = src_stride * T::SIZE >= TILE_FAR_RUN_BYTES;
     let direct = (strips.streams_directly(rows.extent) && !staged_contiguous)
         || ((square || far) && strips.has_blocks());
-    // Runs near each other (NHWC→NCHW with C = 128) are prefetched too, run by run: at 256 MiB,
-    // two runs alternating three and four times, u8 two threads 7.9–10.4 → 10.7–16.4 GB/s, one
-    // thread 6.6–8.1 → 9.7–9.8; f16 two threads 10.7–13.9 → 12.5–14.6.
-    // f32's, staged so, were even with its direct strips (C = 128 17.3–20.1 against
-    // 18.5–21.4, C = 256 15.5–21.8 against 21.3–22.2), so they keep them; a large square
-    // matrix's runs, prefetched so, lost (BENCHMARKS.md, step 22).
-    let near = src_stride * T::SIZE <= PREFETCHED_RUN_BYTES;
+    // Runs apart are prefetched too, run by run: near ones ([`PREFETCHED_RUN_BYTES`]: NHWC→NCHW
+    // with C = 128) at every level that prefetches (at 256 MiB, alternating three and four
+    // times, u8 two threads 7.9–10.4 → 10.7–16.4 GB/s, one thread 6.6–8.1 → 9.7–9.8; f16 two
+    // threads 10.7–13.9 → 12.5–14.6), and AVX2's halves all they take (runs under a page apart:
+    // NCHW→NHWC's planes of small images). On an AMD EPYC (Zen 3), 256 MiB, a scratch loop of
+    // `to_layout_into` (best of 0.5 s), one binary each way in turn, f16 one thread (two), GB/s:
+    // C = 128 28 × 28 images 7.1–8.3 → 10.9–11.3 (14.5–15.7 → 21.2–21.6), 40 × 40 9.0–9.5 →
+    // 14.3–14.6 (17.3–18.7 → 27.8–28.3), C = 256 14 × 14 9.1–9.5 → 9.9–10.3, C = 64 28 × 28
+    // even. Bytes were even or slower (u8 C = 256 28 × 28 6.3–7.5 → 6.6–7.3, two threads
+    // 12.2–13.7 → 11.1–13.7; C = 128 40 × 40 even), so they keep the near runs alone. f32's,
+    // staged so, were even with its direct strips (C = 128 17.3–20.1 against 18.5–21.4, C = 256
+    // 15.5–21.8 against 21.3–22.2), so they keep them; a large square matrix's runs, prefetched
+    // so, lost (BENCHMARKS.md, step 22).
+    let halves = strips.level() == Level::Avx2 && T::SIZE == 2;
+    let near = src_stride * T::SIZE <= PREFETCHED_RUN_BYTES || halves;
     let prefetched = (contiguous || near) && prefetches;
     (strips.streaming() && !direct && cols.extent >= 4 * line).then_some(prefetched)
 }

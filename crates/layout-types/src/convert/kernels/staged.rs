@@ -328,7 +328,8 @@ const PREFETCHED_RUN_BYTES: usize = 256;
 /// that fit in [`PANEL_BYTES`] are transposed into a staging buffer (ordinary stores), then each
 /// tile row is streamed out, and where the strips prefetch and the source runs are contiguous
 /// or near ([`PREFETCHED_RUN_BYTES`]; AVX2's halves, any), the next tile's runs are asked for
-/// meanwhile ([`staged_tiles`] decides). Returns `false`, having written nothing, for any other plane.
+/// meanwhile ([`staged_tiles`] decides). Returns `false`, having written nothing, for any other
+/// plane.
 pub(super) fn by_staged_tiles<T: Element>(
     src: &[T],
     s: usize,

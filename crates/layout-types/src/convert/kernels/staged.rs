@@ -13,10 +13,10 @@ use crate::platform::simd::strips::{Strips, L1_SET_PERIOD, L1_WAYS};
 use crate::platform::simd::{self, Level, Stores};
 
 /// Destination rows of at most this many bytes that are not whole lines starting on one are
-/// staged in panels (a panel holds at least 64 of them). Streamed from the strips instead, such rows end and start inside
-/// lines, which then take ordinary stores: at 128 bytes, as this was, 256 MiB NCHW→NHWC with
-/// rows of 160 to 800 bytes (f32 C = 40, 72, 100, 200; f16 C = 80, 100) ran at 0.33–0.47 of a
-/// streaming copy, through panels at 0.53–0.81 (same process).
+/// staged in panels (a panel holds at least 64 of them). Streamed from the strips instead, such
+/// rows end and start inside lines, which then take ordinary stores: at 128 bytes, as this was,
+/// 256 MiB NCHW→NHWC with rows of 160 to 800 bytes (f32 C = 40, 72, 100, 200; f16 C = 80, 100)
+/// ran at 0.33–0.47 of a streaming copy, through panels at 0.53–0.81 (same process).
 const PANEL_ROW_BYTES: usize = 1024;
 
 /// A streamed plane whose destination rows are dense, narrow, and share cache lines (NHWC with

@@ -312,6 +312,14 @@ const STAGED_ROWS: usize = 64;
 /// ([`staged_tiles`] has the figures): a page.
 const TILE_FAR_RUN_BYTES: usize = 4 << 10;
 
+/// Bytes apart from which AVX2's halves' source runs are too far for [`by_staged_tiles`]: two
+/// pages, their tiles prefetching every next run ([`staged_tiles`]). On an AMD EPYC (Zen 3), f16
+/// NCHW→NHWC at 256 MiB, a scratch loop of `to_layout_into` (best of 0.5 s), the two builds in
+/// turn twice, strips → staged tiles, one thread (two), GB/s: C = 128 56 × 56 images (runs 6272
+/// bytes apart) 12.6–12.9 → 14.3 (23.6–24.6 → 28.5–28.7), 48 × 48 11.8–12.2 → 14.0 (18.9–23.8 →
+/// 27.7–28.1); C = 64 56 × 56 and C = 256 50 × 50 even; 64 × 64 (two pages) kept the strips.
+const HALVES_TILE_FAR_RUN_BYTES: usize = 8 << 10;
+
 /// Bytes apart that a staged tile's source runs lie at most for the next tile's to be prefetched
 /// run by run at every level that prefetches ([`staged_tiles`]; AVX2's halves, all): the
 /// farthest measured (f16 NHWC→NCHW with C = 128). (The strips' own `NEAR_RUN_BYTES`, in
@@ -319,7 +327,8 @@ const TILE_FAR_RUN_BYTES: usize = 4 << 10;
 const PREFETCHED_RUN_BYTES: usize = 256;
 
 /// A streamed plane whose destination rows are long (NHWC→NCHW's planes, a matrix's columns),
-/// whose source runs lie within [`TILE_FAR_RUN_BYTES`] where strips take them, and whose
+/// whose source runs lie within [`TILE_FAR_RUN_BYTES`] (AVX2's halves:
+/// [`HALVES_TILE_FAR_RUN_BYTES`]) where strips take them, and whose
 /// strips do not stream directly ([`Strips::streams_directly`]: bytes but AVX-512's on
 /// AMD's cores with a strip's rows, AVX2's halves, and bytes below AVX2, which have no strips),
 /// or whose tiles' sources are contiguous blocks that the tiles prefetch
@@ -431,7 +440,11 @@ pub(super) fn staged_tiles<T: Element>(rows: LoopAxis, cols: LoopAxis, strips: S
     // C = 128, 64² to 256 × 512 images, 5.9–8.5 → 21.3–22.6 (11.5–16.5 → 32–41), C = 256
     // 7.8–8.1 → 14.2; u8 C = 256 5.2–7.3 → 18.6–19.8; 256 × 16384 u8 matrices into columns
     // 7.9 → 19.5; f16 C = 128 at 16 MiB 9.2–10.2 → 26.1–26.3 (`BENCHMARKS.md`, step 49).
-    let far = src_stride * T::SIZE >= TILE_FAR_RUN_BYTES;
+    // AVX2's halves, whose staged tiles prefetch every next run (below), take runs up to two
+    // pages apart ([`HALVES_TILE_FAR_RUN_BYTES`]).
+    let halves = strips.level() == Level::Avx2 && T::SIZE == 2;
+    let far_runs = if halves { HALVES_TILE_FAR_RUN_BYTES } else { TILE_FAR_RUN_BYTES };
+    let far = src_stride * T::SIZE >= far_runs;
     let direct = (strips.streams_directly(rows.extent) && !staged_contiguous)
         || ((square || far) && strips.has_blocks());
     // Runs apart are prefetched too, run by run: near ones ([`PREFETCHED_RUN_BYTES`]: NHWC→NCHW
@@ -447,7 +460,6 @@ pub(super) fn staged_tiles<T: Element>(rows: LoopAxis, cols: LoopAxis, strips: S
     // staged so, were even with its direct strips (C = 128 17.3–20.1 against 18.5–21.4, C = 256
     // 15.5–21.8 against 21.3–22.2), so they keep them; a large square matrix's runs, prefetched
     // so, lost (BENCHMARKS.md, step 22).
-    let halves = strips.level() == Level::Avx2 && T::SIZE == 2;
     let near = src_stride * T::SIZE <= PREFETCHED_RUN_BYTES || halves;
     let prefetched = (contiguous || near) && prefetches;
     (strips.streaming() && !direct && cols.extent >= 4 * line).then_some(prefetched)

@@ -497,4 +497,4 @@ pub(crate) mod lanes;
 mod staging;
 mod walks;
 
-use walks::{each_pair, each_strip};
+use walks::{each_group, each_strip};

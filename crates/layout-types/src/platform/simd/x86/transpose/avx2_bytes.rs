@@ -236,21 +236,21 @@ pub(crate) unsafe fn band(
     // that many (its rows' lines back to back), the rest one at a time.
     if ds.is_multiple_of(SIDE_BY_SIDE_ROWS_APART) && dst_step == super::LINE && counts[0] >= SIDE_BY_SIDE {
         let mut tiles: [Tile; SIDE_BY_SIDE] = core::array::from_fn(|_| Tile([0; E * 64]));
-        let whole = counts[0] / SIDE_BY_SIDE * SIDE_BY_SIDE;
-        for k in 0..counts[1] {
-            let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
-            for i in (0..whole).step_by(SIDE_BY_SIDE) {
-                let from = core::array::from_fn(|g| src.wrapping_add((i + g) * src_step));
-                // SAFETY: every strip of the bands is inside both buffers (the caller's contract),
-                // and strip `i + g` starts `64 g` bytes after strip `i` in `dst` (`dst_step`).
-                unsafe { strips(from, ss, dst.wrapping_add(i * dst_step), ds, &mut tiles) };
-            }
-            for i in whole..counts[0] {
-                let (s, d) = (src.wrapping_add(i * src_step), dst.wrapping_add(i * dst_step));
-                // SAFETY: as above.
-                unsafe { strip(s, ss, d, ds, &mut tile) };
-            }
-        }
+        super::each_group::<SIDE_BY_SIDE>(
+            src,
+            steps.0,
+            dst,
+            steps.1,
+            counts,
+            // SAFETY: every strip of the bands is inside both buffers (the caller's contract),
+            // and strip `i + g` starts `64 g` bytes after strip `i` in `dst` (`dst_step`).
+            |s, d| unsafe {
+                let from = core::array::from_fn(|g| s.wrapping_add(g * src_step));
+                strips(from, ss, d, ds, &mut tiles)
+            },
+            // SAFETY: as above.
+            |s, d| unsafe { strip(s, ss, d, ds, &mut tile) },
+        );
         return;
     }
     super::each_strip(src, steps.0, dst, steps.1, counts, |s, d| {

@@ -212,7 +212,7 @@ pub(crate) unsafe fn band<const STREAM: bool>(
         // apart, the second from wherever the line had been evicted to (streamed at
         // 256 MiB, two threads, alternating three times: u8 row→column 26.2–26.7 →
         // 29.8–30.8 GB/s, one thread 13.3–13.7 → 16.0–16.3).
-        super::each_pair(
+        super::each_group::<2>(
             src,
             steps.0,
             dst,

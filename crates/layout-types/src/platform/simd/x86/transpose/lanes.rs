@@ -159,7 +159,7 @@ macro_rules! lanes {
             ) {
                 let steps = ([src_step, src_next], [dst_step, dst_next]);
                 let geometry = ([ss, src_step], [ds, dst_step]);
-                super::super::each_pair(
+                super::super::each_group::<2>(
                     src,
                     steps.0,
                     dst,

@@ -1,5 +1,5 @@
 //! The walks of a band's strips (`super::super::strips::Band`'s geometry, in bytes): one
-//! strip at a time, two at a time, and turned so that neighbouring strips read neighbouring
+//! strip at a time, several at a time, and turned so that neighbouring strips read neighbouring
 //! lines of the same source runs, a group of lines at a time (the staged strips').
 
 use super::staging::GROUP;
@@ -8,7 +8,7 @@ use super::LINE;
 /// Calls `strip(src, dst)` for `repeat` bands of `count` strips, strip `i` of band `k` at
 /// `src + k * src_next + i * src_step` and `dst + k * dst_next + i * dst_step` (the band geometry
 /// of `super::super::strips::Band`, in bytes): the walk every kind of strip shares, but those
-/// that go two at a time ([`each_pair`]) or staged ([`LineWalk`]).
+/// that go several at a time ([`each_group`]) or staged ([`LineWalk`]).
 #[inline(always)]
 pub(super) fn each_strip(
     src: *const u8,
@@ -26,27 +26,29 @@ pub(super) fn each_strip(
     }
 }
 
-/// [`each_strip`]'s walk two strips at a time: `pair(src, dst)` for strips `i` and `i + 1` of a
-/// band (`i` even) and `single(src, dst)` for the last strip of a band of odd `count`.
+/// [`each_strip`]'s walk `N` strips at a time: `group(src, dst)` for strips `i` to `i + N - 1`
+/// of a band (`i` a multiple of `N`; the others `src_step` and `dst_step` on) and
+/// `single(src, dst)` for each strip left at a band's end.
 #[inline(always)]
-pub(super) fn each_pair(
+pub(super) fn each_group<const N: usize>(
     src: *const u8,
     [src_step, src_next]: [usize; 2],
     dst: *mut u8,
     [dst_step, dst_next]: [usize; 2],
     [count, repeat]: [usize; 2],
-    mut pair: impl FnMut(*const u8, *mut u8),
+    mut group: impl FnMut(*const u8, *mut u8),
     mut single: impl FnMut(*const u8, *mut u8),
 ) {
+    let whole = count / N * N;
     for k in 0..repeat {
         let (src, dst) = (src.wrapping_add(k * src_next), dst.wrapping_add(k * dst_next));
         let at = |i: usize| (src.wrapping_add(i * src_step), dst.wrapping_add(i * dst_step));
-        for i in (0..count / 2 * 2).step_by(2) {
+        for i in (0..whole).step_by(N) {
             let (s, d) = at(i);
-            pair(s, d);
+            group(s, d);
         }
-        if count % 2 == 1 {
-            let (s, d) = at(count - 1);
+        for i in whole..count {
+            let (s, d) = at(i);
             single(s, d);
         }
     }

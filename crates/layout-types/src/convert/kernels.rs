@@ -27,7 +27,10 @@
 //! AVX2 up, and at SSE2 for bytes and halves where the CPU has SSSE3: [`streamed_pixels`]);
 //! dense rows of two lines or more that start inside one go to the strips where those stream
 //! them directly, and the strips stream the lines across two rows (seams) from a staged copy
-//! of their source runs ([`seams`]). Long destination rows whose strips do not stream them directly
+//! of their source runs ([`seams`]). A streamed large matrix into columns goes, where the level
+//! has them (AVX2), through piped tiles: each tile transposed into the L1 cache while the tile
+//! before streams out, four lines of each destination row back to back ([`by_piped_tiles`]).
+//! Long destination rows whose strips do not stream them directly
 //! (bytes, AVX2's halves, bytes below AVX2 without strips), and at AVX2 every size whose tiles'
 //! sources are contiguous blocks (NHWC→NCHW with C ≤ 64), go through staged tiles transposed in the
 //! cache and streamed out, each next tile's source prefetched meanwhile where its runs are back to
@@ -46,6 +49,7 @@ use core::ops::Range;
 
 mod line_walk;
 mod next_tile;
+mod piped;
 mod pixels;
 mod seams;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -57,6 +61,7 @@ mod swar;
 mod tests;
 
 use line_walk::{LineWalk, Lines};
+use piped::by_piped_tiles;
 use pixels::{streamed_pixels, streamed_planes};
 use staged::{by_panels, by_staged_source, by_staged_tiles};
 use strip_sweep::by_strips;
@@ -169,6 +174,7 @@ pub(super) fn transpose<T: Element>(
         if by_panels(src, s, dst.rb(), d, rows, cols, strips)
             || by_staged_tiles(src, s, dst.rb(), d, rows, cols, strips)
             || by_staged_source(src, s, dst.rb(), d, rows, cols, strips)
+            || by_piped_tiles(src, s, dst.rb(), d, rows, cols, strips)
             || by_strips(src, s, dst.rb(), d, rows, cols, strips)
         {
             return;

@@ -14,8 +14,9 @@
 //! (`simd::strips`) reach raw pointers only after `Strips::band` has checked, with overflow-checked
 //! arithmetic, that the last strip of the band lies inside the source slice and the destination's
 //! span (and, in a column part of a destination, that every line stays in its columns), and stream
-//! a row only when it starts on a cache line; a band, a staged panel or tile pass and a fused pass
-//! each end with a fence. Write-only storage (`out`): `Out` views a tensor's elements or a new
+//! a row only when it starts on a cache line; piped tiles (`simd::piped`) only after
+//! `piped::piped_tiles` has checked the same for the whole plane, every row on a line; a band, a
+//! staged panel or tile pass, a piped plane and a fused pass each end with a fence. Write-only storage (`out`): `Out` views a tensor's elements or a new
 //! allocation's unwritten room as `MaybeUninit`, and offers only writes of whole values (or bytes
 //! of plain-old-data element types), so initialized storage stays initialized (the SIMD stores
 //! reach its slots through `into_places` and `into_ptr`, `unsafe fn`s whose callers store only

@@ -23,6 +23,7 @@ use crate::platform::out::Out;
 pub(crate) use pixels::interleave_at;
 pub(crate) use pixels::{deinterleave, deinterleave_at, interleave, interleave_streamed};
 
+pub(crate) mod piped;
 mod pixels;
 pub(crate) mod strips;
 #[cfg(target_arch = "x86_64")]

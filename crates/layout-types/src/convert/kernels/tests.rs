@@ -246,16 +246,32 @@ fn page_strided_rows_transpose_like_the_definition() {
 }
 
 /// A square plane whose both sides' streams are far apart (strides past 2 KiB), streamed: the
-/// strips sweep the source's runs instead of square tiles. Every level this CPU has, against
-/// the definition.
+/// strips sweep the source's runs instead of square tiles (AVX2's piped tiles take the whole
+/// tiles: `piped`). Every level this CPU has, against the definition; and a rectangle from off
+/// a line to 5 elements past one, whose elements around the plane stay untouched.
 #[test]
 fn streamed_square_planes_transpose_like_the_definition() {
     use crate::platform::simd::{Level, Stores};
     fn check<T: Element>(level: Level) {
+        let n = 4096 / T::SIZE;
         // Strides past 4 KiB: edges ragged, or whole lines (so rows can be streamed).
-        for n in [4096 / T::SIZE + 37, 4096 / T::SIZE + 64] {
+        for n in [n + 37, n + 64] {
             check_square::<T>(level, n);
         }
+        let (rows, cols) = (n + 64, n + 100);
+        let (src_stride, dst_stride) = (rows + 3, cols.next_multiple_of(64 / T::SIZE));
+        let src: Vec<T> = (0..cols * src_stride + 8).map(|i| T::from_word(i as u64 * 7 + 3)).collect();
+        let mut dst = vec![T::from_word(u64::MAX); rows * dst_stride + 128];
+        let aligned = dst.as_ptr().align_offset(64).min(64);
+        let strips = Strips::new(level, Stores::Streaming, T::SIZE);
+        transposes_like_the_definition(
+            &src,
+            &mut dst,
+            (3, aligned + 5),
+            (rows, cols),
+            (src_stride, dst_stride),
+            strips,
+        );
     }
     fn check_square<T: Element>(level: Level, n: usize) {
         let src: Vec<T> = (0..n * n).map(|i| T::from_word(i as u64 * 7 + 3)).collect();
@@ -275,4 +291,40 @@ fn streamed_square_planes_transpose_like_the_definition() {
         }
     }
     at_every_level!(check);
+}
+
+/// Which streamed planes AVX2's piped tiles take: large matrices into columns (both strides far)
+/// of 1, 2 and 4 bytes with destination rows of whole lines; not in cache, not f64, not rows
+/// that are not whole lines, not near source runs (NHWC→NCHW), not another level's strips.
+#[test]
+fn streamed_matrices_take_piped_tiles() {
+    use super::piped::takes_piped_tiles;
+    use crate::platform::simd::Stores;
+    fn check<T: Element>() {
+        let streamed = Strips::new(Level::Avx2, Stores::Streaming, T::SIZE).expect("AVX2 strips");
+        let takes = |src_stride: usize, dst_stride: usize, strips: Strips| {
+            let r = LoopAxis { extent: 4096, src: 1, dst: dst_stride as isize };
+            let c = LoopAxis { extent: 4096, src: src_stride as isize, dst: 1 };
+            takes_piped_tiles::<T>(r, c, strips)
+        };
+        let (n, size) = (4096 * 4 / T::SIZE, T::SIZE);
+        assert_eq!(takes(n, n, streamed), size <= 4, "a matrix, size {size}");
+        assert_eq!(takes(n + 3, n, streamed), size <= 4, "source runs padded, size {size}");
+        assert!(!takes(n, n + 1, streamed), "rows not whole lines, size {size}");
+        assert!(!takes(n, n, streamed.with_stores(Stores::Ordinary)), "in cache, size {size}");
+        assert!(!takes(64, n, streamed), "near runs, size {size}");
+        for level in [Level::Sse2, Level::Avx512] {
+            if let Some(strips) = Strips::new(level, Stores::Streaming, T::SIZE) {
+                assert!(!takes(n, n, strips), "{level:?}, size {size}");
+            }
+        }
+    }
+    if !Level::Avx2.available() {
+        println!("SKIPPED: AVX2 has the piped tiles; this CPU's highest level is {:?}", Level::detected());
+        return;
+    }
+    check::<u8>();
+    check::<half::f16>();
+    check::<f32>();
+    check::<f64>();
 }

@@ -104,6 +104,7 @@ mod gather;
 mod gather_avx2;
 mod halves;
 mod interleave;
+mod piped;
 mod quantize;
 mod skew;
 mod transpose;
@@ -112,6 +113,7 @@ mod widen;
 pub(super) use deinterleave::deinterleave;
 pub(super) use halves::{float_halves, half_pixels, half_pixels_streamed};
 pub(super) use interleave::{interleave, interleave_streamed};
+pub(super) use piped::piped_tiles;
 pub(super) use quantize::{quantized, quantized_pixels};
 pub(super) use widen::byte_halves;
 

@@ -1,0 +1,143 @@
+//! Piped tiles: a streamed large matrix into columns, a tile at a time through the L1 cache with
+//! the tile before streaming out meanwhile (the safe face of `x86/piped.rs`, for the conversion
+//! kernels).
+
+use super::Level;
+use crate::dtype::Element;
+use crate::platform::out::Out;
+
+/// Bytes of each destination row that a piped tile holds: four lines, streamed back to back.
+pub(crate) const TILE_ROW_BYTES: usize = 256;
+
+/// Bytes of a cache line: a tile holds one of each source run.
+const LINE: usize = 64;
+
+/// A piped tile of `size`-byte elements: (destination rows, source runs).
+pub(crate) fn piped_tile(size: usize) -> (usize, usize) {
+    (LINE / size.max(1), TILE_ROW_BYTES / size.max(1))
+}
+
+/// Whether `level` has piped tiles for `size`-byte elements (AVX2's, of 1, 2 and 4 bytes), and
+/// this CPU has `level`.
+pub(crate) fn has_piped_tiles(level: Level, size: usize) -> bool {
+    cfg!(target_arch = "x86_64") && level == Level::Avx2 && matches!(size, 1 | 2 | 4) && level.available()
+}
+
+/// The plane of `rows` destination rows by `cols` source runs (unit inner strides, in elements):
+/// source run `c` at `from + c * src_stride` in `src`, `rows` long; destination row `r` at
+/// `to + r * dst_stride` in `dst`, `cols` long, streamed; then a store fence. Returns `false`,
+/// having written nothing, unless [`has_piped_tiles`], `rows` and `cols` are whole tiles
+/// ([`piped_tile`]), every destination row starts on a cache line, and both sides lie inside
+/// their buffers (and, in a column part of a destination, inside its columns).
+#[allow(clippy::too_many_arguments)] // each side's buffer, start and stride
+pub(crate) fn piped_tiles<T: Element>(
+    level: Level,
+    src: &[T],
+    (from, src_stride): (usize, usize),
+    dst: Out<'_, T>,
+    (to, dst_stride): (usize, usize),
+    [rows, cols]: [usize; 2],
+) -> bool {
+    let size = T::SIZE;
+    let (tile_rows, tile_runs) = piped_tile(size);
+    let whole = rows > 0 && cols > 0 && rows.is_multiple_of(tile_rows) && cols.is_multiple_of(tile_runs);
+    let end = |start: usize, stride: usize, lines: usize, run: usize| {
+        start.checked_add(stride.checked_mul(lines - 1)?)?.checked_add(run)
+    };
+    let inside = whole
+        && end(from, src_stride, cols, rows).is_some_and(|e| e <= src.len())
+        && end(to, dst_stride, rows, cols).is_some_and(|e| e <= dst.len())
+        && dst.holds_lines(to, [(dst_stride, rows), (0, 1), (0, 1)], cols)
+        && src_stride.checked_mul(size).is_some()
+        && dst_stride.checked_mul(size).is_some();
+    let on_lines = dst.address(to).is_multiple_of(LINE) && (dst_stride * size).is_multiple_of(LINE);
+    if !has_piped_tiles(level, size) || !inside || !on_lines {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        let src: &[u8] = bytemuck::cast_slice(&src[from..]);
+        // SAFETY: the tiles store bytes of `src`'s elements, transposed, into `dst`, only in the
+        // rows checked above.
+        let dst = unsafe { dst.into_ptr() }.cast::<u8>().wrapping_add(to * size);
+        // SAFETY: AVX2 is on this CPU (`has_piped_tiles`); the checks above are the contract.
+        unsafe {
+            super::x86::piped_tiles(
+                size,
+                src.as_ptr(),
+                src_stride * size,
+                dst,
+                dst_stride * size,
+                [rows, cols],
+            )
+        };
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whole tiles (several each way, so each tile streams while the next is transposed) are
+    /// written like the definition and nothing else; every plane the contract excludes is
+    /// refused with nothing written.
+    #[test]
+    fn piped_tiles_transpose_whole_tiles_and_refuse_the_rest() {
+        if !has_piped_tiles(Level::Avx2, 1) {
+            println!("SKIPPED: piped tiles are AVX2's; this CPU's highest level is {:?}", Level::detected());
+            return;
+        }
+        check::<u8>();
+        check::<half::f16>();
+        check::<f32>();
+        assert!(!has_piped_tiles(Level::Avx2, 8) && !has_piped_tiles(Level::Sse2, 4));
+    }
+
+    /// Why a plane is refused, and its level, destination start and stride, shape and source.
+    type Refused<'a, T> = (&'a str, Level, (usize, usize), [usize; 2], &'a [T]);
+
+    fn check<T: Element>() {
+        let (tile_rows, tile_runs) = piped_tile(T::SIZE);
+        let line = LINE / T::SIZE;
+        let (rows, cols) = (3 * tile_rows, 2 * tile_runs);
+        let (src_stride, dst_stride) = (rows + 5, cols + line);
+        let src: Vec<T> = (0..cols * src_stride + 8)
+            .map(|i| T::from_word((i as u64).wrapping_mul(0x9e37_79b9) >> 3))
+            .collect();
+        let fill = T::from_word(u64::MAX);
+        let mut dst = vec![fill; rows * dst_stride + 2 * line];
+        let on_line = (dst.as_ptr() as usize).next_multiple_of(LINE) - dst.as_ptr() as usize;
+        let to = on_line / T::SIZE; // a whole number of elements: the buffer starts on an element
+        let from = 2;
+        let go = |dst: &mut [T], level, (to, dst_stride), [rows, cols]: [usize; 2], src: &[T]| {
+            piped_tiles(level, src, (from, src_stride), Out::new(dst), (to, dst_stride), [rows, cols])
+        };
+        assert!(go(&mut dst, Level::Avx2, (to, dst_stride), [rows, cols], &src), "size {}", T::SIZE);
+        for (i, v) in dst.iter().enumerate() {
+            let (r, c) = (i.wrapping_sub(to) / dst_stride, i.wrapping_sub(to) % dst_stride);
+            let inside = i >= to && r < rows && c < cols;
+            let expected = if inside { src[from + c * src_stride + r] } else { fill };
+            assert_eq!(v.to_word(), expected.to_word(), "size {} at {i} ({r}, {c})", T::SIZE);
+        }
+        // One element short of the last run's end.
+        let short = &src[..from + (cols - 1) * src_stride + rows - 1];
+        let refused: [Refused<'_, T>; 7] = [
+            ("ragged rows", Level::Avx2, (to, dst_stride), [rows - 1, cols], &src),
+            ("ragged columns", Level::Avx2, (to, dst_stride), [rows, cols - 1], &src),
+            ("no plane", Level::Avx2, (to, dst_stride), [0, cols], &src),
+            ("off a line", Level::Avx2, (to + 1, dst_stride), [rows, cols], &src),
+            ("rows not lines apart", Level::Avx2, (to, dst_stride + 1), [rows, cols], &src),
+            ("the source too short", Level::Avx2, (to, dst_stride), [rows, cols], short),
+            ("another level", Level::Sse2, (to, dst_stride), [rows, cols], &src),
+        ];
+        for (why, level, at, plane, src) in refused {
+            dst.iter_mut().for_each(|v| *v = fill);
+            assert!(!go(&mut dst, level, at, plane, src), "{why}, size {}", T::SIZE);
+            assert!(dst.iter().all(|v| v.to_word() == fill.to_word()), "{why}: written, size {}", T::SIZE);
+        }
+        // The destination too short: its last row would end past the buffer.
+        let room = to + (rows - 1) * dst_stride + cols - 1;
+        assert!(!go(&mut dst[..room], Level::Avx2, (to, dst_stride), [rows, cols], &src));
+    }
+}

@@ -206,19 +206,32 @@ fn limit_race(row: &str, limit_of: Option<&str>, bytes: usize, mut run: impl FnM
 
 /// The limit probe of the row→column row `of`: the library's streamed pass over large square
 /// planes without the shuffles, the same source runs and destination lines in the same order,
-/// a matrix a task on all threads ([`race_matrices`]; `strip_loops::row_to_column_task`). With
-/// AVX-512, its strips of whole lines for 2- and 4-byte elements; with AVX2 only, and for bytes
-/// at AVX-512 on AMD's cores (whose streamed byte strips are AVX2's blocks in their EVEX forms,
-/// the same strips in the same order), its strips of half lines. Left out elsewhere (bytes at
-/// AVX-512 on other cores stream whole-line strips of their own) and where the matrices hold no
-/// whole tiles (a 2048-wide u8 matrix: its rows are shorter than the library's sweep).
+/// a matrix a task on all threads ([`race_matrices`]). With AVX2 only, its piped tiles for 1-, 2-
+/// and 4-byte elements (`strip_loops::piped_row_to_column_task`); with AVX-512, its strips
+/// (`strip_loops::row_to_column_task`) of whole lines for 2- and 4-byte elements, and for bytes
+/// on AMD's cores (whose streamed byte strips are AVX2's blocks in their EVEX forms, the same
+/// strips in the same order) of half lines. Left out elsewhere (bytes at AVX-512 on other cores
+/// stream whole-line strips of their own) and where the matrices hold no whole tiles (a
+/// 2048-wide u8 matrix: its rows are shorter than the library's sweep).
 fn probe_row_to_column<T: Sample>(b: &Bench, out: &mut Vec<String>, of: &str, nmk: [usize; 3]) {
-    use super::strip_loops::{amd, avx2, avx512, row_to_column_fits, row_to_column_task};
+    use super::strip_loops::{amd, avx2, avx512, piped_fits, piped_row_to_column_task};
+    use super::strip_loops::{row_to_column_fits, row_to_column_task};
     let row = format!("{of} probe");
     let [_, m, k] = nmk;
+    if b.skips(&row) {
+        return;
+    }
+    if avx2() && !avx512() {
+        if piped_fits([m, k], T::SIZE) {
+            race_matrices::<T>(&row, Some(of), nmk, out, |s, d, mk| {
+                piped_row_to_column_task(s, d, mk, T::SIZE)
+            });
+        }
+        return;
+    }
     let wide = avx512() && T::SIZE >= 2;
-    let halves = avx2() && (!avx512() || (T::SIZE == 1 && amd()));
-    if b.skips(&row) || !(wide || halves) || !row_to_column_fits([m, k], T::SIZE) {
+    let halves = T::SIZE == 1 && amd();
+    if !(wide || halves) || !row_to_column_fits([m, k], T::SIZE) {
         return;
     }
     race_matrices::<T>(&row, Some(of), nmk, out, |s, d, mk| row_to_column_task(s, d, mk, T::SIZE, wide));

@@ -181,3 +181,86 @@ pub(super) fn fence() {
     // SAFETY: SSE2 is part of x86-64.
     unsafe { _mm_sfence() }
 }
+
+/// The library's piped tiles (`platform/simd/x86/piped.rs`) without their shuffles: a plane
+/// of `cols` source runs (`ss` bytes apart, `rows` elements of `W` bytes each) into `rows`
+/// destination rows (`ds` bytes apart), a tile of one line of each of `256 / W` runs at a time,
+/// each step's `N = 16 / W` registers of 32 bytes loaded and stored into the tile as their two
+/// 16-byte lanes where the library stores its transposed lanes, a share of the previous tile's
+/// rows streamed after each step; then a store fence.
+///
+/// # Safety
+///
+/// The CPU has AVX2; `rows` is a multiple of `64 / W` and `cols` of `256 / W`; those bytes are
+/// inside live, disjoint allocations; `dst` and `ds` are multiples of a line.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn piped_tiles<const W: usize, const N: usize>(
+    src: *const u8,
+    ss: usize,
+    dst: *mut u8,
+    ds: usize,
+    [rows, cols]: [usize; 2],
+) {
+    const ROW: usize = 256; // bytes of each destination row a tile holds
+    let (tile_rows, tile_runs) = (64 / W, ROW / W);
+    let steps = 2 * tile_runs / N;
+    let share = tile_rows.div_ceil(steps);
+    #[repr(C, align(64))]
+    struct Tiles([[u8; ROW * 64]; 2]);
+    let mut tiles = Tiles([[0; ROW * 64]; 2]);
+    let mut pending: Option<*mut u8> = None;
+    let mut k_tile = 0;
+    for c0 in (0..cols).step_by(tile_runs) {
+        for r0 in (0..rows).step_by(tile_rows) {
+            let (this, last) = tiles.0.split_at_mut(1);
+            let (this, last) =
+                if k_tile % 2 == 0 { (&mut this[0], &last[0]) } else { (&mut last[0], &this[0]) };
+            for k in 0..steps {
+                let (group, half) = (k / 2, k % 2);
+                let at = group * N * W;
+                for j in 0..N {
+                    // SAFETY: run `c0 + group * N + j`'s 32 bytes at `r0 * W + half * 32` are
+                    // inside the plane (the caller's contract).
+                    let v = unsafe {
+                        _mm256_loadu_si256(src.add((c0 + group * N + j) * ss + r0 * W + half * 32).cast())
+                    };
+                    let (low, high) = ((half * 32 / W + j) * ROW + at, (half * 32 / W + N + j) * ROW + at);
+                    // SAFETY: both are 32 bytes of plain data.
+                    let lanes: [[u8; 16]; 2] = unsafe { core::mem::transmute(v) };
+                    this[low..low + 16].copy_from_slice(&lanes[0]);
+                    this[high..high + 16].copy_from_slice(&lanes[1]);
+                }
+                if let Some(to) = pending {
+                    for r in (k * share).min(tile_rows)..((k + 1) * share).min(tile_rows) {
+                        // SAFETY: the previous tile's row `r` is inside the plane, on a line.
+                        unsafe { stream_row(&last[r * ROW..(r + 1) * ROW], to.add(r * ds)) };
+                    }
+                }
+            }
+            // SAFETY: this tile's first row and column are inside the plane.
+            pending = Some(unsafe { dst.add(r0 * ds + c0 * W) });
+            k_tile += 1;
+        }
+    }
+    if let Some(to) = pending {
+        let last = &tiles.0[(k_tile + 1) % 2];
+        for r in 0..tile_rows {
+            // SAFETY: as above.
+            unsafe { stream_row(&last[r * ROW..(r + 1) * ROW], to.add(r * ds)) };
+        }
+    }
+    _mm_sfence();
+}
+
+/// `row`'s bytes (whole registers) streamed to `to`.
+///
+/// # Safety
+///
+/// The CPU has AVX2; `to` starts on a line and holds `row.len()` bytes.
+#[target_feature(enable = "avx2")]
+unsafe fn stream_row(row: &[u8], to: *mut u8) {
+    for (k, chunk) in row.chunks_exact(32).enumerate() {
+        // SAFETY: the caller's contract.
+        unsafe { _mm256_stream_si256(to.add(k * 32).cast(), _mm256_loadu_si256(chunk.as_ptr().cast())) };
+    }
+}

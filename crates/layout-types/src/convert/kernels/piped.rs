@@ -17,12 +17,14 @@ use crate::platform::simd::strips::Strips;
 ///
 /// The strips' sweep writes one or two lines of a destination row at a time, each in another
 /// DRAM page, and its transposes wait on the source with no stores in flight. On an AMD EPYC
-/// (Zen 3), 16 matrices at 256 MiB (u8 4096 × 4096, f16 2048 × 4096, f32 2048 × 2048), two
-/// threads, best of four, a scratch probe of the same loop (std::arch) beside the library's
-/// strips, GB/s: u8 19.9 → 24.6, f16 21.9–23.0 → 32.4–37.5, f32 29.9–32.1 → 35.2–41.1 (the
-/// streaming copy 38–41). In the probe, the previous tile streamed after the whole tile (no
-/// overlap) moved u8 18.8, f16 27.3, f32 30.9; in two shares a tile instead of one a step, u8
-/// 18.7, f16 26.8; with 128 bytes of each row a tile f16 28.3, with 512 bytes 26.6.
+/// (Zen 3), 16 matrices at 256 MiB (u8 4096 × 4096, f16 2048 × 4096, f32 2048 × 2048), the
+/// bench's races, strips → piped tiles in turn twice, two threads: f32 29.3–31.7 → 36.3–41.1
+/// GB/s, f16 21.3–22.6 → 31.6–32.5, u8 19.5–21.3 → 25.4–26.1 (one thread f16 11.6–12.1 →
+/// 19.1–21.0); at 16 MiB f16 22.2–24.3 → 40.6–41.5, f32 26.7–33.8 → 35.2–36.8. A scratch probe
+/// of the loop found the overlap to be the gain: each tile's rows streamed after its transposes
+/// moved less than the strips (u8 18.8, f16 27.3–28.2, f32 30.9 GB/s), and the previous tile
+/// streamed in two shares a tile instead of one a step u8 18.7, f16 26.8 (`BENCHMARKS.md`, step
+/// 52). Matrices whose destination rows are not whole lines keep the strips.
 pub(super) fn by_piped_tiles<T: Element>(
     src: &[T],
     s: usize,

@@ -7,6 +7,8 @@ use crate::dtype::Element;
 use crate::platform::out::Out;
 
 /// Bytes of each destination row that a piped tile holds: four lines, streamed back to back.
+/// In a scratch probe of the same loop (f16 2048 × 4096 matrices at 256 MiB, two threads, on an
+/// AMD EPYC, Zen 3), 128 and 512 bytes lost a fifth (27.9–28.3 and 26.6–28.4 GB/s against 34.6).
 pub(crate) const TILE_ROW_BYTES: usize = 256;
 
 /// Bytes of a cache line: a tile holds one of each source run.

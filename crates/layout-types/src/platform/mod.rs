@@ -16,9 +16,10 @@
 //! span (and, in a column part of a destination, that every line stays in its columns), and stream
 //! a row only when it starts on a cache line; piped tiles (`simd::piped`) only after
 //! `piped::piped_tiles` has checked the same for the whole plane, every row on a line; a band, a
-//! staged panel or tile pass, a piped plane and a fused pass each end with a fence. Write-only storage (`out`): `Out` views a tensor's elements or a new
-//! allocation's unwritten room as `MaybeUninit`, and offers only writes of whole values (or bytes
-//! of plain-old-data element types), so initialized storage stays initialized (the SIMD stores
+//! staged panel or tile pass, a piped plane and a fused pass each end with a fence. Write-only
+//! storage (`out`): `Out` views a tensor's elements or a new allocation's unwritten room as
+//! `MaybeUninit`, and offers only writes of whole values (or bytes of plain-old-data element
+//! types), so initialized storage stays initialized (the SIMD stores
 //! reach its slots through `into_places` and `into_ptr`, `unsafe fn`s whose callers store only
 //! values). A view is all of its span or a column part of it (`Out::column_parts`: disjoint columns
 //! of every row of a view it consumes, for threads filling a plane side by side); every write is

@@ -22,9 +22,10 @@ use crate::platform::simd::strips::Strips;
 /// GB/s, f16 21.3–22.6 → 31.6–32.5, u8 19.5–21.3 → 25.4–26.1 (one thread f16 11.6–12.1 →
 /// 19.1–21.0); at 16 MiB f16 22.2–24.3 → 40.6–41.5, f32 26.7–33.8 → 35.2–36.8. A scratch probe
 /// of the loop found the overlap to be the gain: each tile's rows streamed after its transposes
-/// moved less than the strips (u8 18.8, f16 27.3–28.2, f32 30.9 GB/s), and the previous tile
-/// streamed in two shares a tile instead of one a step u8 18.7, f16 26.8 (`BENCHMARKS.md`, step
-/// 52). Matrices whose destination rows are not whole lines keep the strips.
+/// moved less than the same tiles copied without transposes (u8 18.6–18.8 against 22.5–24.3
+/// GB/s, f16 27.3–28.2 against 26.9–31.0, f32 30.9 against 37.5), and the previous tile streamed
+/// in two shares a tile instead of one a step moved u8 18.7, f16 26.8 (`BENCHMARKS.md`, step 52).
+/// Matrices whose destination rows are not whole lines keep the strips.
 pub(super) fn by_piped_tiles<T: Element>(
     src: &[T],
     s: usize,
@@ -68,6 +69,6 @@ pub(super) fn by_piped_tiles<T: Element>(
 pub(super) fn takes_piped_tiles<T: Element>(rows: LoopAxis, cols: LoopAxis, strips: Strips) -> bool {
     let (src_stride, dst_stride) = (cols.src as usize, rows.dst as usize);
     let square = tiling::<T>(src_stride, dst_stride) == (false, square_tile::<T>());
-    let whole_lines = (dst_stride * T::SIZE).is_multiple_of(CACHE_LINE);
+    let whole_lines = dst_stride.checked_mul(T::SIZE).is_some_and(|b| b.is_multiple_of(CACHE_LINE));
     strips.streaming() && has_piped_tiles(strips.level(), T::SIZE) && square && whole_lines
 }

@@ -258,7 +258,7 @@ fn streamed_square_planes_transpose_like_the_definition() {
         for n in [n + 37, n + 64] {
             check_square::<T>(level, n);
         }
-        let (rows, cols) = (n + 64, n + 100);
+        let (rows, cols) = (n + 69, n + 100); // rows below the last whole tile too
         let (src_stride, dst_stride) = (rows + 3, cols.next_multiple_of(64 / T::SIZE));
         let src: Vec<T> = (0..cols * src_stride + 8).map(|i| T::from_word(i as u64 * 7 + 3)).collect();
         let mut dst = vec![T::from_word(u64::MAX); rows * dst_stride + 128];

@@ -7,8 +7,10 @@ use crate::dtype::Element;
 use crate::platform::out::Out;
 
 /// Bytes of each destination row that a piped tile holds: four lines, streamed back to back.
-/// In a scratch probe of the same loop (f16 2048 × 4096 matrices at 256 MiB, two threads, on an
-/// AMD EPYC, Zen 3), 128 and 512 bytes lost a fifth (27.9–28.3 and 26.6–28.4 GB/s against 34.6).
+/// In a scratch probe of the same loop (2048 × 4096 f16 matrices at 256 MiB, two threads, on an
+/// AMD EPYC, Zen 3), 128 and 512 bytes a tile lost for halves (27.9–28.3 and 26.6–28.4 GB/s
+/// against 34.4–34.6 in the same runs); for bytes and f32 they were even (`BENCHMARKS.md`,
+/// step 52).
 pub(crate) const TILE_ROW_BYTES: usize = 256;
 
 /// Bytes of a cache line: a tile holds one of each source run.
@@ -52,7 +54,8 @@ pub(crate) fn piped_tiles<T: Element>(
         && dst.holds_lines(to, [(dst_stride, rows), (0, 1), (0, 1)], cols)
         && src_stride.checked_mul(size).is_some()
         && dst_stride.checked_mul(size).is_some();
-    let on_lines = dst.address(to).is_multiple_of(LINE) && (dst_stride * size).is_multiple_of(LINE);
+    // Checked inside the buffers first, so the stride's bytes cannot overflow here.
+    let on_lines = inside && dst.address(to).is_multiple_of(LINE) && (dst_stride * size).is_multiple_of(LINE);
     if !has_piped_tiles(level, size) || !inside || !on_lines {
         return false;
     }
@@ -108,7 +111,9 @@ mod tests {
             .map(|i| T::from_word((i as u64).wrapping_mul(0x9e37_79b9) >> 3))
             .collect();
         let fill = T::from_word(u64::MAX);
-        let mut dst = vec![fill; rows * dst_stride + 2 * line];
+        // Room for rows one element further apart too, so that such a plane is inside the buffer
+        // and only its rows' alignment refuses it.
+        let mut dst = vec![fill; rows * (dst_stride + 1) + 2 * line];
         let on_line = (dst.as_ptr() as usize).next_multiple_of(LINE) - dst.as_ptr() as usize;
         let to = on_line / T::SIZE; // a whole number of elements: the buffer starts on an element
         let from = 2;
@@ -139,7 +144,31 @@ mod tests {
             assert!(dst.iter().all(|v| v.to_word() == fill.to_word()), "{why}: written, size {}", T::SIZE);
         }
         // The destination too short: its last row would end past the buffer.
+        dst.iter_mut().for_each(|v| *v = fill);
         let room = to + (rows - 1) * dst_stride + cols - 1;
         assert!(!go(&mut dst[..room], Level::Avx2, (to, dst_stride), [rows, cols], &src));
+        assert!(dst.iter().all(|v| v.to_word() == fill.to_word()), "too short: written, size {}", T::SIZE);
+        // In the first of two column parts (its columns `0..cols`, rows `2 * cols` apart), a
+        // plane one line over (and a tile's rows short of the last) stays inside the part's span
+        // but reaches the other part's columns.
+        let (stride, cuts) = (2 * cols, [0, cols, 2 * cols]);
+        let mut room = vec![fill; rows * stride + line];
+        let at = room.as_ptr().align_offset(LINE); // the grid starts on a line
+        let grid = &mut room[at..at + rows * stride];
+        let first = Out::new(grid).column_parts(stride, &cuts).next().expect("two parts");
+        let short = [rows - tile_rows, cols];
+        let over = piped_tiles(Level::Avx2, &src, (from, src_stride), first, (line, stride), short);
+        assert!(!over, "out of its part's columns, size {}", T::SIZE);
+        assert!(room.iter().all(|v| v.to_word() == fill.to_word()), "out of its part: written");
+        let grid = &mut room[at..at + rows * stride];
+        let first = Out::new(grid).column_parts(stride, &cuts).next().expect("two parts");
+        let ran = piped_tiles(Level::Avx2, &src, (from, src_stride), first, (0, stride), [rows, cols]);
+        assert!(ran, "in its part, size {}", T::SIZE);
+        for (i, v) in room.iter().enumerate() {
+            let (r, c) = (i.wrapping_sub(at) / stride, i.wrapping_sub(at) % stride);
+            let ours = i >= at && r < rows && c < cols;
+            let expected = if ours { src[from + c * src_stride + r] } else { fill };
+            assert_eq!(v.to_word(), expected.to_word(), "in its part, size {} at {i}", T::SIZE);
+        }
     }
 }

@@ -119,7 +119,8 @@ unsafe fn stream_rows(tile: &[u8; TILE_BYTES], dst: *mut u8, ds: usize, rows: co
 /// # Safety
 ///
 /// The CPU has AVX2; `rows` is a multiple of `64 / w` and `cols` of `256 / w`, both above zero;
-/// every run is readable and every row writable; `dst` and `ds` are multiples of a line.
+/// every run is readable and every row writable, no row overlapping a run; `dst` and `ds` are
+/// multiples of a line.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn piped_tiles(
     w: usize,

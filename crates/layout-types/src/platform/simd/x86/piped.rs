@@ -3,14 +3,15 @@
 //!
 //! A tile is one cache line of each of `256 / W` source runs (`64 / W` destination rows of
 //! 256 bytes). It is transposed in steps of `16 / W` runs by 32 bytes: each step loads one
-//! register of each run, interleaves them pairwise within the 16-byte lanes until each lane
-//! holds one destination row's 16 bytes, and stores those lanes into the tile (ordinary stores,
-//! in the L1 cache). After each step a share of the previous tile's rows is streamed out, so
+//! register of each run, transposes them within the 16-byte lanes as the strips do (each lane
+//! then holds one destination row's 16 bytes), and stores those lanes into the tile (ordinary
+//! stores, in the L1 cache). After each step a share of the previous tile's rows is streamed out, so
 //! that the source loads of the transposes overlap the streamed lines.
 
 use core::arch::x86_64::*;
 
 use super::super::piped::TILE_ROW_BYTES;
+use super::transpose::avx2::in_lanes;
 use super::transpose::LINE;
 
 /// Bytes of a tile.
@@ -19,23 +20,6 @@ const TILE_BYTES: usize = TILE_ROW_BYTES * LINE;
 /// Two tiles, on cache lines.
 #[repr(C, align(64))]
 struct Tiles([[u8; TILE_BYTES]; 2]);
-
-/// Registers `a[i]` and `a[i + N/2]` interleaved into `a[2i]` (low halves of each lane) and
-/// `a[2i + 1]` (high halves), in units of `U` bytes.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn round<const N: usize, const U: usize>(a: &mut [__m256i; N]) {
-    let v = *a;
-    for i in 0..N / 2 {
-        let (x, y) = (v[i], v[i + N / 2]);
-        (a[2 * i], a[2 * i + 1]) = match U {
-            1 => (_mm256_unpacklo_epi8(x, y), _mm256_unpackhi_epi8(x, y)),
-            2 => (_mm256_unpacklo_epi16(x, y), _mm256_unpackhi_epi16(x, y)),
-            4 => (_mm256_unpacklo_epi32(x, y), _mm256_unpackhi_epi32(x, y)),
-            _ => (_mm256_unpacklo_epi64(x, y), _mm256_unpackhi_epi64(x, y)),
-        };
-    }
-}
 
 /// One step: `N = 16 / W` runs (`ss` bytes apart from `src`) by 32 bytes, from byte `half * 32`
 /// of the tile's line of each, into the tile (`tile`, rows [`TILE_ROW_BYTES`] apart) at byte
@@ -55,23 +39,14 @@ unsafe fn step<const W: usize, const N: usize>(
     at: usize,
 ) {
     const { assert!(N * W == 16) };
-    // Each round rotates the bits of (register, lane element) by one: loaded in bit-reversed
-    // order, the runs come out in order.
-    let bits = N.trailing_zeros();
     let mut v = [_mm256_setzero_si256(); N];
-    for (i, reg) in v.iter_mut().enumerate() {
-        let run = i.reverse_bits() >> (usize::BITS - bits);
+    for (run, reg) in v.iter_mut().enumerate() {
         // SAFETY: run `run`'s 32 bytes at `half * 32` are readable (the caller's contract).
         *reg = unsafe { _mm256_loadu_si256(src.add(run * ss + half * 32).cast()) };
     }
-    if W == 1 {
-        round::<N, 1>(&mut v);
-    }
-    if W <= 2 {
-        round::<N, 2>(&mut v);
-    }
-    round::<N, 4>(&mut v);
-    round::<N, 8>(&mut v);
+    // The strips' transpose within each 16-byte lane: lane element `j` of every run into
+    // register `j`.
+    in_lanes::<W, N, N>(&mut v);
     // Register `j`'s low lane is destination row `j` of this half's rows, its high lane row
     // `j + N`: 16 bytes of each.
     let rows = 32 / W;
@@ -158,8 +133,7 @@ unsafe fn tiles<const W: usize, const N: usize>(
     let steps = 2 * tile_runs / N; // two halves of a line, `N` runs a step
     let share = tile_rows.div_ceil(steps);
     let mut tiles = Tiles([[0; TILE_BYTES]; 2]);
-    let [this, last] = &mut tiles.0;
-    let (mut this, mut last) = (this, last);
+    let [mut this, mut last] = tiles.0.each_mut();
     // The previous tile's first destination byte, while its rows wait in `last`.
     let mut pending: Option<*mut u8> = None;
     for c0 in (0..cols).step_by(tile_runs) {

@@ -52,7 +52,7 @@ macro_rules! strips {
             /// Transposes each 16-byte lane of every group of `M = 16 / W` registers.
             #[target_feature(enable = $feature)]
             #[inline]
-            fn in_lanes<const W: usize, const E: usize, const M: usize>(v: &mut [$reg; E]) {
+            pub(crate) fn in_lanes<const W: usize, const E: usize, const M: usize>(v: &mut [$reg; E]) {
                 const { assert!(M * W == 16 && E % M == 0) };
                 for group in v.chunks_exact_mut(M) {
                     let group: &mut [$reg; M] = group.try_into().expect("M registers");

@@ -355,7 +355,7 @@ pub(super) fn row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], siz
 
 /// The streamed row→column pass of one `m × k` matrix (`m` source rows of `k` elements of
 /// `size` bytes, into `k` destination rows of `m` elements) in the library's order at AVX2
-/// (`by_piped_tiles`), without the shuffles ([`x86::piped_tiles`]). Panics unless the elements
+/// (`by_piped_tiles`, in its bands), without the shuffles ([`x86::piped_tiles`]). Panics unless the elements
 /// are of 1, 2 or 4 bytes, whole tiles fit (`m` a multiple of `256 / size`, `k` of `64 / size`),
 /// the destination starts on a line, its rows are whole lines, and the CPU has AVX2.
 pub(super) fn piped_row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], size: usize) {
@@ -368,10 +368,12 @@ pub(super) fn piped_row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2
     #[cfg(target_arch = "x86_64")]
     unsafe {
         let (src, dst) = (s.as_ptr(), d.as_mut_ptr());
+        // The library's bands (`piped_band`): 4 MiB of destination rows for 4-byte elements.
+        let band = if size == 4 { ((4 << 20) / col).clamp(1, k) } else { k };
         match size {
-            1 => x86::piped_tiles::<1, 16>(src, row, dst, col, [k, m]),
-            2 => x86::piped_tiles::<2, 8>(src, row, dst, col, [k, m]),
-            _ => x86::piped_tiles::<4, 4>(src, row, dst, col, [k, m]),
+            1 => x86::piped_tiles::<1, 16>(src, row, dst, col, [k, m], band),
+            2 => x86::piped_tiles::<2, 8>(src, row, dst, col, [k, m], band),
+            _ => x86::piped_tiles::<4, 4>(src, row, dst, col, [k, m], band),
         }
     }
 }

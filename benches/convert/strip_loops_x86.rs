@@ -187,7 +187,8 @@ pub(super) fn fence() {
 /// destination rows (`ds` bytes apart), a tile of one line of each of `256 / W` runs at a time,
 /// each step's `N = 16 / W` registers of 32 bytes loaded and stored into the tile as their two
 /// 16-byte lanes where the library stores its transposed lanes, a share of the previous tile's
-/// rows streamed after each step; then a store fence.
+/// rows streamed after each step, down bands of `band` destination rows (rounded up to whole
+/// tiles) one column of tiles after another; then a store fence.
 ///
 /// # Safety
 ///
@@ -200,6 +201,7 @@ pub(super) unsafe fn piped_tiles<const W: usize, const N: usize>(
     dst: *mut u8,
     ds: usize,
     [rows, cols]: [usize; 2],
+    band: usize,
 ) {
     const ROW: usize = 256; // bytes of each destination row a tile holds
     let (tile_rows, tile_runs) = (64 / W, ROW / W);
@@ -210,36 +212,40 @@ pub(super) unsafe fn piped_tiles<const W: usize, const N: usize>(
     let mut tiles = Tiles([[0; ROW * 64]; 2]);
     let mut pending: Option<*mut u8> = None;
     let mut k_tile = 0;
-    for c0 in (0..cols).step_by(tile_runs) {
-        for r0 in (0..rows).step_by(tile_rows) {
-            let (this, last) = tiles.0.split_at_mut(1);
-            let (this, last) =
-                if k_tile % 2 == 0 { (&mut this[0], &last[0]) } else { (&mut last[0], &this[0]) };
-            for k in 0..steps {
-                let (group, half) = (k / 2, k % 2);
-                let at = group * N * W;
-                for j in 0..N {
-                    // SAFETY: run `c0 + group * N + j`'s 32 bytes at `r0 * W + half * 32` are
-                    // inside the plane (the caller's contract).
-                    let v = unsafe {
-                        _mm256_loadu_si256(src.add((c0 + group * N + j) * ss + r0 * W + half * 32).cast())
-                    };
-                    let (low, high) = ((half * 32 / W + j) * ROW + at, (half * 32 / W + N + j) * ROW + at);
-                    // SAFETY: both are 32 bytes of plain data.
-                    let lanes: [[u8; 16]; 2] = unsafe { core::mem::transmute(v) };
-                    this[low..low + 16].copy_from_slice(&lanes[0]);
-                    this[high..high + 16].copy_from_slice(&lanes[1]);
-                }
-                if let Some(to) = pending {
-                    for r in (k * share).min(tile_rows)..((k + 1) * share).min(tile_rows) {
-                        // SAFETY: the previous tile's row `r` is inside the plane, on a line.
-                        unsafe { stream_row(&last[r * ROW..(r + 1) * ROW], to.add(r * ds)) };
+    let band = band.clamp(1, rows).next_multiple_of(tile_rows);
+    for b0 in (0..rows).step_by(band) {
+        for c0 in (0..cols).step_by(tile_runs) {
+            for r0 in (b0..rows.min(b0 + band)).step_by(tile_rows) {
+                let (this, last) = tiles.0.split_at_mut(1);
+                let (this, last) =
+                    if k_tile % 2 == 0 { (&mut this[0], &last[0]) } else { (&mut last[0], &this[0]) };
+                for k in 0..steps {
+                    let (group, half) = (k / 2, k % 2);
+                    let at = group * N * W;
+                    for j in 0..N {
+                        // SAFETY: run `c0 + group * N + j`'s 32 bytes at `r0 * W + half * 32` are
+                        // inside the plane (the caller's contract).
+                        let v = unsafe {
+                            _mm256_loadu_si256(src.add((c0 + group * N + j) * ss + r0 * W + half * 32).cast())
+                        };
+                        let (low, high) =
+                            ((half * 32 / W + j) * ROW + at, (half * 32 / W + N + j) * ROW + at);
+                        // SAFETY: both are 32 bytes of plain data.
+                        let lanes: [[u8; 16]; 2] = unsafe { core::mem::transmute(v) };
+                        this[low..low + 16].copy_from_slice(&lanes[0]);
+                        this[high..high + 16].copy_from_slice(&lanes[1]);
+                    }
+                    if let Some(to) = pending {
+                        for r in (k * share).min(tile_rows)..((k + 1) * share).min(tile_rows) {
+                            // SAFETY: the previous tile's row `r` is inside the plane, on a line.
+                            unsafe { stream_row(&last[r * ROW..(r + 1) * ROW], to.add(r * ds)) };
+                        }
                     }
                 }
+                // SAFETY: this tile's first row and column are inside the plane.
+                pending = Some(unsafe { dst.add(r0 * ds + c0 * W) });
+                k_tile += 1;
             }
-            // SAFETY: this tile's first row and column are inside the plane.
-            pending = Some(unsafe { dst.add(r0 * ds + c0 * W) });
-            k_tile += 1;
         }
     }
     if let Some(to) = pending {

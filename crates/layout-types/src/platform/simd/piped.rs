@@ -13,6 +13,25 @@ use crate::platform::out::Out;
 /// step 52).
 pub(crate) const TILE_ROW_BYTES: usize = 256;
 
+/// For 4-byte elements, the most bytes of destination rows that one column of tiles goes down
+/// before the next column starts (the tiles go band by band). Into a destination of 4 KiB pages,
+/// a column down all of a 2048 × 2048 f32 matrix's rows (8 KiB apart, 16 MiB) walks past the
+/// TLB's reach. On an AMD EPYC (Zen 3), in the bench's race of five rounds each way, bands of
+/// 4 MiB took that row into 4 KiB pages from 17.2–27.5 to 25.1–32.4 GB/s on two threads, and
+/// cost 7 % into huge pages (one thread 21.5–22.5 → 18.9–20.8). Bands of 8 MiB gained nothing.
+/// Bytes and halves go down whole columns: bands lost for bytes (8192 × 4096 into 4 KiB pages,
+/// one thread 11.9 → 9.3–9.8) and cost halves 5–10 % into huge pages (`BENCHMARKS.md`, step 53).
+const BAND_BYTES_4: usize = 4 << 20;
+
+/// The destination rows that one column of piped tiles of `size`-byte elements goes down before
+/// the next (see [`BAND_BYTES_4`]), for rows `row_bytes` apart and `rows` of them.
+pub(crate) fn piped_band(size: usize, row_bytes: usize, rows: usize) -> usize {
+    match size {
+        4 => (BAND_BYTES_4 / row_bytes.max(1)).clamp(1, rows.max(1)),
+        _ => rows,
+    }
+}
+
 /// Bytes of a cache line: a tile holds one of each source run.
 const LINE: usize = 64;
 
@@ -74,6 +93,7 @@ pub(crate) fn piped_tiles<T: Element>(
                 dst,
                 dst_stride * size,
                 [rows, cols],
+                piped_band(size, dst_stride * size, rows),
             )
         };
     }
@@ -97,6 +117,46 @@ mod tests {
         check::<half::f16>();
         check::<f32>();
         assert!(!has_piped_tiles(Level::Avx2, 8) && !has_piped_tiles(Level::Sse2, 4));
+    }
+
+    /// Four-byte tiles go down bands of 4 MiB of destination rows: a plane whose rows are 1 MiB
+    /// apart goes down three bands of one tile's rows (the band of four rows rounded up), two
+    /// columns of tiles each, and is written like the definition.
+    #[test]
+    fn four_byte_tiles_go_band_by_band() {
+        assert_eq!(piped_band(4, 8 << 10, 2048), 512);
+        assert_eq!(piped_band(4, 8 << 10, 256), 256);
+        assert_eq!(piped_band(4, 16 << 20, 64), 1);
+        assert_eq!(piped_band(2, 8 << 10, 2048), 2048);
+        assert_eq!(piped_band(1, 4 << 10, 4096), 4096);
+        if !has_piped_tiles(Level::Avx2, 4) {
+            println!("SKIPPED: piped tiles are AVX2's; this CPU's highest level is {:?}", Level::detected());
+            return;
+        }
+        let (tile_rows, tile_runs) = piped_tile(4);
+        let (rows, cols) = (3 * tile_rows, 2 * tile_runs);
+        let (src_stride, dst_stride) = (rows + 3, (1 << 20) / 4);
+        assert_eq!(piped_band(4, dst_stride * 4, rows), 4);
+        let src: Vec<f32> = (0..cols * src_stride).map(|i| i as f32 + 1.0).collect();
+        // Zeros (pages the OS fills lazily); only the plane's rows and their ends are read back.
+        let mut dst = vec![0.0f32; rows * dst_stride + LINE];
+        let to = dst.as_ptr().align_offset(LINE);
+        let ran = piped_tiles(
+            Level::Avx2,
+            &src,
+            (0, src_stride),
+            Out::new(&mut dst),
+            (to, dst_stride),
+            [rows, cols],
+        );
+        assert!(ran);
+        for r in 0..rows {
+            let row = &dst[to + r * dst_stride..][..cols + 1];
+            for (c, v) in row[..cols].iter().enumerate() {
+                assert_eq!(*v, src[c * src_stride + r], "at ({r}, {c})");
+            }
+            assert_eq!(row[cols], 0.0, "past row {r}");
+        }
     }
 
     /// Why a plane is refused, and its level, destination start and stride, shape and source.

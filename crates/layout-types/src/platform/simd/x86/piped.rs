@@ -89,7 +89,9 @@ unsafe fn stream_rows(tile: &[u8; TILE_BYTES], dst: *mut u8, ds: usize, rows: co
 
 /// The plane of `rows` destination rows by `cols` source runs of `w`-byte elements (1, 2 or 4):
 /// run `c` at `src + c * ss` (bytes), `rows` elements each; destination row `r` at
-/// `dst + r * ds`, `cols` elements each, streamed; then a store fence.
+/// `dst + r * ds`, `cols` elements each, streamed; then a store fence. The tiles go down a
+/// band of `band` destination rows (rounded up to whole tiles) one column of tiles after
+/// another, then down the next band.
 ///
 /// # Safety
 ///
@@ -104,13 +106,14 @@ pub(crate) unsafe fn piped_tiles(
     dst: *mut u8,
     ds: usize,
     [rows, cols]: [usize; 2],
+    band: usize,
 ) {
     // SAFETY: passed on (the caller's contract).
     unsafe {
         match w {
-            1 => tiles::<1, 16>(src, ss, dst, ds, [rows, cols]),
-            2 => tiles::<2, 8>(src, ss, dst, ds, [rows, cols]),
-            _ => tiles::<4, 4>(src, ss, dst, ds, [rows, cols]),
+            1 => tiles::<1, 16>(src, ss, dst, ds, [rows, cols], band),
+            2 => tiles::<2, 8>(src, ss, dst, ds, [rows, cols], band),
+            _ => tiles::<4, 4>(src, ss, dst, ds, [rows, cols], band),
         }
     }
     _mm_sfence();
@@ -128,6 +131,7 @@ unsafe fn tiles<const W: usize, const N: usize>(
     dst: *mut u8,
     ds: usize,
     [rows, cols]: [usize; 2],
+    band: usize,
 ) {
     let (tile_rows, tile_runs) = (LINE / W, TILE_ROW_BYTES / W);
     let steps = 2 * tile_runs / N; // two halves of a line, `N` runs a step
@@ -136,22 +140,27 @@ unsafe fn tiles<const W: usize, const N: usize>(
     let [mut this, mut last] = tiles.0.each_mut();
     // The previous tile's first destination byte, while its rows wait in `last`.
     let mut pending: Option<*mut u8> = None;
-    for c0 in (0..cols).step_by(tile_runs) {
-        for r0 in (0..rows).step_by(tile_rows) {
-            for k in 0..steps {
-                let (group, half) = (k / 2, k % 2);
-                let runs = c0 + group * N;
-                // SAFETY: the step's runs are inside the plane's (the caller's contract).
-                unsafe { step::<W, N>(src.add(runs * ss + r0 * W), ss, this, half, group * N * W) };
-                if let Some(to) = pending {
-                    let shared = (k * share).min(tile_rows)..((k + 1) * share).min(tile_rows);
-                    // SAFETY: the previous tile's rows are inside the plane's.
-                    unsafe { stream_rows(last, to, ds, shared) };
+    // Any band is whole tiles, so each tile stays inside the plane.
+    let band = band.clamp(1, rows).next_multiple_of(tile_rows);
+    for b0 in (0..rows).step_by(band) {
+        let band_rows = b0..rows.min(b0.saturating_add(band));
+        for c0 in (0..cols).step_by(tile_runs) {
+            for r0 in band_rows.clone().step_by(tile_rows) {
+                for k in 0..steps {
+                    let (group, half) = (k / 2, k % 2);
+                    let runs = c0 + group * N;
+                    // SAFETY: the step's runs are inside the plane's (the caller's contract).
+                    unsafe { step::<W, N>(src.add(runs * ss + r0 * W), ss, this, half, group * N * W) };
+                    if let Some(to) = pending {
+                        let shared = (k * share).min(tile_rows)..((k + 1) * share).min(tile_rows);
+                        // SAFETY: the previous tile's rows are inside the plane's.
+                        unsafe { stream_rows(last, to, ds, shared) };
+                    }
                 }
+                // SAFETY: this tile's rows and columns are inside the plane's.
+                pending = Some(unsafe { dst.add(r0 * ds + c0 * W) });
+                core::mem::swap(&mut this, &mut last);
             }
-            // SAFETY: this tile's rows and columns are inside the plane's.
-            pending = Some(unsafe { dst.add(r0 * ds + c0 * W) });
-            core::mem::swap(&mut this, &mut last);
         }
     }
     if let Some(to) = pending {

@@ -29,7 +29,8 @@
 //! them directly, and the strips stream the lines across two rows (seams) from a staged copy
 //! of their source runs ([`seams`]). A streamed large matrix into columns goes, where the level
 //! has them (AVX2), through piped tiles: each tile transposed into the L1 cache while the tile
-//! before streams out, four lines of each destination row back to back ([`by_piped_tiles`]).
+//! before streams out, four lines of each destination row back to back, 4-byte elements down
+//! bands of 4 MiB of destination rows ([`by_piped_tiles`]).
 //! Long destination rows whose strips do not stream them directly
 //! (bytes, AVX2's halves, bytes below AVX2 without strips), and at AVX2 every size whose tiles'
 //! sources are contiguous blocks (NHWC→NCHW with C ≤ 64), go through staged tiles transposed in the

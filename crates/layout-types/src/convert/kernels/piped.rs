@@ -25,7 +25,10 @@ use crate::platform::simd::strips::Strips;
 /// moved less than the same tiles copied without transposes (u8 18.6–18.8 against 22.5–24.3
 /// GB/s, f16 27.3–28.2 against 26.9–31.0, f32 30.9 against 37.5), and the previous tile streamed
 /// in two shares a tile instead of one a step moved u8 18.7, f16 26.8 (`BENCHMARKS.md`, step 52).
-/// Matrices whose destination rows are not whole lines keep the strips.
+/// Tiles of 4-byte elements go down bands of 4 MiB of destination rows, not whole columns, so
+/// that a destination of 4 KiB pages stays within the TLB's reach (`simd::piped`'s
+/// `BAND_BYTES_4`). Matrices whose destination rows are not whole lines keep the strips; f64
+/// keeps them too (an 8-byte piped step lost to its strips: `BENCHMARKS.md`, step 53).
 pub(super) fn by_piped_tiles<T: Element>(
     src: &[T],
     s: usize,

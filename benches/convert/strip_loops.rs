@@ -355,13 +355,14 @@ pub(super) fn row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], siz
 
 /// The streamed row→column pass of one `m × k` matrix (`m` source rows of `k` elements of
 /// `size` bytes, into `k` destination rows of `m` elements) in the library's order at AVX2
-/// (`by_piped_tiles`, in its bands), without the shuffles ([`x86::piped_tiles`]). Panics unless the elements
-/// are of 1, 2 or 4 bytes, whole tiles fit (`m` a multiple of `256 / size`, `k` of `64 / size`),
-/// the destination starts on a line, its rows are whole lines, and the CPU has AVX2.
+/// (`by_piped_tiles`, in its bands), without the shuffles ([`x86::piped_tiles`]). Panics unless
+/// the elements are of 1, 2 or 4 bytes, whole tiles fit (`m` a multiple of `256 / size`, `k` of
+/// `64 / size`, both above zero), the destination starts on a line, its rows are whole lines,
+/// and the CPU has AVX2.
 pub(super) fn piped_row_to_column_task(s: &[u8], d: &mut [u8], [m, k]: [usize; 2], size: usize) {
     let (row, col) = (k * size, m * size); // bytes of a source row, of a destination row
     assert!(avx2() && matches!(size, 1 | 2 | 4) && s.len() >= m * row && d.len() >= k * col);
-    assert!(piped_fits([m, k], size) && d.as_ptr().align_offset(64) == 0);
+    assert!(piped_fits([m, k], size) && m > 0 && k > 0 && d.as_ptr().align_offset(64) == 0);
     // SAFETY: the CPU has AVX2; the plane's `m` runs of `k` elements (`row` bytes apart) are
     // inside `s`, its `k` rows of `m` elements (`col` bytes apart, a whole number of lines from
     // a line) inside `d`; whole tiles (all asserted).

@@ -212,7 +212,7 @@ pub(super) unsafe fn piped_tiles<const W: usize, const N: usize>(
     let mut tiles = Tiles([[0; ROW * 64]; 2]);
     let mut pending: Option<*mut u8> = None;
     let mut k_tile = 0;
-    let band = band.clamp(1, rows).next_multiple_of(tile_rows);
+    let band = band.clamp(1, rows.max(1)).next_multiple_of(tile_rows);
     for b0 in (0..rows).step_by(band) {
         for c0 in (0..cols).step_by(tile_runs) {
             for r0 in (b0..rows.min(b0 + band)).step_by(tile_rows) {

@@ -13,18 +13,21 @@ use crate::platform::out::Out;
 /// step 52).
 pub(crate) const TILE_ROW_BYTES: usize = 256;
 
-/// For 4-byte elements, the most bytes of destination rows that one column of tiles goes down
-/// before the next column starts (the tiles go band by band). Into a destination of 4 KiB pages,
-/// a column down all of a 2048 × 2048 f32 matrix's rows (8 KiB apart, 16 MiB) walks past the
-/// TLB's reach. On an AMD EPYC (Zen 3), in the bench's race of five rounds each way, bands of
-/// 4 MiB took that row into 4 KiB pages from 17.2–27.5 to 25.1–32.4 GB/s on two threads, and
-/// cost 7 % into huge pages (one thread 21.5–22.5 → 18.9–20.8). Bands of 8 MiB gained nothing.
-/// Bytes and halves go down whole columns: bands lost for bytes (8192 × 4096 into 4 KiB pages,
-/// one thread 11.9 → 9.3–9.8) and cost halves 5–10 % into huge pages (`BENCHMARKS.md`, step 53).
+/// For 4-byte elements, the bytes of destination rows that one column of tiles goes down before
+/// the next column starts (the tiles go band by band; a band is rounded up to whole tiles, at
+/// least one tile's rows, so rows more than 256 KiB apart take bands of one tile). Into a
+/// destination of 4 KiB pages, a column down all of a 2048 × 2048 f32 matrix's rows (8 KiB
+/// apart, 16 MiB) walks past the TLB's reach. On an AMD EPYC (Zen 3), in the bench's race of five
+/// rounds each way, bands of 4 MiB took that row into 4 KiB pages from 17.2–27.5 to 25.1–32.4
+/// GB/s on two threads, and cost 7 % into huge pages (one thread 21.5–22.5 → 18.9–20.8). Bands of
+/// 8 MiB gained nothing. Bytes and halves go down whole columns: bands lost for bytes (8192 ×
+/// 4096 into 4 KiB pages, one thread 11.9 → 9.3–9.8) and cost halves 5–10 % into huge pages
+/// (`BENCHMARKS.md`, step 53).
 const BAND_BYTES_4: usize = 4 << 20;
 
 /// The destination rows that one column of piped tiles of `size`-byte elements goes down before
-/// the next (see [`BAND_BYTES_4`]), for rows `row_bytes` apart and `rows` of them.
+/// the next (see [`BAND_BYTES_4`]), for rows `row_bytes` apart and `rows` of them: at least 1 and
+/// at most `rows`, before the loop rounds it up to whole tiles.
 pub(crate) fn piped_band(size: usize, row_bytes: usize, rows: usize) -> usize {
     match size {
         4 => (BAND_BYTES_4 / row_bytes.max(1)).clamp(1, rows.max(1)),
@@ -138,8 +141,10 @@ mod tests {
         let (src_stride, dst_stride) = (rows + 3, (1 << 20) / 4);
         assert_eq!(piped_band(4, dst_stride * 4, rows), 4);
         let src: Vec<f32> = (0..cols * src_stride).map(|i| i as f32 + 1.0).collect();
-        // Zeros (pages the OS fills lazily); only the plane's rows and their ends are read back.
-        let mut dst = vec![0.0f32; rows * dst_stride + LINE];
+        // Zeros (pages the OS fills lazily); only the plane's rows and their ends, and a tile's
+        // rows below the plane (where a band not rounded to whole tiles would write), are read
+        // back.
+        let mut dst = vec![0.0f32; (rows + tile_rows) * dst_stride + LINE];
         let to = dst.as_ptr().align_offset(LINE);
         let ran = piped_tiles(
             Level::Avx2,
@@ -156,6 +161,10 @@ mod tests {
                 assert_eq!(*v, src[c * src_stride + r], "at ({r}, {c})");
             }
             assert_eq!(row[cols], 0.0, "past row {r}");
+        }
+        for r in rows..rows + tile_rows {
+            let row = &dst[to + r * dst_stride..][..cols];
+            assert!(row.iter().all(|v| *v == 0.0), "row {r}, below the plane, written");
         }
     }
 

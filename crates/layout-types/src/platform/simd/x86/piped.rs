@@ -5,8 +5,8 @@
 //! 256 bytes). It is transposed in steps of `16 / W` runs by 32 bytes: each step loads one
 //! register of each run, transposes them within the 16-byte lanes as the strips do (each lane
 //! then holds one destination row's 16 bytes), and stores those lanes into the tile (ordinary
-//! stores, in the L1 cache). After each step a share of the previous tile's rows is streamed out, so
-//! that the source loads of the transposes overlap the streamed lines.
+//! stores, in the L1 cache). After each step a share of the previous tile's rows is streamed
+//! out, so that the source loads of the transposes overlap the streamed lines.
 
 use core::arch::x86_64::*;
 
@@ -141,7 +141,7 @@ unsafe fn tiles<const W: usize, const N: usize>(
     // The previous tile's first destination byte, while its rows wait in `last`.
     let mut pending: Option<*mut u8> = None;
     // Any band is whole tiles, so each tile stays inside the plane.
-    let band = band.clamp(1, rows).next_multiple_of(tile_rows);
+    let band = band.clamp(1, rows.max(1)).next_multiple_of(tile_rows);
     for b0 in (0..rows).step_by(band) {
         let band_rows = b0..rows.min(b0.saturating_add(band));
         for c0 in (0..cols).step_by(tile_runs) {
